@@ -1,0 +1,64 @@
+// Package e2e holds the end-to-end suites. They run against the lab of the repository's
+// .lab when `make up` is running, otherwise against a lab of their own for the run.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fedhq/fed/test/lab"
+)
+
+var theLab *lab.Lab
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		fmt.Println("e2e: skipped in -short mode")
+		os.Exit(0)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	l, stop, err := lab.Shared(ctx)
+	cancel()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: the lab did not start:", err)
+		os.Exit(1)
+	}
+	theLab = l
+	code := m.Run()
+	stop()
+	os.Exit(code)
+}
+
+// kubectl runs the lab's kubectl with a kubeconfig and returns its standard output; a
+// failure fails the test with kubectl's standard error.
+func kubectl(t *testing.T, kubeconfig string, args ...string) string {
+	t.Helper()
+	out, err := runKubectl(kubeconfig, args...)
+	if err != nil {
+		t.Fatalf("kubectl %s: %v", strings.Join(args, " "), err)
+	}
+	return out
+}
+
+func runKubectl(kubeconfig string, args ...string) (string, error) {
+	root, err := lab.RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command(filepath.Join(root, "bin", "kubectl"), append([]string{"--kubeconfig", kubeconfig}, args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.String(), fmt.Errorf("%w: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	return stdout.String(), nil
+}

@@ -1,0 +1,108 @@
+// Command lab starts and stops the local lab of real clusters (make up, make down).
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fedhq/fed/test/lab"
+)
+
+func main() {
+	if err := newCommand().Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
+}
+
+func newCommand() *cobra.Command {
+	opts := lab.Options{Dir: ".lab", BinDir: "bin", Detach: true, Out: os.Stdout}
+	root := &cobra.Command{
+		Use:           "lab",
+		Short:         "Run the local lab: one etcd, a host cluster and three member clusters on loopback",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVar(&opts.Dir, "dir", opts.Dir, "the lab's state directory")
+	root.PersistentFlags().StringVar(&opts.BinDir, "bin", opts.BinDir, "directory of the lab's binaries (make bin)")
+	root.PersistentFlags().DurationVar(&opts.Timeout, "timeout", 0, "how long to wait for the lab to be ready (default 3m)")
+
+	root.AddCommand(&cobra.Command{
+		Use:   "up",
+		Short: "Start whatever part of the lab is not running and wait until it is ready",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			l, err := lab.New(opts)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer cancel()
+			if err := l.Up(ctx); err != nil {
+				return fmt.Errorf("%w\nThe lab is partly up: `make down` stops it; logs are in %s/logs", err, l.Dir())
+			}
+			printUsage(l)
+			return nil
+		},
+	})
+	root.AddCommand(&cobra.Command{
+		Use:   "down",
+		Short: "Stop every process the lab started (its state directory stays)",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			l, err := lab.New(opts)
+			if err != nil {
+				return err
+			}
+			return l.Down()
+		},
+	})
+	root.AddCommand(&cobra.Command{
+		Use:   "status",
+		Short: "Print whether each process of the lab runs",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			l, err := lab.New(opts)
+			if err != nil {
+				return err
+			}
+			return l.PrintStatus(os.Stdout)
+		},
+	})
+	for _, verb := range []string{"stop", "start"} {
+		root.AddCommand(&cobra.Command{
+			Use:   verb + " PROCESS",
+			Short: verb + " one process of the lab, e.g. member2-apiserver",
+			Args:  cobra.ExactArgs(1),
+			RunE: func(_ *cobra.Command, args []string) error {
+				l, err := lab.New(opts)
+				if err != nil {
+					return err
+				}
+				if verb == "stop" {
+					return l.StopProcess(args[0])
+				}
+				return l.StartProcess(args[0])
+			},
+		})
+	}
+	root.SetContext(context.Background())
+	return root
+}
+
+func printUsage(l *lab.Lab) {
+	fmt.Printf("\nThe lab is up. Its kubeconfigs (admin of each cluster):\n")
+	for _, c := range l.Clusters() {
+		fmt.Printf("  %-8s %s  (%s)\n", c.Name, c.Kubeconfig, c.URL())
+	}
+	fmt.Printf("\nTry:\n")
+	fmt.Printf("  export KUBECONFIG=%s\n", l.Host.Kubeconfig)
+	fmt.Printf("  kubectl get --raw /readyz\n")
+	fmt.Printf("  kubectl --kubeconfig %s get nodes -L topology.kubernetes.io/region\n", l.Member("member1").Kubeconfig)
+	fmt.Printf("\n`make down` stops the lab.\n")
+}

@@ -1,0 +1,435 @@
+// Package lab runs the local lab: one etcd, a host cluster and three member clusters, each a
+// real kube-apiserver (members also get a controller manager, a scheduler and kwok with
+// simulated nodes). Everything listens on loopback addresses only. `make up` uses it through
+// the lab command; tests use it through Shared.
+package lab
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Options say where a lab lives and how it runs.
+type Options struct {
+	// Dir holds the lab's state: kubeconfigs, certificates, etcd data, logs and PIDs.
+	Dir string
+	// BinDir holds kube-apiserver, kube-controller-manager, kube-scheduler, kwok and the
+	// kwok stages file, as `make bin` builds them.
+	BinDir string
+	// Detach starts processes that outlive the caller (make up). Otherwise they die with it.
+	Detach bool
+	// Out receives progress lines; nil discards them.
+	Out io.Writer
+	// Timeout bounds how long Up waits for the lab to be ready.
+	Timeout time.Duration
+}
+
+// Lab is a running (or stopped) local lab.
+type Lab struct {
+	opts    Options
+	state   state
+	Host    *Cluster
+	Members []*Cluster
+}
+
+// state is what lab.json keeps between runs: the ports the lab took.
+type state struct {
+	EtcdPort     int            `json:"etcdPort"`
+	EtcdPeerPort int            `json:"etcdPeerPort"`
+	Ports        map[string]int `json:"ports"`        // kube-apiserver port per cluster
+	KubeletPorts map[string]int `json:"kubeletPorts"` // kwok's kubelet port per member
+}
+
+// New returns the lab described by opts and the state kept in opts.Dir (ports are chosen on
+// first use). It starts nothing.
+func New(opts Options) (*Lab, error) {
+	if opts.Out == nil {
+		opts.Out = io.Discard
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = 3 * time.Minute
+	}
+	dir, err := filepath.Abs(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	opts.Dir = dir
+	if opts.BinDir, err = filepath.Abs(opts.BinDir); err != nil {
+		return nil, err
+	}
+	l := &Lab{opts: opts}
+	if err := l.loadState(); err != nil {
+		return nil, err
+	}
+	l.Host = l.cluster("host", nil, 0)
+	for i := range Members {
+		l.Members = append(l.Members, l.cluster(Members[i].Name, &Members[i], i+1))
+	}
+	return l, nil
+}
+
+func (l *Lab) cluster(name string, member *MemberSpec, index int) *Cluster {
+	c := &Cluster{
+		Name:       name,
+		Member:     member,
+		Port:       l.state.Ports[name],
+		Dir:        filepath.Join(l.opts.Dir, name),
+		Kubeconfig: filepath.Join(l.opts.Dir, name+".kubeconfig"),
+	}
+	if member != nil {
+		// Each member's nodes get a loopback address of their own.
+		c.KubeletIP = "127.0.1." + strconv.Itoa(index)
+		c.KubeletPort = l.state.KubeletPorts[name]
+	}
+	return c
+}
+
+// Dir is the lab's state directory.
+func (l *Lab) Dir() string { return l.opts.Dir }
+
+// Clusters returns the host followed by the members.
+func (l *Lab) Clusters() []*Cluster { return append([]*Cluster{l.Host}, l.Members...) }
+
+// Member returns the member cluster of that name, or nil.
+func (l *Lab) Member(name string) *Cluster {
+	for _, m := range l.Members {
+		if m.Name == name {
+			return m
+		}
+	}
+	return nil
+}
+
+func (l *Lab) statePath() string { return filepath.Join(l.opts.Dir, "lab.json") }
+
+func (l *Lab) loadState() error {
+	data, err := os.ReadFile(l.statePath())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, &l.state)
+}
+
+// allocatePorts picks free loopback ports for whatever has none yet and saves them.
+func (l *Lab) allocatePorts() error {
+	s := &l.state
+	if s.Ports == nil {
+		s.Ports = map[string]int{}
+	}
+	if s.KubeletPorts == nil {
+		s.KubeletPorts = map[string]int{}
+	}
+	var err error
+	pick := func(p *int, ip string) {
+		if *p == 0 && err == nil {
+			*p, err = freePort(ip)
+		}
+	}
+	pick(&s.EtcdPort, "127.0.0.1")
+	pick(&s.EtcdPeerPort, "127.0.0.1")
+	for _, c := range l.Clusters() {
+		p := s.Ports[c.Name]
+		pick(&p, "127.0.0.1")
+		s.Ports[c.Name], c.Port = p, p
+		if c.Member != nil {
+			k := s.KubeletPorts[c.Name]
+			pick(&k, c.KubeletIP)
+			s.KubeletPorts[c.Name], c.KubeletPort = k, k
+		}
+	}
+	if err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(l.statePath(), data, 0o644)
+}
+
+func freePort(ip string) (int, error) {
+	ln, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+func (l *Lab) etcdURL() string { return "http://127.0.0.1:" + strconv.Itoa(l.state.EtcdPort) }
+
+func (l *Lab) process(name, bin string, args []string) *process {
+	return &process{name: name, bin: filepath.Join(l.opts.BinDir, bin), args: args, dir: l.opts.Dir}
+}
+
+func (l *Lab) etcd() *process {
+	peer := "http://127.0.0.1:" + strconv.Itoa(l.state.EtcdPeerPort)
+	return l.process("etcd", "etcd", []string{
+		"--name=lab",
+		"--data-dir=" + filepath.Join(l.opts.Dir, "etcd"),
+		"--listen-client-urls=" + l.etcdURL(),
+		"--advertise-client-urls=" + l.etcdURL(),
+		"--listen-peer-urls=" + peer,
+		"--initial-advertise-peer-urls=" + peer,
+		"--initial-cluster=lab=" + peer,
+		"--quota-backend-bytes=4294967296",
+		"--unsafe-no-fsync",
+		"--log-level=warn",
+	})
+}
+
+// processes lists every program of the lab in start order.
+func (l *Lab) processes() []*process {
+	procs := []*process{l.etcd()}
+	for _, c := range l.Clusters() {
+		procs = append(procs, c.processes(l)...)
+	}
+	return procs
+}
+
+// Process names a lab process for StopProcess and StartProcess: "etcd", or
+// "<cluster>-apiserver", "<cluster>-controller-manager", "<member>-scheduler", "<member>-kwok".
+func (l *Lab) find(name string) (*process, error) {
+	for _, p := range l.processes() {
+		if p.name == name {
+			return p, nil
+		}
+	}
+	return nil, fmt.Errorf("the lab has no process %q", name)
+}
+
+// StopProcess stops one process of a running lab, e.g. to take a member's apiserver down.
+func (l *Lab) StopProcess(name string) error {
+	p, err := l.find(name)
+	if err != nil {
+		return err
+	}
+	return p.stop(10 * time.Second)
+}
+
+// StartProcess starts one stopped process of the lab again, with the same ports and state.
+func (l *Lab) StartProcess(name string) error {
+	p, err := l.find(name)
+	if err != nil {
+		return err
+	}
+	if p.alive() {
+		return nil
+	}
+	return p.start(l.opts.Detach)
+}
+
+// Running tells whether every process of the lab runs.
+func (l *Lab) Running() bool {
+	for _, p := range l.processes() {
+		if !p.alive() {
+			return false
+		}
+	}
+	return true
+}
+
+// lock serialises lab commands on one state directory.
+func (l *Lab) lock() (func(), error) {
+	if err := os.MkdirAll(l.opts.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(l.opts.Dir, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { f.Close() }, nil
+}
+
+// Up starts whatever part of the lab is not running and waits until it is ready: etcd
+// healthy, every apiserver ready, every member's nodes Ready. Processes already running are
+// kept, so Up is safe to repeat. When a process dies meanwhile, Up returns a *ProcessError
+// carrying its log tail.
+func (l *Lab) Up(ctx context.Context) error {
+	unlock, err := l.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := l.allocatePorts(); err != nil {
+		return err
+	}
+	for _, c := range l.Clusters() {
+		if err := c.prepare(l.opts.Dir); err != nil {
+			return fmt.Errorf("%s: %w", c.Name, err)
+		}
+		if c.Member != nil {
+			if err := c.writeKwokConfig(filepath.Join(l.opts.BinDir, "kwok-stages.yaml")); err != nil {
+				return err
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, l.opts.Timeout)
+	defer cancel()
+
+	etcd := l.etcd()
+	if err := l.ensureRunning(etcd); err != nil {
+		return err
+	}
+	if err := l.waitFor(ctx, "etcd", []*process{etcd}, l.etcdHealthy); err != nil {
+		return err
+	}
+	var procs []*process
+	for _, c := range l.Clusters() {
+		for _, p := range c.processes(l) {
+			if err := l.ensureRunning(p); err != nil {
+				return err
+			}
+			procs = append(procs, p)
+		}
+	}
+	all := append([]*process{etcd}, procs...)
+	var wg sync.WaitGroup
+	errs := make([]error, len(l.Clusters()))
+	for i, c := range l.Clusters() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = l.waitCluster(ctx, c, all)
+		}()
+	}
+	wg.Wait()
+	return firstProcessError(errs)
+}
+
+// firstProcessError prefers a dead process's report over the time-outs it caused elsewhere.
+func firstProcessError(errs []error) error {
+	for _, err := range errs {
+		var pe *ProcessError
+		if errors.As(err, &pe) {
+			return err
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (l *Lab) waitCluster(ctx context.Context, c *Cluster, procs []*process) error {
+	if err := l.waitFor(ctx, c.Name+" apiserver ready", procs, c.readyz); err != nil {
+		return err
+	}
+	if c.Member == nil {
+		return nil
+	}
+	if err := c.ensureNodes(ctx); err != nil {
+		return err
+	}
+	return l.waitFor(ctx, c.Name+" nodes ready", procs, c.nodesReady)
+}
+
+func (l *Lab) ensureRunning(p *process) error {
+	if p.alive() {
+		return nil
+	}
+	fmt.Fprintf(l.opts.Out, "starting %s\n", p.name)
+	return p.start(l.opts.Detach)
+}
+
+// waitFor polls check until it succeeds, failing early with the log tail of any of procs
+// that died, and at the deadline with the last check error.
+func (l *Lab) waitFor(ctx context.Context, what string, procs []*process, check func(context.Context) error) error {
+	start := time.Now()
+	for {
+		for _, p := range procs {
+			if !p.alive() {
+				return p.deadError()
+			}
+		}
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := check(cctx)
+		cancel()
+		if err == nil {
+			fmt.Fprintf(l.opts.Out, "%s (%.1fs)\n", what, time.Since(start).Seconds())
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %s: %w (last error: %v)", what, ctx.Err(), err)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// Down stops every process of the lab, members first, etcd last. The state directory stays,
+// so the next Up resumes with the same data.
+func (l *Lab) Down() error {
+	unlock, err := l.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	// Everything but etcd at once, then etcd, so no apiserver loses its storage first.
+	procs := l.processes()
+	errs := make([]error, len(procs))
+	var wg sync.WaitGroup
+	for i, p := range procs[1:] {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i+1] = l.stop(p)
+		}()
+	}
+	wg.Wait()
+	errs[0] = l.stop(procs[0])
+	return errors.Join(errs...)
+}
+
+func (l *Lab) stop(p *process) error {
+	if p.alive() {
+		fmt.Fprintf(l.opts.Out, "stopping %s\n", p.name)
+	}
+	return p.stop(15 * time.Second)
+}
+
+// etcdHealthy asks etcd's /health.
+func (l *Lab) etcdHealthy(ctx context.Context) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, l.etcdURL()+"/health", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"health":"true"`) {
+		return fmt.Errorf("etcd /health: %s %s", resp.Status, body)
+	}
+	return nil
+}
+
+// PrintStatus writes one line per process: its name, whether it runs, and its PID.
+func (l *Lab) PrintStatus(w io.Writer) error {
+	for _, p := range l.processes() {
+		if pid, ok := p.pid(); ok {
+			fmt.Fprintf(w, "%-28s running  pid %d\n", p.name, pid)
+		} else {
+			fmt.Fprintf(w, "%-28s stopped\n", p.name)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,156 @@
+package lab
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// process is one program of the lab: its command line, its log and its PID file.
+type process struct {
+	name string // unique in the lab, e.g. "member1-apiserver"
+	bin  string
+	args []string
+	dir  string // the lab's state directory
+}
+
+func (p *process) logPath() string { return filepath.Join(p.dir, "logs", p.name+".log") }
+func (p *process) pidPath() string { return filepath.Join(p.dir, "pids", p.name+".pid") }
+
+// start runs the process in the background with its output appended to its log. A detached
+// process gets a session of its own and outlives the caller (make up); an attached one is
+// killed by the kernel when the caller dies (a lab a test started for itself).
+func (p *process) start(detach bool) error {
+	for _, d := range []string{filepath.Dir(p.logPath()), filepath.Dir(p.pidPath())} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	if _, err := os.Stat(p.bin); err != nil {
+		return fmt.Errorf("%s: %w (run `make bin` to build the lab's binaries)", p.name, err)
+	}
+	logf, err := os.OpenFile(p.logPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	fmt.Fprintf(logf, "---- %s starting: %s %s\n", time.Now().Format(time.RFC3339), p.bin, strings.Join(p.args, " "))
+
+	cmd := exec.Command(p.bin, p.args...)
+	cmd.Dir = p.dir
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if detach {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	} else {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting %s: %w", p.name, err)
+	}
+	pid := cmd.Process.Pid
+	if err := os.WriteFile(p.pidPath(), []byte(strconv.Itoa(pid)+"\n"), 0o644); err != nil {
+		return err
+	}
+	// Reap the child when it exits so that a crash shows as a dead PID, not a zombie.
+	go func() { _ = cmd.Wait() }()
+	return nil
+}
+
+// pid returns the PID recorded for the process if that PID still runs this process's binary.
+func (p *process) pid() (int, bool) {
+	data, err := os.ReadFile(p.pidPath())
+	if err != nil {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || pid <= 0 {
+		return 0, false
+	}
+	return pid, runs(pid, p.bin)
+}
+
+func (p *process) alive() bool {
+	_, ok := p.pid()
+	return ok
+}
+
+// runs tells whether pid is a live (not zombie) process whose executable is bin.
+func runs(pid int, bin string) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state follows the parenthesised command name: "pid (comm) S ...".
+	if i := bytes.LastIndexByte(stat, ')'); i < 0 || i+2 >= len(stat) || stat[i+2] == 'Z' {
+		return false
+	}
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return false
+	}
+	argv0, _, _ := bytes.Cut(cmdline, []byte{0})
+	return string(argv0) == bin
+}
+
+// stop sends SIGTERM, waits up to grace, then SIGKILL. It is a no-op for a process that is
+// not running; the PID file is removed either way.
+func (p *process) stop(grace time.Duration) error {
+	defer os.Remove(p.pidPath())
+	pid, ok := p.pid()
+	if !ok {
+		return nil
+	}
+	_ = syscall.Kill(pid, syscall.SIGTERM)
+	deadline := time.Now().Add(grace)
+	for time.Now().Before(deadline) {
+		if !runs(pid, p.bin) {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil && err != syscall.ESRCH {
+		return fmt.Errorf("killing %s (pid %d): %w", p.name, pid, err)
+	}
+	for i := 0; i < 100 && runs(pid, p.bin); i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+	return nil
+}
+
+// logTail returns the last n lines of the process's log.
+func (p *process) logTail(n int) string {
+	data, err := os.ReadFile(p.logPath())
+	if err != nil {
+		return fmt.Sprintf("(no log: %v)", err)
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// ProcessError reports a lab process that exited while the lab was starting or running.
+type ProcessError struct {
+	Name    string
+	Log     string
+	LogTail string
+}
+
+func (e *ProcessError) Error() string {
+	return fmt.Sprintf("lab process %s is not running; last lines of %s:\n%s", e.Name, e.Log, indent(e.LogTail))
+}
+
+func (p *process) deadError() error {
+	return &ProcessError{Name: p.name, Log: p.logPath(), LogTail: p.logTail(20)}
+}
+
+func indent(s string) string {
+	return "    " + strings.ReplaceAll(s, "\n", "\n    ")
+}
