@@ -74,11 +74,16 @@ clean-lab: down ## stop the lab and delete its state (.lab/)
 
 ## Checks -----------------------------------------------------------------------------------
 
+.PHONY: codegen
+codegen: ## regenerate deepcopy, defaulters, conversions, OpenAPI and clients of apis/
+	hack/update-codegen.sh
+
 .PHONY: verify
-verify: ## gofmt and go vet
+verify: ## gofmt, go vet, and generated code up to date
 	@out=$$(gofmt -l $$(git ls-files '*.go') $$(git ls-files --others --exclude-standard '*.go')); \
 		if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	go vet ./...
+	hack/verify-codegen.sh
 
 .PHONY: test
 test: bin $(BIN)/.gotestsum-$(GOTESTSUM_VERSION) verify ## every test: unit, storage conformance, end to end on the lab

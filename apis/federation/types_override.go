@@ -1,0 +1,275 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package federation
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// OverridePolicy changes resource templates of its namespace for particular
+// member clusters as they are propagated there.
+type OverridePolicy struct {
+	metav1.TypeMeta
+	// Standard object metadata.
+	metav1.ObjectMeta
+
+	// Spec selects the templates and says how they change per cluster.
+	Spec OverrideSpec
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// ClusterOverridePolicy changes resource templates of any namespace, or
+// cluster-scoped ones, for particular member clusters. Its overrides are
+// applied before those of OverridePolicies.
+type ClusterOverridePolicy struct {
+	metav1.TypeMeta
+	// Standard object metadata.
+	metav1.ObjectMeta
+
+	// Spec selects the templates and says how they change per cluster.
+	Spec OverrideSpec
+}
+
+// OverrideSpec is the content of an OverridePolicy or ClusterOverridePolicy.
+type OverrideSpec struct {
+	// ResourceSelectors pick the templates the policy applies to. Empty
+	// applies it to every template in its scope.
+	ResourceSelectors []ResourceSelector
+
+	// OverrideRules are applied in order to the copy of each selected template
+	// that goes to a matching cluster.
+	OverrideRules []RuleWithCluster
+}
+
+// RuleWithCluster is a set of overriders for some clusters.
+type RuleWithCluster struct {
+	// TargetCluster selects the clusters the overriders apply to. Unset means
+	// every cluster.
+	TargetCluster *ClusterAffinity
+
+	// Overriders are the changes to make. Kinds of overriders run in this
+	// order: imageOverrider, commandOverrider, argsOverrider, labelsOverrider,
+	// annotationsOverrider, replicasOverrider, resourcesOverrider,
+	// fieldOverrider, plaintext; entries of one kind run in list order.
+	Overriders Overriders
+}
+
+// Overriders are the changes one rule makes to a template.
+type Overriders struct {
+	// Plaintext patches any field, like a JSON patch.
+	Plaintext []PlaintextOverrider
+
+	// ImageOverrider changes parts of container images.
+	ImageOverrider []ImageOverrider
+
+	// CommandOverrider changes the command of containers.
+	CommandOverrider []CommandArgsOverrider
+
+	// ArgsOverrider changes the arguments of containers.
+	ArgsOverrider []CommandArgsOverrider
+
+	// LabelsOverrider changes the labels of the object.
+	LabelsOverrider []LabelAnnotationOverrider
+
+	// AnnotationsOverrider changes the annotations of the object.
+	AnnotationsOverrider []LabelAnnotationOverrider
+
+	// FieldOverrider patches fields that hold embedded JSON or YAML documents,
+	// such as a key of a ConfigMap.
+	FieldOverrider []FieldOverrider
+
+	// ReplicasOverrider sets the replica count of the workload in the target
+	// clusters, after the scheduler divided the replicas. At most one entry.
+	ReplicasOverrider []ReplicasOverrider
+
+	// ResourcesOverrider sets the resource requests and limits of containers.
+	ResourcesOverrider []ResourcesOverrider
+}
+
+// OverriderOperator is the operation an overrider performs. Each overrider
+// accepts only some of them, so the type is not published as one enum.
+type OverriderOperator string
+
+const (
+	// OverriderOpAdd adds the value; an existing value is replaced.
+	OverriderOpAdd OverriderOperator = "add"
+	// OverriderOpAddIfAbsent adds the value only where none exists yet.
+	OverriderOpAddIfAbsent OverriderOperator = "addIfAbsent"
+	// OverriderOpRemove removes the value.
+	OverriderOpRemove OverriderOperator = "remove"
+	// OverriderOpReplace replaces an existing value.
+	OverriderOpReplace OverriderOperator = "replace"
+)
+
+// PlaintextOverrider is one JSON-patch-like operation on the object.
+type PlaintextOverrider struct {
+	// Path is the JSON pointer of the field, for example "/spec/replicas".
+	Path string
+
+	// Operator is add, remove or replace.
+	Operator OverriderOperator
+
+	// Value is the new value for add and replace; any JSON value. Must be
+	// empty for remove.
+	Value *apiextensionsv1.JSON
+}
+
+// ImageComponent is a part of an image reference
+// [registry/]repository[:tag|@digest].
+type ImageComponent string
+
+const (
+	// ImageRegistry is the registry host, for example "registry.k8s.io".
+	ImageRegistry ImageComponent = "Registry"
+	// ImageRepository is the repository, for example "pause".
+	ImageRepository ImageComponent = "Repository"
+	// ImageTag is the tag or digest, for example "3.9".
+	ImageTag ImageComponent = "Tag"
+)
+
+// ImageOverrider changes one part of container images.
+type ImageOverrider struct {
+	// Predicate picks the image field to change. Unset means the images of
+	// all containers of a Pod, or of the pod template of a Deployment,
+	// ReplicaSet, StatefulSet, DaemonSet or Job.
+	Predicate *ImagePredicate
+
+	// Component is the part of the image to change: Registry, Repository or
+	// Tag (a tag or a digest).
+	Component ImageComponent
+
+	// Operator is add, remove or replace.
+	Operator OverriderOperator
+
+	// Value is the new part for add and replace.
+	Value string
+}
+
+// ImagePredicate picks one image field.
+type ImagePredicate struct {
+	// Path is the JSON pointer of the image field, for example
+	// "/spec/template/spec/containers/0/image".
+	Path string
+}
+
+// CommandArgsOverrider changes the command or arguments of one container.
+type CommandArgsOverrider struct {
+	// ContainerName is the name of the container.
+	ContainerName string
+
+	// Operator is add (append the values) or remove (drop the values).
+	Operator OverriderOperator
+
+	// Value are the entries to append or drop.
+	Value []string
+}
+
+// LabelAnnotationOverrider changes labels or annotations of the object.
+type LabelAnnotationOverrider struct {
+	// Operator is addIfAbsent (add keys that are missing), add (add or
+	// overwrite), remove (drop the keys) or replace (overwrite keys that
+	// exist).
+	Operator OverriderOperator
+
+	// Value are the keys and values; for remove only the keys matter.
+	Value map[string]string
+}
+
+// FieldOverrider patches a field whose value is a JSON or YAML document held
+// as a string.
+type FieldOverrider struct {
+	// FieldPath is the JSON pointer of the string field, for example
+	// "/data/config.yaml".
+	FieldPath string
+
+	// JSON patches the field as a JSON document. Exactly one of JSON and YAML
+	// is set.
+	JSON []JSONPatchOperation
+
+	// YAML patches the field as a YAML document. Exactly one of JSON and YAML
+	// is set.
+	YAML []YAMLPatchOperation
+}
+
+// JSONPatchOperation is one operation on an embedded JSON document.
+type JSONPatchOperation struct {
+	// SubPath is the JSON pointer inside the document, for example "/db/port".
+	SubPath string
+
+	// Operator is add, remove or replace.
+	Operator OverriderOperator
+
+	// Value is the new value for add and replace; must be empty for remove.
+	Value *apiextensionsv1.JSON
+}
+
+// YAMLPatchOperation is one operation on an embedded YAML document.
+type YAMLPatchOperation struct {
+	// SubPath is the JSON pointer inside the document, for example "/db/port".
+	SubPath string
+
+	// Operator is add, remove or replace.
+	Operator OverriderOperator
+
+	// Value is the new value for add and replace; must be empty for remove.
+	Value *apiextensionsv1.JSON
+}
+
+// ReplicasOverrider sets the replica count of a workload.
+type ReplicasOverrider struct {
+	// Value is the replica count, spec.replicas for built-in workloads.
+	Value int32
+}
+
+// ResourcesOverrider sets the compute resources of one container.
+type ResourcesOverrider struct {
+	// ContainerName is the name of the container.
+	ContainerName string
+
+	// Value holds the requests and limits to set. Each resource named here
+	// replaces the container's entry for it; resources not named are kept.
+	Value corev1.ResourceRequirements
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// OverridePolicyList is a list of OverridePolicies.
+type OverridePolicyList struct {
+	metav1.TypeMeta
+	// Standard list metadata.
+	metav1.ListMeta
+
+	// Items are the policies.
+	Items []OverridePolicy
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// ClusterOverridePolicyList is a list of ClusterOverridePolicies.
+type ClusterOverridePolicyList struct {
+	metav1.TypeMeta
+	// Standard list metadata.
+	metav1.ListMeta
+
+	// Items are the policies.
+	Items []ClusterOverridePolicy
+}

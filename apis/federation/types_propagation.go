@@ -1,0 +1,219 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package federation
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// PropagationPolicy says which resource templates of its namespace go to
+// which member clusters.
+type PropagationPolicy struct {
+	metav1.TypeMeta
+	// Standard object metadata.
+	metav1.ObjectMeta
+
+	// Spec selects the templates and says where they go.
+	Spec PropagationSpec
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// ClusterPropagationPolicy says which resource templates, of any namespace or
+// cluster-scoped, go to which member clusters. A PropagationPolicy that
+// matches the same template takes precedence.
+type ClusterPropagationPolicy struct {
+	metav1.TypeMeta
+	// Standard object metadata.
+	metav1.ObjectMeta
+
+	// Spec selects the templates and says where they go.
+	Spec PropagationSpec
+}
+
+// PreemptionBehavior says whether a policy may take templates over from
+// policies that already claimed them.
+type PreemptionBehavior string
+
+const (
+	// PreemptAlways lets the policy take over templates claimed by a policy of
+	// lower priority (or by a ClusterPropagationPolicy, for a
+	// PropagationPolicy).
+	PreemptAlways PreemptionBehavior = "Always"
+	// PreemptNever leaves templates with the policy that claimed them first.
+	PreemptNever PreemptionBehavior = "Never"
+)
+
+// ActivationPreference says when changes of a policy reach the templates it
+// already claimed.
+type ActivationPreference string
+
+// LazyActivation applies a changed policy to a template only when the
+// template itself next changes.
+const LazyActivation ActivationPreference = "Lazy"
+
+// PropagationSpec is the content of a PropagationPolicy or a
+// ClusterPropagationPolicy.
+type PropagationSpec struct {
+	// ResourceSelectors pick the templates the policy applies to. At least one
+	// is required; a template matched by any selector is claimed.
+	ResourceSelectors []ResourceSelector
+
+	// PropagateDeps also propagates what the selected templates depend on
+	// (ConfigMaps, Secrets, ServiceAccounts and PersistentVolumeClaims a
+	// workload uses) to the same clusters.
+	PropagateDeps bool
+
+	// Placement says which clusters the templates go to and how replicas are
+	// shared among them.
+	Placement Placement
+
+	// Priority decides between policies that match the same template: the
+	// higher one wins; ties go to the policy whose selector names the template
+	// most exactly, then to the name that sorts first. Defaults to 0.
+	Priority *int32
+
+	// Preemption is Always (take over templates claimed by a policy of lower
+	// priority) or Never. Defaults to Never.
+	Preemption PreemptionBehavior
+
+	// DependentOverrides names OverridePolicies of the same namespace that must
+	// exist before the templates are propagated, so that they never reach a
+	// cluster without their overrides.
+	DependentOverrides []string
+
+	// SchedulerName is the scheduler that places the templates. Defaults to
+	// "default-scheduler", fed's own.
+	SchedulerName string
+
+	// Failover says how applications are moved away from clusters where they
+	// stopped working. Without it they are not moved.
+	Failover *FailoverBehavior
+
+	// ConflictResolution says what to do when a target object already exists
+	// in a member and was not created by fed: Abort (leave it and report the
+	// conflict) or Overwrite (take it over). Defaults to Abort.
+	ConflictResolution ConflictResolution
+
+	// ActivationPreference is empty (changes of the policy reach claimed
+	// templates at once) or Lazy (only when a template next changes).
+	ActivationPreference ActivationPreference
+
+	// Suspension pauses propagation of the templates.
+	Suspension *Suspension
+
+	// PreserveResourcesOnDeletion keeps the objects in the member clusters
+	// when the template is deleted from the fleet.
+	PreserveResourcesOnDeletion *bool
+}
+
+// FailoverBehavior says how applications are moved away from failing
+// clusters.
+type FailoverBehavior struct {
+	// Application moves an application away from a cluster where it stays
+	// unhealthy.
+	Application *ApplicationFailoverBehavior
+
+	// ApplicationMigrationPolicy is another name for Application, kept so that
+	// manifests written with it work; it is moved into Application on write.
+	ApplicationMigrationPolicy *ApplicationFailoverBehavior
+}
+
+// PurgeMode says how the copy on the cluster being left is removed.
+type PurgeMode string
+
+const (
+	// PurgeDirectly removes the old copy at once, before the new one runs.
+	PurgeDirectly PurgeMode = "Directly"
+	// PurgeGracefully removes the old copy once the new one is healthy or the
+	// grace period is over.
+	PurgeGracefully PurgeMode = "Gracefully"
+	// PurgeNever keeps the old copy; someone must remove it by hand.
+	PurgeNever PurgeMode = "Never"
+)
+
+// ApplicationFailoverBehavior says when and how an unhealthy application is
+// moved to other clusters.
+type ApplicationFailoverBehavior struct {
+	// DecisionConditions say when the application counts as failed on a
+	// cluster.
+	DecisionConditions DecisionConditions
+
+	// PurgeMode is how the copy on the failed cluster is removed: Directly,
+	// Gracefully or Never. Defaults to Gracefully. The older names Immediately
+	// and Graciously are accepted and rewritten.
+	PurgeMode PurgeMode
+
+	// PurgePolicy is another name for PurgeMode, kept so that manifests
+	// written with it work; it is moved into PurgeMode on write.
+	PurgePolicy PurgeMode
+
+	// GracePeriodSeconds is how long a Gracefully purged copy is kept at most
+	// while the new one becomes healthy. Only for Gracefully; defaults to 600.
+	GracePeriodSeconds *int32
+
+	// StatePreservation carries state of the failed copy over to the new one.
+	StatePreservation *StatePreservation
+}
+
+// DecisionConditions say when an application counts as failed on a cluster.
+type DecisionConditions struct {
+	// TolerationSeconds is how long the application may stay unhealthy on a
+	// cluster before it is moved away. Defaults to 300.
+	TolerationSeconds *int32
+}
+
+// StatePreservation carries state of a failed copy over to its replacement.
+type StatePreservation struct {
+	// Rules say which values to read from the failed copy.
+	Rules []StatePreservationRule
+}
+
+// StatePreservationRule reads one value from the status of the failed copy
+// and passes it to the new copy as a label.
+type StatePreservationRule struct {
+	// AliasLabelName is the label the value is passed in on the new copy.
+	AliasLabelName string
+
+	// JSONPath is the JSONPath, relative to the failed copy's status, of the
+	// value to keep, for example "{ .replicas }".
+	JSONPath string
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// PropagationPolicyList is a list of PropagationPolicies.
+type PropagationPolicyList struct {
+	metav1.TypeMeta
+	// Standard list metadata.
+	metav1.ListMeta
+
+	// Items are the policies.
+	Items []PropagationPolicy
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// ClusterPropagationPolicyList is a list of ClusterPropagationPolicies.
+type ClusterPropagationPolicyList struct {
+	metav1.TypeMeta
+	// Standard list metadata.
+	metav1.ListMeta
+
+	// Items are the policies.
+	Items []ClusterPropagationPolicy
+}

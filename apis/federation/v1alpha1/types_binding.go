@@ -1,0 +1,323 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// +genclient
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// ResourceBinding ties one namespaced resource template to the policy that
+// claimed it and records where the scheduler placed it. fed creates one per
+// claimed template; users normally only read it.
+type ResourceBinding struct {
+	metav1.TypeMeta `json:",inline"`
+	// Standard object metadata.
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec is the template, its placement and the scheduling result.
+	Spec ResourceBindingSpec `json:"spec"`
+
+	// Status is the progress of scheduling and the state of the template in
+	// each cluster.
+	// +optional
+	Status ResourceBindingStatus `json:"status,omitempty"`
+}
+
+// +genclient
+// +genclient:nonNamespaced
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// ClusterResourceBinding is the ResourceBinding of a cluster-scoped resource
+// template, such as a Namespace or a CustomResourceDefinition.
+type ClusterResourceBinding struct {
+	metav1.TypeMeta `json:",inline"`
+	// Standard object metadata.
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec is the template, its placement and the scheduling result.
+	Spec ResourceBindingSpec `json:"spec"`
+
+	// Status is the progress of scheduling and the state of the template in
+	// each cluster.
+	// +optional
+	Status ResourceBindingStatus `json:"status,omitempty"`
+}
+
+// ResourceBindingSpec is the desired state of a binding.
+type ResourceBindingSpec struct {
+	// Resource is the template this binding propagates.
+	Resource ObjectReference `json:"resource"`
+
+	// PropagateDeps also propagates the template's dependencies; copied from
+	// the policy.
+	// +optional
+	PropagateDeps bool `json:"propagateDeps,omitempty"`
+
+	// ReplicaRequirements is what one replica of the workload needs; the
+	// scheduler uses it to estimate how many replicas a cluster can hold.
+	// +optional
+	ReplicaRequirements *ReplicaRequirements `json:"replicaRequirements,omitempty"`
+
+	// Replicas is the replica count of the template, 0 for kinds without
+	// replicas.
+	// +optional
+	Replicas int32 `json:"replicas,omitempty"`
+
+	// Clusters is the scheduling result: the target clusters and, for divided
+	// workloads, the replicas each runs.
+	// +optional
+	// +listType=atomic
+	Clusters []TargetCluster `json:"clusters,omitempty"`
+
+	// Placement is the placement of the policy, copied when the policy claimed
+	// the template or last changed.
+	// +optional
+	Placement *Placement `json:"placement,omitempty"`
+
+	// GracefulEvictionTasks are clusters the template is being moved away
+	// from; their copies are kept until the replacement is healthy or the
+	// grace period ends.
+	// +optional
+	// +listType=atomic
+	GracefulEvictionTasks []GracefulEvictionTask `json:"gracefulEvictionTasks,omitempty"`
+
+	// RequiredBy lists the bindings whose templates depend on this one, and
+	// their clusters; a dependency goes wherever its dependents go.
+	// +optional
+	// +listType=atomic
+	RequiredBy []BindingSnapshot `json:"requiredBy,omitempty"`
+
+	// SchedulerName is the scheduler that places this binding.
+	// +optional
+	SchedulerName string `json:"schedulerName,omitempty"`
+
+	// Failover is the failover behavior copied from the policy.
+	// +optional
+	Failover *FailoverBehavior `json:"failover,omitempty"`
+
+	// ConflictResolution is Abort or Overwrite, copied from the policy.
+	// Defaults to Abort.
+	// +optional
+	ConflictResolution ConflictResolution `json:"conflictResolution,omitempty"`
+
+	// Suspension is the suspension copied from the policy.
+	// +optional
+	Suspension *Suspension `json:"suspension,omitempty"`
+
+	// PreserveResourcesOnDeletion keeps the objects in the members when the
+	// template is deleted; copied from the policy.
+	// +optional
+	PreserveResourcesOnDeletion *bool `json:"preserveResourcesOnDeletion,omitempty"`
+}
+
+// ObjectReference identifies a resource template.
+type ObjectReference struct {
+	// APIVersion is the group and version of the template, for example "apps/v1".
+	APIVersion string `json:"apiVersion"`
+	// Kind is the kind of the template, for example "Deployment".
+	Kind string `json:"kind"`
+	// Namespace is the namespace of the template; empty for cluster-scoped kinds.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+	// Name is the name of the template.
+	Name string `json:"name"`
+	// UID is the UID of the template, to tell it from a later one of the same name.
+	// +optional
+	UID types.UID `json:"uid,omitempty"`
+	// ResourceVersion is the version of the template last propagated.
+	// +optional
+	ResourceVersion string `json:"resourceVersion,omitempty"`
+}
+
+// ReplicaRequirements is what one replica of a workload needs.
+type ReplicaRequirements struct {
+	// NodeClaim is the node constraints of the workload's pods.
+	// +optional
+	NodeClaim *NodeClaim `json:"nodeClaim,omitempty"`
+	// ResourceRequest is the compute resources one replica requests.
+	// +optional
+	ResourceRequest corev1.ResourceList `json:"resourceRequest,omitempty"`
+}
+
+// NodeClaim is the node constraints of a workload's pods, read from its pod
+// template.
+type NodeClaim struct {
+	// HardNodeAffinity is the required node affinity of the pods.
+	// +optional
+	HardNodeAffinity *corev1.NodeSelector `json:"hardNodeAffinity,omitempty"`
+	// NodeSelector is the node selector of the pods.
+	// +optional
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+	// Tolerations are the tolerations of the pods.
+	// +optional
+	// +listType=atomic
+	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+}
+
+// TargetCluster is one cluster of a scheduling result.
+type TargetCluster struct {
+	// Name is the name of the cluster.
+	Name string `json:"name"`
+	// Replicas is the number of replicas the cluster runs; 0 for kinds
+	// without replicas.
+	// +optional
+	Replicas int32 `json:"replicas,omitempty"`
+}
+
+// GracefulEvictionTask is a cluster the template is being moved away from.
+type GracefulEvictionTask struct {
+	// FromCluster is the cluster being left.
+	FromCluster string `json:"fromCluster"`
+	// PurgeMode is how the old copy is removed: Directly, Gracefully or Never.
+	// +optional
+	PurgeMode PurgeMode `json:"purgeMode,omitempty"`
+	// Replicas is the number of replicas the cluster ran.
+	// +optional
+	Replicas *int32 `json:"replicas,omitempty"`
+	// Reason is a CamelCase word saying why the cluster is left.
+	Reason string `json:"reason"`
+	// Message says in words why the cluster is left.
+	// +optional
+	Message string `json:"message,omitempty"`
+	// Producer is the controller that started the eviction.
+	Producer string `json:"producer"`
+	// GracePeriodSeconds is how long the old copy is kept at most.
+	// +optional
+	GracePeriodSeconds *int32 `json:"gracePeriodSeconds,omitempty"`
+	// SuppressDeletion, when true, keeps the old copy until set to false.
+	// +optional
+	SuppressDeletion *bool `json:"suppressDeletion,omitempty"`
+	// CreationTimestamp is when the eviction started.
+	// +optional
+	CreationTimestamp *metav1.Time `json:"creationTimestamp,omitempty"`
+}
+
+// BindingSnapshot is a binding that depends on another one, with its clusters.
+type BindingSnapshot struct {
+	// Namespace is the namespace of the dependent binding.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+	// Name is the name of the dependent binding.
+	Name string `json:"name"`
+	// Clusters is the scheduling result of the dependent binding.
+	// +optional
+	// +listType=atomic
+	Clusters []TargetCluster `json:"clusters,omitempty"`
+}
+
+// Condition types of bindings.
+const (
+	// BindingConditionScheduled is True once the scheduler placed the binding.
+	BindingConditionScheduled = "Scheduled"
+	// BindingConditionFullyApplied is True once the template was applied in
+	// every target cluster.
+	BindingConditionFullyApplied = "FullyApplied"
+)
+
+// ResourceBindingStatus is the observed state of a binding.
+type ResourceBindingStatus struct {
+	// SchedulerObservedGeneration is the generation the scheduler last placed.
+	// +optional
+	SchedulerObservedGeneration int64 `json:"schedulerObservedGeneration,omitempty"`
+
+	// SchedulerObservedAffinityName is the affinity group of clusterAffinities
+	// the scheduler last placed the binding in.
+	// +optional
+	SchedulerObservedAffinityName string `json:"schedulerObservingAffinityName,omitempty"`
+
+	// LastScheduledTime is when the scheduler last placed the binding.
+	// +optional
+	LastScheduledTime *metav1.Time `json:"lastScheduledTime,omitempty"`
+
+	// Conditions are the latest observations of the binding: Scheduled and
+	// FullyApplied.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// AggregatedStatus is the state of the template in each target cluster.
+	// +optional
+	// +listType=map
+	// +listMapKey=clusterName
+	AggregatedStatus []AggregatedStatusItem `json:"aggregatedStatus,omitempty"`
+}
+
+// ResourceHealth is the health of an object in a member cluster.
+// +enum
+type ResourceHealth string
+
+const (
+	// ResourceHealthy means the object works as intended.
+	ResourceHealthy ResourceHealth = "Healthy"
+	// ResourceUnhealthy means the object does not work as intended.
+	ResourceUnhealthy ResourceHealth = "Unhealthy"
+	// ResourceUnknown means fed cannot tell.
+	ResourceUnknown ResourceHealth = "Unknown"
+)
+
+// AggregatedStatusItem is the state of a template in one member cluster.
+type AggregatedStatusItem struct {
+	// ClusterName is the name of the cluster.
+	ClusterName string `json:"clusterName"`
+	// Status is the status of the object in the cluster, as the member reports it.
+	// +optional
+	Status *runtime.RawExtension `json:"status,omitempty"`
+	// Applied is true once the object was applied in the cluster.
+	// +optional
+	Applied bool `json:"applied,omitempty"`
+	// AppliedMessage says why the object could not be applied.
+	// +optional
+	AppliedMessage string `json:"appliedMessage,omitempty"`
+	// Health is Healthy, Unhealthy or Unknown.
+	// +optional
+	Health ResourceHealth `json:"health,omitempty"`
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// ResourceBindingList is a list of ResourceBindings.
+type ResourceBindingList struct {
+	metav1.TypeMeta `json:",inline"`
+	// Standard list metadata.
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	// Items are the bindings.
+	Items []ResourceBinding `json:"items"`
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// ClusterResourceBindingList is a list of ClusterResourceBindings.
+type ClusterResourceBindingList struct {
+	metav1.TypeMeta `json:",inline"`
+	// Standard list metadata.
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	// Items are the bindings.
+	Items []ClusterResourceBinding `json:"items"`
+}

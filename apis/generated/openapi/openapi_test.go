@@ -1,0 +1,115 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package openapi
+
+import (
+	"testing"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/kube-openapi/pkg/common"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+
+	clusterinstall "github.com/fedhq/fed/apis/cluster/install"
+	federationinstall "github.com/fedhq/fed/apis/federation/install"
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+)
+
+func definitions() map[string]common.OpenAPIDefinition {
+	return GetOpenAPIDefinitions(func(name string) spec.Ref {
+		return spec.MustCreateRef("#/definitions/" + name)
+	})
+}
+
+// TestDefinitionsAreComplete checks that every type a definition refers to
+// has a definition too, so the server can publish a complete schema.
+func TestDefinitionsAreComplete(t *testing.T) {
+	defs := definitions()
+	for name, def := range defs {
+		for _, dep := range def.Dependencies {
+			if _, ok := defs[dep]; !ok {
+				t.Errorf("%s refers to %s, which has no definition", name, dep)
+			}
+		}
+	}
+}
+
+// TestServerSideApplySchema builds the schema server-side apply uses from
+// the definitions, marking each fed kind with its group, version and kind as
+// the server does, and converts objects with free-form fields through it.
+func TestServerSideApplySchema(t *testing.T) {
+	scheme := runtime.NewScheme()
+	clusterinstall.Install(scheme)
+	federationinstall.Install(scheme)
+
+	defs := definitions()
+	schemas := make(map[string]*spec.Schema, len(defs))
+	for name, def := range defs {
+		s := def.Schema
+		schemas[name] = &s
+	}
+	for gvk := range scheme.AllKnownTypes() {
+		if gvk.Version == runtime.APIVersionInternal {
+			continue
+		}
+		obj, err := scheme.New(gvk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		namer, ok := obj.(interface{ OpenAPIModelName() string })
+		if !ok {
+			continue // meta.k8s.io types registered alongside the group
+		}
+		s, ok := schemas[namer.OpenAPIModelName()]
+		if !ok {
+			t.Errorf("%v has no definition", gvk)
+			continue
+		}
+		s.AddExtension("x-kubernetes-group-version-kind", []interface{}{
+			map[string]interface{}{"group": gvk.Group, "version": gvk.Version, "kind": gvk.Kind},
+		})
+	}
+	converter, err := managedfields.NewTypeConverter(schemas, false)
+	if err != nil {
+		t.Fatalf("building the server-side apply schema: %v", err)
+	}
+
+	policy := &federationv1alpha1.OverridePolicy{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "federation.fedhq.io/v1alpha1", Kind: "OverridePolicy"},
+		ObjectMeta: metav1.ObjectMeta{Name: "guestbook-sample", Namespace: "default"},
+		Spec: federationv1alpha1.OverrideSpec{OverrideRules: []federationv1alpha1.RuleWithCluster{{
+			Overriders: federationv1alpha1.Overriders{Plaintext: []federationv1alpha1.PlaintextOverrider{
+				{Path: "/spec/size", Operator: federationv1alpha1.OverriderOpReplace, Value: &apiextensionsv1.JSON{Raw: []byte("4")}},
+				{Path: "/metadata/annotations", Operator: federationv1alpha1.OverriderOpAdd, Value: &apiextensionsv1.JSON{Raw: []byte(`{"OverridePolicy":"test"}`)}},
+			}},
+		}}},
+	}
+	work := &federationv1alpha1.Work{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "federation.fedhq.io/v1alpha1", Kind: "Work"},
+		ObjectMeta: metav1.ObjectMeta{Name: "nginx-member1", Namespace: "fed-es-member1"},
+		Spec: federationv1alpha1.WorkSpec{Workload: federationv1alpha1.WorkloadTemplate{Manifests: []runtime.RawExtension{
+			{Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"k":"v"}}`)},
+		}}},
+	}
+	for _, obj := range []runtime.Object{policy, work} {
+		if _, err := converter.ObjectToTyped(obj); err != nil {
+			t.Errorf("%T: %v", obj, err)
+		}
+	}
+}
