@@ -51,8 +51,13 @@ $(BIN)/etcd:
 lab-bin: $(BIN)/.k8s-$(K8S_VERSION) $(BIN)/.kwok-$(KWOK_VERSION) $(BIN)/etcd
 	go build -o $(BIN)/lab ./test/lab/cmd/lab
 
+.PHONY: fed-bin
+fed-bin: ## build fed's commands (cmd/...) into bin/
+	@mkdir -p $(BIN)
+	go build -o $(BIN)/ ./cmd/...
+
 .PHONY: bin
-bin: lab-bin ## build the lab's binaries and fed's commands into bin/
+bin: lab-bin fed-bin ## build the lab's binaries and fed's commands into bin/
 
 ## The lab ----------------------------------------------------------------------------------
 
@@ -88,6 +93,11 @@ verify: ## gofmt, go vet, and generated code up to date
 .PHONY: test
 test: bin $(BIN)/.gotestsum-$(GOTESTSUM_VERSION) verify ## every test: unit, storage conformance, end to end on the lab
 	$(BIN)/gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -timeout $(TEST_TIMEOUT) -count=1 ./...
+
+.PHONY: bench
+bench: bin ## benchmarks, each against a baseline measured in the same run
+	@echo "== storage: Badger against k8s.io/apiserver's etcd3 store (etcd without fsync, like Badger's default)"
+	go test -run '^$$' -bench . -benchtime 2000x -benchmem ./apiserver/storage/badger/ | awk -f hack/bench-ratio.awk
 
 .PHONY: test-unit
 test-unit: ## the tests that need no lab

@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
 	"github.com/fedhq/fed/test/lab"
 )
 
@@ -49,16 +52,63 @@ func kubectl(t *testing.T, kubeconfig string, args ...string) string {
 	return out
 }
 
+// kubectlStdin is kubectl with stdin.
+func kubectlStdin(t *testing.T, kubeconfig, stdin string, args ...string) string {
+	t.Helper()
+	out, err := runKubectlWith(kubeconfig, stdin, nil, args...)
+	if err != nil {
+		t.Fatalf("kubectl %s: %v", strings.Join(args, " "), err)
+	}
+	return out
+}
+
+// kubectlEnv is kubectl with extra environment variables (KUBE_EDITOR for kubectl edit).
+func kubectlEnv(t *testing.T, kubeconfig string, env []string, args ...string) string {
+	t.Helper()
+	out, err := runKubectlWith(kubeconfig, "", env, args...)
+	if err != nil {
+		t.Fatalf("kubectl %s: %v", strings.Join(args, " "), err)
+	}
+	return out
+}
+
 func runKubectl(kubeconfig string, args ...string) (string, error) {
+	return runKubectlWith(kubeconfig, "", nil, args...)
+}
+
+func runKubectlWith(kubeconfig, stdin string, env []string, args ...string) (string, error) {
 	root, err := lab.RepoRoot()
 	if err != nil {
 		return "", err
 	}
 	cmd := exec.Command(filepath.Join(root, "bin", "kubectl"), append([]string{"--kubeconfig", kubeconfig}, args...)...)
+	cmd.Stdin = strings.NewReader(stdin)
+	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		return stdout.String(), fmt.Errorf("%w: %s", err, strings.TrimSpace(stderr.String()))
 	}
 	return stdout.String(), nil
+}
+
+// clientConfigFor loads a kubeconfig file.
+func clientConfigFor(kubeconfig string) (*rest.Config, error) {
+	return clientcmd.BuildConfigFromFlags("", kubeconfig)
+}
+
+// waitFor polls f every 200ms until it succeeds, failing the test at the timeout.
+func waitFor(t *testing.T, timeout time.Duration, f func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		err := f()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %s: %v", timeout, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }

@@ -72,10 +72,11 @@ type CertKey struct {
 }
 
 // issue signs a certificate for a client (user and groups) or, with hosts set, a server, and
-// writes DIR/NAME.crt and DIR/NAME.key. Existing files signed by this CA are kept.
+// writes DIR/NAME.crt and DIR/NAME.key. Existing files signed by this CA for the same hosts
+// are kept.
 func (ca *CA) issue(dir, name, commonName string, groups []string, hosts []string) (*CertKey, error) {
 	ck := &CertKey{CertFile: filepath.Join(dir, name+".crt"), KeyFile: filepath.Join(dir, name+".key")}
-	if certs, err := certutil.CertsFromFile(ck.CertFile); err == nil && certs[0].CheckSignatureFrom(ca.Cert) == nil {
+	if certs, err := certutil.CertsFromFile(ck.CertFile); err == nil && certs[0].CheckSignatureFrom(ca.Cert) == nil && coversHosts(certs[0], hosts) {
 		if ck.CertPEM, err = os.ReadFile(ck.CertFile); err != nil {
 			return nil, err
 		}
@@ -156,4 +157,24 @@ func ensureServiceAccountKey(dir string) (keyFile, pubFile string, err error) {
 	}
 	pubPEM := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER})
 	return keyFile, pubFile, os.WriteFile(pubFile, pubPEM, 0o644)
+}
+
+// coversHosts tells whether cert names exactly these hosts.
+func coversHosts(cert *x509.Certificate, hosts []string) bool {
+	names := map[string]bool{}
+	for _, n := range cert.DNSNames {
+		names[n] = true
+	}
+	for _, ip := range cert.IPAddresses {
+		names[ip.String()] = true
+	}
+	if len(names) != len(hosts) {
+		return false
+	}
+	for _, h := range hosts {
+		if !names[h] {
+			return false
+		}
+	}
+	return true
 }

@@ -173,6 +173,8 @@ func (c *Cluster) apiserver(l *Lab) *process {
 		"--authorization-mode=Node,RBAC",
 		"--service-cluster-ip-range=10.96.0.0/16",
 		"--allow-privileged=true",
+		// The kubernetes Service cannot have loopback endpoints; nothing in the lab needs it.
+		"--endpoint-reconciler-type=none",
 		"--feature-gates=WatchList=false",
 		"--profiling=false",
 		// Nodes are kwok's, serving their kubelet API on a loopback address; never resolve
@@ -244,13 +246,22 @@ func (c *Cluster) kwok(l *Lab) *process {
 
 // readyz asks the cluster's /readyz.
 func (c *Cluster) readyz(ctx context.Context) error {
-	cs, err := c.Client()
+	cfg, err := c.RESTConfig()
+	if err != nil {
+		return err
+	}
+	return readyz(ctx, c.Name, cfg)
+}
+
+// readyz asks a server's /readyz.
+func readyz(ctx context.Context, name string, cfg *rest.Config) error {
+	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return err
 	}
 	body, err := cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
 	if err != nil {
-		return fmt.Errorf("%s /readyz: %w: %s", c.Name, err, body)
+		return fmt.Errorf("%s /readyz: %w: %s", name, err, body)
 	}
 	return nil
 }

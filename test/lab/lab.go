@@ -142,6 +142,9 @@ func (l *Lab) allocatePorts() error {
 	}
 	pick(&s.EtcdPort, "127.0.0.1")
 	pick(&s.EtcdPeerPort, "127.0.0.1")
+	fed := s.Ports[fedProcess]
+	pick(&fed, "127.0.0.1")
+	s.Ports[fedProcess] = fed
 	for _, c := range l.Clusters() {
 		p := s.Ports[c.Name]
 		pick(&p, "127.0.0.1")
@@ -173,6 +176,9 @@ func freePort(ip string) (int, error) {
 
 func (l *Lab) etcdURL() string { return "http://127.0.0.1:" + strconv.Itoa(l.state.EtcdPort) }
 
+// EtcdURL is the lab's etcd client endpoint.
+func (l *Lab) EtcdURL() string { return l.etcdURL() }
+
 func (l *Lab) process(name, bin string, args []string) *process {
 	return &process{name: name, bin: filepath.Join(l.opts.BinDir, bin), args: args, dir: l.opts.Dir}
 }
@@ -199,11 +205,11 @@ func (l *Lab) processes() []*process {
 	for _, c := range l.Clusters() {
 		procs = append(procs, c.processes(l)...)
 	}
-	return procs
+	return append(procs, l.fedProcess(l.fedServer()))
 }
 
-// Process names a lab process for StopProcess and StartProcess: "etcd", or
-// "<cluster>-apiserver", "<cluster>-controller-manager", "<member>-scheduler", "<member>-kwok".
+// find returns a lab process by name: "etcd", "fed-apiserver", or "<cluster>-apiserver",
+// "<cluster>-controller-manager", "<member>-scheduler", "<member>-kwok".
 func (l *Lab) find(name string) (*process, error) {
 	for _, p := range l.processes() {
 		if p.name == name {
@@ -220,6 +226,15 @@ func (l *Lab) StopProcess(name string) error {
 		return err
 	}
 	return p.stop(10 * time.Second)
+}
+
+// KillProcess kills one process of a running lab with SIGKILL, as a crash would.
+func (l *Lab) KillProcess(name string) error {
+	p, err := l.find(name)
+	if err != nil {
+		return err
+	}
+	return p.stop(0)
 }
 
 // StartProcess starts one stopped process of the lab again, with the same ports and state.
@@ -283,6 +298,9 @@ func (l *Lab) Up(ctx context.Context) error {
 			}
 		}
 	}
+	if err := l.prepareFed(l.fedServer()); err != nil {
+		return fmt.Errorf("fed-apiserver: %w", err)
+	}
 	ctx, cancel := context.WithTimeout(ctx, l.opts.Timeout)
 	defer cancel()
 
@@ -293,23 +311,21 @@ func (l *Lab) Up(ctx context.Context) error {
 	if err := l.waitFor(ctx, "etcd", []*process{etcd}, l.etcdHealthy); err != nil {
 		return err
 	}
-	var procs []*process
-	for _, c := range l.Clusters() {
-		for _, p := range c.processes(l) {
-			if err := l.ensureRunning(p); err != nil {
-				return err
-			}
-			procs = append(procs, p)
+	// fed-apiserver (last) starts once the host is ready: it reads the host's
+	// authentication configuration at start-up.
+	all := l.processes()
+	for _, p := range all[1 : len(all)-1] {
+		if err := l.ensureRunning(p); err != nil {
+			return err
 		}
 	}
-	all := append([]*process{etcd}, procs...)
 	var wg sync.WaitGroup
 	errs := make([]error, len(l.Clusters()))
 	for i, c := range l.Clusters() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = l.waitCluster(ctx, c, all)
+			errs[i] = l.waitCluster(ctx, c, all[:len(all)-1])
 		}()
 	}
 	wg.Wait()
@@ -332,12 +348,36 @@ func (l *Lab) waitCluster(ctx context.Context, c *Cluster, procs []*process) err
 		return err
 	}
 	if c.Member == nil {
-		return nil
+		return l.waitFed(ctx, procs)
 	}
 	if err := c.ensureNodes(ctx); err != nil {
 		return err
 	}
 	return l.waitFor(ctx, c.Name+" nodes ready", procs, c.nodesReady)
+}
+
+// waitFed waits for the lab's fed-apiserver, registers it in the host and waits until the
+// host reports its APIServices Available.
+func (l *Lab) waitFed(ctx context.Context, procs []*process) error {
+	f := l.fedServer()
+	p := l.fedProcess(f)
+	if !p.alive() {
+		if err := l.prepareFedIdentity(ctx); err != nil {
+			return err
+		}
+	}
+	if err := l.ensureRunning(p); err != nil {
+		return err
+	}
+	procs = append(procs[:len(procs):len(procs)], p)
+	ready := func(ctx context.Context) error { return l.fedReadyz(ctx, f) }
+	if err := l.waitFor(ctx, "fed-apiserver ready", procs, ready); err != nil {
+		return err
+	}
+	if err := l.registerFed(ctx, f); err != nil {
+		return err
+	}
+	return l.waitFor(ctx, "fed APIServices available", procs, l.fedAvailable)
 }
 
 func (l *Lab) ensureRunning(p *process) error {

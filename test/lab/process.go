@@ -98,15 +98,18 @@ func runs(pid int, bin string) bool {
 	return string(argv0) == bin
 }
 
-// stop sends SIGTERM, waits up to grace, then SIGKILL. It is a no-op for a process that is
-// not running; the PID file is removed either way.
+// stop sends SIGTERM, waits up to grace, then SIGKILL; with no grace it only kills, as a
+// crash would. It is a no-op for a process that is not running; the PID file is removed
+// either way.
 func (p *process) stop(grace time.Duration) error {
 	defer os.Remove(p.pidPath())
 	pid, ok := p.pid()
 	if !ok {
 		return nil
 	}
-	_ = syscall.Kill(pid, syscall.SIGTERM)
+	if grace > 0 {
+		_ = syscall.Kill(pid, syscall.SIGTERM)
+	}
 	deadline := time.Now().Add(grace)
 	for time.Now().Before(deadline) {
 		if !runs(pid, p.bin) {

@@ -37,7 +37,8 @@ func Shared(ctx context.Context) (*Lab, func(), error) {
 	}
 	bin := filepath.Join(root, "bin")
 	if _, err := os.Stat(filepath.Join(root, ".lab", "lab.json")); err == nil {
-		l, err := New(Options{Dir: filepath.Join(root, ".lab"), BinDir: bin})
+		// Processes a test restarts in this lab must outlive the test, like the rest of it.
+		l, err := New(Options{Dir: filepath.Join(root, ".lab"), BinDir: bin, Detach: true})
 		if err == nil && l.Running() && l.Host.readyz(ctx) == nil {
 			return l, func() {}, nil
 		}

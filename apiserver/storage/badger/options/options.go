@@ -119,7 +119,7 @@ func StorageWithCacher(db *badger.DB) generic.StorageDecorator {
 		}
 		delegator := cacherstorage.NewCacheDelegator(cacher, s)
 		var once sync.Once
-		return delegator, func() {
+		return &historyDelegator{CacheDelegator: delegator, raw: s, startRev: db.Revision()}, func() {
 			once.Do(func() {
 				delegator.Stop()
 				cacher.Stop()

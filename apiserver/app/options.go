@@ -1,0 +1,161 @@
+// Package app is fed-apiserver's command: its options, how they become a server config, and
+// the cobra command that runs it.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	genericoptions "k8s.io/apiserver/pkg/server/options"
+	"k8s.io/apiserver/pkg/util/compatibility"
+	netutils "k8s.io/utils/net"
+
+	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	"github.com/fedhq/fed/apis/generated/openapi"
+	"github.com/fedhq/fed/apiserver"
+	"github.com/fedhq/fed/apiserver/scheme"
+	"github.com/fedhq/fed/apiserver/storage/badger"
+	badgeroptions "github.com/fedhq/fed/apiserver/storage/badger/options"
+)
+
+const (
+	// BackendBadger stores everything in an embedded Badger database under --data-dir.
+	BackendBadger = "badger"
+	// BackendEtcd3 is k8s.io/apiserver's own etcd3 storage (--etcd-servers).
+	BackendEtcd3 = "etcd3"
+
+	etcdPrefix = "/registry/fed"
+)
+
+// Options are fed-apiserver's flags.
+type Options struct {
+	Recommended *genericoptions.RecommendedOptions
+	// DataDir is where the Badger backend keeps its database.
+	DataDir string
+
+	// etcd holds the storage options while the Badger backend runs: the generic options
+	// would otherwise validate and apply them as etcd settings.
+	etcd *genericoptions.EtcdOptions
+
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// NewOptions returns the defaults: Badger storage, delegated authentication and
+// authorization against the host cluster.
+func NewOptions(stdout, stderr io.Writer) *Options {
+	versions := schema.GroupVersions{clusterv1alpha1.SchemeGroupVersion, federationv1alpha1.SchemeGroupVersion}
+	o := &Options{
+		Recommended: genericoptions.NewRecommendedOptions(etcdPrefix, scheme.Codecs.LegacyCodec(versions...)),
+		DataDir:     "/var/lib/fed-apiserver",
+		Stdout:      stdout,
+		Stderr:      stderr,
+	}
+	o.Recommended.Etcd.StorageConfig.EncodeVersioner = versions
+	o.Recommended.Etcd.StorageConfig.Type = BackendBadger
+	return o
+}
+
+// AddFlags adds the generic server's flags and fed's own.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	o.Recommended.AddFlags(fs)
+	if f := fs.Lookup("storage-backend"); f != nil {
+		f.Usage = "The storage backend: badger (embedded, in --data-dir) or etcd3 (--etcd-servers; for several replicas)."
+	}
+	fs.StringVar(&o.DataDir, "data-dir", o.DataDir, "Directory of the Badger database (with --storage-backend=badger).")
+}
+
+func (o *Options) backend() string {
+	if o.etcd != nil {
+		return BackendBadger
+	}
+	return o.Recommended.Etcd.StorageConfig.Type
+}
+
+// Complete sets aside the etcd options when the Badger backend is chosen.
+func (o *Options) Complete() error {
+	if o.Recommended.Etcd != nil && o.Recommended.Etcd.StorageConfig.Type == BackendBadger {
+		o.etcd, o.Recommended.Etcd = o.Recommended.Etcd, nil
+	}
+	return nil
+}
+
+// Validate checks the options after Complete.
+func (o *Options) Validate() error {
+	errs := o.Recommended.Validate()
+	switch o.backend() {
+	case BackendBadger:
+		if o.DataDir == "" {
+			errs = append(errs, errors.New("--data-dir is required with --storage-backend=badger"))
+		}
+	case BackendEtcd3, "":
+	default:
+		errs = append(errs, fmt.Errorf("--storage-backend=%q: must be badger or etcd3", o.backend()))
+	}
+	return errors.Join(errs...)
+}
+
+// Config builds the server configuration. With the Badger backend it opens the database;
+// the returned close function releases it.
+func (o *Options) Config() (*apiserver.Config, func() error, error) {
+	noop := func() error { return nil }
+	if err := o.Recommended.SecureServing.MaybeDefaultWithSelfSignedCerts("localhost", nil, []net.IP{netutils.ParseIPSloppy("127.0.0.1")}); err != nil {
+		return nil, noop, fmt.Errorf("creating self-signed serving certificates: %w", err)
+	}
+	c := genericapiserver.NewRecommendedConfig(scheme.Codecs)
+	c.EffectiveVersion = compatibility.DefaultBuildEffectiveVersion()
+	namer := openapinamer.NewDefinitionNamer(scheme.Scheme)
+	c.OpenAPIConfig = genericapiserver.DefaultOpenAPIConfig(openapi.GetOpenAPIDefinitions, namer)
+	c.OpenAPIConfig.Info.Title = "fed"
+	c.OpenAPIV3Config = genericapiserver.DefaultOpenAPIV3Config(openapi.GetOpenAPIDefinitions, namer)
+	c.OpenAPIV3Config.Info.Title = "fed"
+	if err := disableUnservedPolicyPlugins(o.Recommended.CoreAPI, o.Recommended.Admission); err != nil {
+		return nil, noop, err
+	}
+	if err := o.Recommended.ApplyTo(c); err != nil {
+		return nil, noop, err
+	}
+	if o.backend() != BackendBadger {
+		return &apiserver.Config{GenericConfig: c}, noop, nil
+	}
+
+	storageConfig := o.etcd.StorageConfig
+	if storageConfig.StorageObjectCountTracker == nil {
+		storageConfig.StorageObjectCountTracker = c.StorageObjectCountTracker
+	}
+	db, err := badger.Open(o.DataDir, badger.WithCompactionInterval(storageConfig.CompactionInterval))
+	if err != nil {
+		return nil, noop, fmt.Errorf("opening the Badger database in %s: %w", o.DataDir, err)
+	}
+	c.RESTOptionsGetter = &badgeroptions.RESTOptionsGetter{
+		DB:                      db,
+		StorageFactory:          &genericoptions.SimpleStorageFactory{StorageConfig: storageConfig},
+		EnableWatchCache:        o.etcd.EnableWatchCache,
+		EnableGarbageCollection: o.etcd.EnableGarbageCollection,
+		DeleteCollectionWorkers: o.etcd.DeleteCollectionWorkers,
+		CountMetricPollPeriod:   storageConfig.CountMetricPollPeriod,
+	}
+	return &apiserver.Config{GenericConfig: c}, db.Close, nil
+}
+
+// Run starts the server and serves until ctx is done.
+func (o *Options) Run(ctx context.Context) error {
+	config, closeStorage, err := o.Config()
+	if err != nil {
+		return err
+	}
+	defer closeStorage()
+	server, err := config.Complete().New()
+	if err != nil {
+		return err
+	}
+	return server.GenericAPIServer.PrepareRun().RunWithContext(ctx)
+}

@@ -1,0 +1,40 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package clusters stores the member clusters of the fleet,
+// clusters.cluster.fedhq.io, and their status subresource.
+package clusters
+
+import (
+	"github.com/fedhq/fed/apis/cluster"
+	"github.com/fedhq/fed/apis/cluster/v1alpha1"
+	"github.com/fedhq/fed/apis/cluster/validation"
+	"github.com/fedhq/fed/apiserver/registry/registrykit"
+)
+
+// Strategy creates, updates and deletes Clusters.
+var Strategy = registrykit.NewStrategy(registrykit.Hooks[*cluster.Cluster]{
+	GroupVersion: v1alpha1.SchemeGroupVersion,
+	New:          func() *cluster.Cluster { return &cluster.Cluster{} },
+	Parts:        func(c *cluster.Cluster) (spec, status any) { return &c.Spec, &c.Status },
+
+	Validate:             validation.ValidateCluster,
+	ValidateUpdate:       validation.ValidateClusterUpdate,
+	ValidateStatusUpdate: validation.ValidateClusterStatusUpdate,
+})
+
+// StatusStrategy writes the status of Clusters.
+var StatusStrategy = Strategy.StatusStrategy()

@@ -1,0 +1,42 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package clusterpropagationpolicies
+
+import (
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/registry/generic"
+
+	"github.com/fedhq/fed/apis/federation"
+	"github.com/fedhq/fed/apiserver/registry/federation/propagationpolicies"
+	"github.com/fedhq/fed/apiserver/registry/registrykit"
+)
+
+var columns = propagationpolicies.Columns(func(p *federation.ClusterPropagationPolicy) *federation.PropagationSpec {
+	return &p.Spec
+})
+
+// NewStorage returns the storage of clusterpropagationpolicies.
+func NewStorage(optsGetter generic.RESTOptionsGetter) (*registrykit.Storage, error) {
+	return registrykit.NewStorage(optsGetter, registrykit.Config[*federation.ClusterPropagationPolicy]{
+		Resource:   federation.Resource("clusterpropagationpolicies"),
+		Singular:   "clusterpropagationpolicy",
+		NewList:    func() runtime.Object { return &federation.ClusterPropagationPolicyList{} },
+		Strategy:   Strategy,
+		ShortNames: []string{"cpp"},
+		Columns:    columns,
+	})
+}

@@ -1,0 +1,88 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package registry
+
+import (
+	"slices"
+	"testing"
+
+	"k8s.io/apiserver/pkg/registry/rest"
+
+	"github.com/fedhq/fed/apis/federation"
+	"github.com/fedhq/fed/apiserver/registry/internal/registrytest"
+)
+
+func TestFederationStorage(t *testing.T) {
+	m := storageMap(t, NewFederationGroupInfo)
+	expectPaths(t, m, "propagationpolicies", "clusterpropagationpolicies", "overridepolicies", "clusteroverridepolicies",
+		"resourcebindings", "resourcebindings/status", "clusterresourcebindings", "clusterresourcebindings/status",
+		"works", "works/status", "federatedhpas", "federatedhpas/status", "cronfederatedhpas", "cronfederatedhpas/status")
+	tests := map[string]func(*testing.T){
+		"propagationpolicies": func(t *testing.T) {
+			storageCase[*federation.PropagationPolicy]{Case: registrytest.PropagationPolicy(), shortNames: []string{"pp"}}.
+				run(t, m, "propagationpolicies")
+		},
+		"clusterpropagationpolicies": func(t *testing.T) {
+			storageCase[*federation.ClusterPropagationPolicy]{Case: registrytest.ClusterPropagationPolicy(), shortNames: []string{"cpp"}}.
+				run(t, m, "clusterpropagationpolicies")
+		},
+		"overridepolicies": func(t *testing.T) {
+			storageCase[*federation.OverridePolicy]{Case: registrytest.OverridePolicy(), shortNames: []string{"op"}}.
+				run(t, m, "overridepolicies")
+		},
+		"clusteroverridepolicies": func(t *testing.T) {
+			storageCase[*federation.ClusterOverridePolicy]{Case: registrytest.ClusterOverridePolicy(), shortNames: []string{"cop"}}.
+				run(t, m, "clusteroverridepolicies")
+		},
+		"resourcebindings": func(t *testing.T) {
+			storageCase[*federation.ResourceBinding]{Case: registrytest.ResourceBinding(), shortNames: []string{"rb"},
+				selects: "spec.resource.kind=Deployment,spec.resource.name=nginx"}.run(t, m, "resourcebindings")
+		},
+		"clusterresourcebindings": func(t *testing.T) {
+			storageCase[*federation.ClusterResourceBinding]{Case: registrytest.ClusterResourceBinding(), shortNames: []string{"crb"},
+				selects: "spec.resource.kind=ClusterRole"}.run(t, m, "clusterresourcebindings")
+		},
+		"works": func(t *testing.T) {
+			storageCase[*federation.Work]{Case: registrytest.Work()}.run(t, m, "works")
+		},
+		"federatedhpas": func(t *testing.T) {
+			storageCase[*federation.FederatedHPA]{Case: registrytest.FederatedHPA(), shortNames: []string{"fhpa"}}.
+				run(t, m, "federatedhpas")
+		},
+		"cronfederatedhpas": func(t *testing.T) {
+			storageCase[*federation.CronFederatedHPA]{Case: registrytest.CronFederatedHPA(), shortNames: []string{"cronfhpa"}}.
+				run(t, m, "cronfederatedhpas")
+		},
+	}
+	for name, test := range tests {
+		t.Run(name, test)
+	}
+}
+
+// expectPaths checks that m serves exactly paths.
+func expectPaths(t *testing.T, m map[string]rest.Storage, paths ...string) {
+	t.Helper()
+	var got []string
+	for p := range m {
+		got = append(got, p)
+	}
+	slices.Sort(got)
+	slices.Sort(paths)
+	if !slices.Equal(got, paths) {
+		t.Errorf("paths: got %q, want %q", got, paths)
+	}
+}

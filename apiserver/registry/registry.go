@@ -1,0 +1,114 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package registry assembles the REST storage of fed's API groups for the
+// API server.
+package registry
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/registry/generic"
+	"k8s.io/apiserver/pkg/registry/rest"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+
+	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	"github.com/fedhq/fed/apiserver/registry/cluster/clusters"
+	"github.com/fedhq/fed/apiserver/registry/federation/clusteroverridepolicies"
+	"github.com/fedhq/fed/apiserver/registry/federation/clusterpropagationpolicies"
+	"github.com/fedhq/fed/apiserver/registry/federation/clusterresourcebindings"
+	"github.com/fedhq/fed/apiserver/registry/federation/cronfederatedhpas"
+	"github.com/fedhq/fed/apiserver/registry/federation/federatedhpas"
+	"github.com/fedhq/fed/apiserver/registry/federation/overridepolicies"
+	"github.com/fedhq/fed/apiserver/registry/federation/propagationpolicies"
+	"github.com/fedhq/fed/apiserver/registry/federation/resourcebindings"
+	"github.com/fedhq/fed/apiserver/registry/federation/works"
+	"github.com/fedhq/fed/apiserver/registry/registrykit"
+	"github.com/fedhq/fed/apiserver/scheme"
+)
+
+// newStorageFunc builds the storage of one resource.
+type newStorageFunc func(generic.RESTOptionsGetter) (*registrykit.Storage, error)
+
+// NewClusterGroupInfo returns cluster.fedhq.io with the storage of clusters
+// and clusters/status on the backend optsGetter chooses. Call it before
+// serving, not concurrently with NewFederationGroupInfo: both register field
+// selectors in scheme.Scheme.
+func NewClusterGroupInfo(optsGetter generic.RESTOptionsGetter) (*genericapiserver.APIGroupInfo, error) {
+	// clusters/proxy, a rest.Connecter reading the clusters storage, joins
+	// the map here when it is written.
+	return newGroupInfo(clusterv1alpha1.SchemeGroupVersion, optsGetter, clusters.NewStorage)
+}
+
+// NewFederationGroupInfo returns federation.fedhq.io with the storage of all
+// its resources and their status subresources on the backend optsGetter
+// chooses.
+func NewFederationGroupInfo(optsGetter generic.RESTOptionsGetter) (*genericapiserver.APIGroupInfo, error) {
+	return newGroupInfo(federationv1alpha1.SchemeGroupVersion, optsGetter,
+		propagationpolicies.NewStorage,
+		clusterpropagationpolicies.NewStorage,
+		overridepolicies.NewStorage,
+		clusteroverridepolicies.NewStorage,
+		resourcebindings.NewStorage,
+		clusterresourcebindings.NewStorage,
+		works.NewStorage,
+		federatedhpas.NewStorage,
+		cronfederatedhpas.NewStorage,
+	)
+}
+
+// newGroupInfo also registers the field selectors of fed's kinds in
+// scheme.Scheme, which the group's handlers use to check them.
+func newGroupInfo(gv schema.GroupVersion, optsGetter generic.RESTOptionsGetter, newStorages ...newStorageFunc) (*genericapiserver.APIGroupInfo, error) {
+	info := genericapiserver.NewDefaultAPIGroupInfo(gv.Group, scheme.Scheme, metav1.ParameterCodec, scheme.Codecs)
+	if err := AddFieldLabelConversionFuncs(info.Scheme); err != nil {
+		return nil, err
+	}
+	resources := map[string]rest.Storage{}
+	for _, newStorage := range newStorages {
+		s, err := newStorage(optsGetter)
+		if err != nil {
+			for _, r := range resources {
+				r.Destroy()
+			}
+			return nil, err
+		}
+		s.AddTo(resources)
+	}
+	info.VersionedResourcesStorageMap[gv.Version] = resources
+	return &info, nil
+}
+
+// AddFieldLabelConversionFuncs registers in s the field selectors fed
+// resources support beyond metadata.name and metadata.namespace, so that the
+// request handlers let them through. NewClusterGroupInfo and
+// NewFederationGroupInfo call it on scheme.Scheme; a server serving fed's
+// kinds from another scheme calls it on that one, before it serves.
+func AddFieldLabelConversionFuncs(s *runtime.Scheme) error {
+	conversions := map[schema.GroupVersionKind]runtime.FieldLabelConversionFunc{
+		clusterv1alpha1.SchemeGroupVersion.WithKind("Cluster"):                   clusters.SelectableFields.ConvertFieldLabel,
+		federationv1alpha1.SchemeGroupVersion.WithKind("ResourceBinding"):        resourcebindings.SelectableFields.ConvertFieldLabel,
+		federationv1alpha1.SchemeGroupVersion.WithKind("ClusterResourceBinding"): clusterresourcebindings.SelectableFields.ConvertFieldLabel,
+	}
+	for gvk, convert := range conversions {
+		if err := s.AddFieldLabelConversionFunc(gvk, convert); err != nil {
+			return err
+		}
+	}
+	return nil
+}

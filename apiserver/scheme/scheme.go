@@ -1,0 +1,36 @@
+// Package scheme holds the runtime scheme and codecs of fed-apiserver: every fed API group,
+// internal and versioned, plus the meta types every API server serves.
+package scheme
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+
+	clusterinstall "github.com/fedhq/fed/apis/cluster/install"
+	federationinstall "github.com/fedhq/fed/apis/federation/install"
+)
+
+var (
+	// Scheme knows every type fed-apiserver serves.
+	Scheme = runtime.NewScheme()
+	// Codecs encode and decode them.
+	Codecs = serializer.NewCodecFactory(Scheme)
+)
+
+func init() {
+	clusterinstall.Install(Scheme)
+	federationinstall.Install(Scheme)
+
+	// The unversioned meta types (Status, WatchEvent, options) of the core group.
+	metav1.AddToGroupVersion(Scheme, schema.GroupVersion{Version: "v1"})
+	unversioned := schema.GroupVersion{Group: "", Version: "v1"}
+	Scheme.AddUnversionedTypes(unversioned,
+		&metav1.Status{},
+		&metav1.APIVersions{},
+		&metav1.APIGroupList{},
+		&metav1.APIGroup{},
+		&metav1.APIResourceList{},
+	)
+}

@@ -1,0 +1,287 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+	aggregator "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
+)
+
+const (
+	// FedNamespace is where fed keeps its objects in the host cluster.
+	FedNamespace = "fed-system"
+	fedService   = "fed-apiserver"
+	fedProcess   = "fed-apiserver"
+)
+
+// FedGroupVersions are the API group versions fed-apiserver registers in the host.
+var FedGroupVersions = []struct{ Group, Version string }{
+	{"cluster.fedhq.io", "v1alpha1"},
+	{"federation.fedhq.io", "v1alpha1"},
+}
+
+// FedServer is a fed-apiserver process of the lab.
+type FedServer struct {
+	Name string
+	Port int
+	// Dir holds its serving certificate and, with the Badger backend, its data.
+	Dir string
+	// Args are the storage flags; the lab adds serving and delegation flags.
+	Args []string
+}
+
+// URL is where the server listens (directly, not through the host).
+func (f *FedServer) URL() string { return "https://127.0.0.1:" + strconv.Itoa(f.Port) }
+
+// fedServer is the lab's own fed-apiserver, registered in the host: Badger in .lab/fed.
+func (l *Lab) fedServer() *FedServer {
+	dir := filepath.Join(l.opts.Dir, "fed")
+	return &FedServer{Name: fedProcess, Port: l.state.Ports[fedProcess], Dir: dir, Args: []string{"--data-dir=" + filepath.Join(dir, "data")}}
+}
+
+// FedServer returns the lab's registered fed-apiserver.
+func (l *Lab) FedServer() *FedServer { return l.fedServer() }
+
+func (l *Lab) fedProcess(f *FedServer) *process {
+	kubeconfig := l.fedKubeconfig()
+	args := append([]string{
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(f.Port),
+		"--tls-cert-file=" + filepath.Join(f.Dir, "serving.crt"),
+		"--tls-private-key-file=" + filepath.Join(f.Dir, "serving.key"),
+		"--kubeconfig=" + kubeconfig,
+		"--authentication-kubeconfig=" + kubeconfig,
+		"--authorization-kubeconfig=" + kubeconfig,
+	}, f.Args...)
+	return l.process(f.Name, "fed-apiserver", args)
+}
+
+// fedKubeconfig is the host credential fed-apiserver runs with: its service account's.
+func (l *Lab) fedKubeconfig() string { return filepath.Join(l.opts.Dir, "fed", "host.kubeconfig") }
+
+// prepareFedIdentity installs fed-apiserver's service account and RBAC in the host from
+// artifacts/deploy, as a user would for a real host, and writes a kubeconfig with a token
+// of that service account. The lab's fed-apiserver thereby proves the RBAC is enough.
+func (l *Lab) prepareFedIdentity(ctx context.Context) error {
+	deploy := filepath.Join(filepath.Dir(l.opts.BinDir), "artifacts", "deploy")
+	cmd := exec.CommandContext(ctx, filepath.Join(l.opts.BinDir, "kubectl"), "--kubeconfig", l.Host.Kubeconfig,
+		"apply", "-f", filepath.Join(deploy, "namespace.yaml"), "-f", filepath.Join(deploy, "rbac.yaml"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("applying %s: %w: %s", deploy, err, out)
+	}
+	cs, err := l.Host.Client()
+	if err != nil {
+		return err
+	}
+	expiry := int64(30 * 24 * time.Hour / time.Second)
+	tr, err := cs.CoreV1().ServiceAccounts(FedNamespace).CreateToken(ctx, "fed-apiserver",
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &expiry}}, metav1.CreateOptions{})
+	if err != nil {
+		return fmt.Errorf("token for fed-apiserver: %w", err)
+	}
+	caPEM, err := os.ReadFile(l.Host.file("ca.crt"))
+	if err != nil {
+		return err
+	}
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["host"] = &clientcmdapi.Cluster{Server: l.Host.URL(), CertificateAuthorityData: caPEM}
+	cfg.AuthInfos["fed-apiserver"] = &clientcmdapi.AuthInfo{Token: tr.Status.Token}
+	cfg.Contexts["host"] = &clientcmdapi.Context{Cluster: "host", AuthInfo: "fed-apiserver"}
+	cfg.CurrentContext = "host"
+	return clientcmd.WriteToFile(*cfg, l.fedKubeconfig())
+}
+
+// prepareFed issues the server's serving certificate from the host's CA, which the
+// APIService trusts through its caBundle.
+func (l *Lab) prepareFed(f *FedServer) error {
+	if err := os.MkdirAll(f.Dir, 0o755); err != nil {
+		return err
+	}
+	ca, err := loadOrCreateCA(l.Host.Dir, "ca", l.Host.Name+"-ca")
+	if err != nil {
+		return err
+	}
+	// The aggregator checks the name of the Service it was told to use.
+	svcName := fedService + "." + FedNamespace + ".svc"
+	_, err = ca.issue(f.Dir, "serving", "fed-apiserver", nil, []string{"localhost", "127.0.0.1", svcName})
+	return err
+}
+
+// StartFedServer starts another fed-apiserver (not registered in the host) with the given
+// storage flags, e.g. to run the same tests on the etcd3 backend. Its serving certificate
+// is signed by the host's CA, so the host's kubeconfigs reach it directly at its URL.
+func (l *Lab) StartFedServer(ctx context.Context, name string, storageArgs ...string) (*FedServer, func(), error) {
+	port, err := freePort("127.0.0.1")
+	if err != nil {
+		return nil, nil, err
+	}
+	f := &FedServer{Name: name, Port: port, Dir: filepath.Join(l.opts.Dir, name), Args: storageArgs}
+	if err := l.prepareFedIdentity(ctx); err != nil {
+		return nil, nil, err
+	}
+	if err := l.prepareFed(f); err != nil {
+		return nil, nil, err
+	}
+	p := l.fedProcess(f)
+	if err := p.start(false); err != nil {
+		return nil, nil, err
+	}
+	stop := func() { _ = p.stop(10 * time.Second) }
+	if err := l.waitFor(ctx, name+" ready", []*process{p}, func(ctx context.Context) error { return l.fedReadyz(ctx, f) }); err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return f, stop, nil
+}
+
+// FedRESTConfig returns the host admin's client configuration aimed straight at f.
+func (l *Lab) FedRESTConfig(f *FedServer) (*rest.Config, error) {
+	cfg, err := l.Host.RESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	cfg.Host = f.URL()
+	return cfg, nil
+}
+
+func (l *Lab) fedReadyz(ctx context.Context, f *FedServer) error {
+	cfg, err := l.FedRESTConfig(f)
+	if err != nil {
+		return err
+	}
+	return readyz(ctx, f.Name, cfg)
+}
+
+// registerFed makes the host forward fed's groups to the lab's fed-apiserver: a Service of
+// type ExternalName pointing at localhost, and one APIService per group version.
+func (l *Lab) registerFed(ctx context.Context, f *FedServer) error {
+	cs, err := l.Host.Client()
+	if err != nil {
+		return err
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: FedNamespace}}
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: fedService, Namespace: FedNamespace},
+		Spec: corev1.ServiceSpec{
+			Type:         corev1.ServiceTypeExternalName,
+			ExternalName: "localhost",
+			Ports:        []corev1.ServicePort{{Name: "https", Port: int32(f.Port), TargetPort: intstr.FromInt32(int32(f.Port))}},
+		},
+	}
+	if err := createOrUpdate(ctx, svc, cs.CoreV1().Services(FedNamespace).Get, cs.CoreV1().Services(FedNamespace).Create, cs.CoreV1().Services(FedNamespace).Update); err != nil {
+		return fmt.Errorf("fed-apiserver service: %w", err)
+	}
+	cfg, err := l.Host.RESTConfig()
+	if err != nil {
+		return err
+	}
+	agg, err := aggregator.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	caPEM, err := os.ReadFile(filepath.Join(l.Host.Dir, "ca.crt"))
+	if err != nil {
+		return err
+	}
+	port := int32(f.Port)
+	apiservices := agg.ApiregistrationV1().APIServices()
+	for _, gv := range FedGroupVersions {
+		as := &apiregistrationv1.APIService{
+			ObjectMeta: metav1.ObjectMeta{Name: gv.Version + "." + gv.Group},
+			Spec: apiregistrationv1.APIServiceSpec{
+				Group:                gv.Group,
+				Version:              gv.Version,
+				Service:              &apiregistrationv1.ServiceReference{Namespace: FedNamespace, Name: fedService, Port: &port},
+				CABundle:             caPEM,
+				GroupPriorityMinimum: 1000,
+				VersionPriority:      15,
+			},
+		}
+		if err := createOrUpdate(ctx, as, apiservices.Get, apiservices.Create, apiservices.Update); err != nil {
+			return fmt.Errorf("APIService %s: %w", as.Name, err)
+		}
+	}
+	return nil
+}
+
+// fedAvailable reports nil when every fed APIService is Available in the host.
+func (l *Lab) fedAvailable(ctx context.Context) error {
+	cfg, err := l.Host.RESTConfig()
+	if err != nil {
+		return err
+	}
+	agg, err := aggregator.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	for _, gv := range FedGroupVersions {
+		as, err := agg.ApiregistrationV1().APIServices().Get(ctx, gv.Version+"."+gv.Group, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		available := false
+		for _, c := range as.Status.Conditions {
+			if c.Type == apiregistrationv1.Available {
+				if c.Status != apiregistrationv1.ConditionTrue {
+					return fmt.Errorf("APIService %s not available: %s: %s", as.Name, c.Reason, c.Message)
+				}
+				available = true
+			}
+		}
+		if !available {
+			return fmt.Errorf("APIService %s has no Available condition yet", as.Name)
+		}
+		// The condition may still tell of a server that was restarted; ask through the
+		// host as a client would.
+		if _, err := cs.Discovery().ServerResourcesForGroupVersion(gv.Group + "/" + gv.Version); err != nil {
+			return fmt.Errorf("%s/%s through the host: %w", gv.Group, gv.Version, err)
+		}
+	}
+	return nil
+}
+
+type object interface {
+	metav1.Object
+	comparable
+}
+
+// createOrUpdate creates obj, or replaces the existing object's spec with it (keeping its
+// resourceVersion).
+func createOrUpdate[T object](ctx context.Context, obj T,
+	get func(context.Context, string, metav1.GetOptions) (T, error),
+	create func(context.Context, T, metav1.CreateOptions) (T, error),
+	update func(context.Context, T, metav1.UpdateOptions) (T, error)) error {
+	existing, err := get(ctx, obj.GetName(), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		_, err = create(ctx, obj, metav1.CreateOptions{})
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	obj.SetResourceVersion(existing.GetResourceVersion())
+	_, err = update(ctx, obj, metav1.UpdateOptions{})
+	return err
+}
