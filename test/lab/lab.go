@@ -311,21 +311,13 @@ func (l *Lab) Up(ctx context.Context) error {
 	if err := l.waitFor(ctx, "etcd", []*process{etcd}, l.etcdHealthy); err != nil {
 		return err
 	}
-	// fed-apiserver (last) starts once the host is ready: it reads the host's
-	// authentication configuration at start-up.
-	all := l.processes()
-	for _, p := range all[1 : len(all)-1] {
-		if err := l.ensureRunning(p); err != nil {
-			return err
-		}
-	}
 	var wg sync.WaitGroup
 	errs := make([]error, len(l.Clusters()))
 	for i, c := range l.Clusters() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = l.waitCluster(ctx, c, all[:len(all)-1])
+			errs[i] = l.upCluster(ctx, c, etcd)
 		}()
 	}
 	wg.Wait()
@@ -343,17 +335,31 @@ func firstProcessError(errs []error) error {
 	return errors.Join(errs...)
 }
 
-func (l *Lab) waitCluster(ctx context.Context, c *Cluster, procs []*process) error {
-	if err := l.waitFor(ctx, c.Name+" apiserver ready", procs, c.readyz); err != nil {
+// upCluster starts a cluster's apiserver, then, once it is ready, the components that need
+// it (a controller manager gives up on an apiserver that is not healthy within seconds),
+// and waits for the member's nodes or, on the host, for fed-apiserver.
+func (l *Lab) upCluster(ctx context.Context, c *Cluster, etcd *process) error {
+	procs := c.processes(l)
+	watched := []*process{etcd, procs[0]}
+	if err := l.ensureRunning(procs[0]); err != nil {
 		return err
 	}
+	if err := l.waitFor(ctx, c.Name+" apiserver ready", watched, c.readyz); err != nil {
+		return err
+	}
+	for _, p := range procs[1:] {
+		if err := l.ensureRunning(p); err != nil {
+			return err
+		}
+		watched = append(watched, p)
+	}
 	if c.Member == nil {
-		return l.waitFed(ctx, procs)
+		return l.waitFed(ctx, watched)
 	}
 	if err := c.ensureNodes(ctx); err != nil {
 		return err
 	}
-	return l.waitFor(ctx, c.Name+" nodes ready", procs, c.nodesReady)
+	return l.waitFor(ctx, c.Name+" nodes ready", watched, c.nodesReady)
 }
 
 // waitFed waits for the lab's fed-apiserver, registers it in the host and waits until the
