@@ -6,8 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -50,7 +52,11 @@ func (p *process) start(detach bool) error {
 	} else {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	}
-	if err := cmd.Start(); err != nil {
+	start := cmd.Start
+	if !detach {
+		start = func() error { return startOnSpawnThread(cmd) }
+	}
+	if err := start(); err != nil {
 		return fmt.Errorf("starting %s: %w", p.name, err)
 	}
 	pid := cmd.Process.Pid
@@ -60,6 +66,34 @@ func (p *process) start(detach bool) error {
 	// Reap the child when it exits so that a crash shows as a dead PID, not a zombie.
 	go func() { _ = cmd.Wait() }()
 	return nil
+}
+
+// The kernel sends a child its parent-death signal when the thread that forked it exits,
+// not the process, and the Go runtime may end idle threads. Attached children are therefore
+// forked from one goroutine locked to its thread for the life of the process.
+var (
+	spawnOnce sync.Once
+	spawns    chan spawnRequest
+)
+
+type spawnRequest struct {
+	cmd  *exec.Cmd
+	done chan error
+}
+
+func startOnSpawnThread(cmd *exec.Cmd) error {
+	spawnOnce.Do(func() {
+		spawns = make(chan spawnRequest)
+		go func() {
+			runtime.LockOSThread() // never unlocked: the thread lives as long as the process
+			for req := range spawns {
+				req.done <- req.cmd.Start()
+			}
+		}()
+	})
+	req := spawnRequest{cmd: cmd, done: make(chan error, 1)}
+	spawns <- req
+	return <-req.done
 }
 
 // pid returns the PID recorded for the process if that PID still runs this process's binary.
