@@ -174,3 +174,13 @@ type ClusterList struct {
 	// Items are the clusters.
 	Items []Cluster
 }
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// ClusterProxyOptions is the query of a request to the clusters/proxy subresource.
+type ClusterProxyOptions struct {
+	metav1.TypeMeta
+
+	// Path is the path on the member's API server the request goes to.
+	Path string
+}

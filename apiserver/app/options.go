@@ -124,7 +124,7 @@ func (o *Options) Config() (*apiserver.Config, func() error, error) {
 		return nil, noop, err
 	}
 	if o.backend() != BackendBadger {
-		return &apiserver.Config{GenericConfig: c}, noop, nil
+		return &apiserver.Config{GenericConfig: c, HostClientConfig: c.ClientConfig}, noop, nil
 	}
 
 	storageConfig := o.etcd.StorageConfig
@@ -143,7 +143,7 @@ func (o *Options) Config() (*apiserver.Config, func() error, error) {
 		DeleteCollectionWorkers: o.etcd.DeleteCollectionWorkers,
 		CountMetricPollPeriod:   storageConfig.CountMetricPollPeriod,
 	}
-	return &apiserver.Config{GenericConfig: c}, db.Close, nil
+	return &apiserver.Config{GenericConfig: c, HostClientConfig: c.ClientConfig}, db.Close, nil
 }
 
 // Run starts the server and serves until ctx is done.

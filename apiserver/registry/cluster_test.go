@@ -17,7 +17,13 @@ limitations under the License.
 package registry
 
 import (
+	"context"
+	"errors"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apiserver/pkg/registry/generic"
+	genericapiserver "k8s.io/apiserver/pkg/server"
 
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -29,8 +35,13 @@ import (
 )
 
 func TestClusterStorage(t *testing.T) {
-	m := storageMap(t, NewClusterGroupInfo)
-	expectPaths(t, m, "clusters", "clusters/status")
+	noSecrets := func(context.Context, string, string) (*corev1.Secret, error) {
+		return nil, errors.New("no host in this test")
+	}
+	m := storageMap(t, func(o generic.RESTOptionsGetter) (*genericapiserver.APIGroupInfo, error) {
+		return NewClusterGroupInfo(o, noSecrets)
+	})
+	expectPaths(t, m, "clusters", "clusters/status", "clusters/proxy")
 	if _, _, err := scheme.Scheme.ConvertFieldLabel(clusterv1alpha1.SchemeGroupVersion.WithKind("Cluster"), "spec.syncMode", "Push"); err != nil {
 		t.Errorf("field selector on spec.syncMode: %v", err)
 	}

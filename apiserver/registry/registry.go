@@ -19,7 +19,6 @@ limitations under the License.
 package registry
 
 import (
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/registry/generic"
@@ -45,14 +44,17 @@ import (
 // newStorageFunc builds the storage of one resource.
 type newStorageFunc func(generic.RESTOptionsGetter) (*registrykit.Storage, error)
 
-// NewClusterGroupInfo returns cluster.fedhq.io with the storage of clusters
-// and clusters/status on the backend optsGetter chooses. Call it before
-// serving, not concurrently with NewFederationGroupInfo: both register field
-// selectors in scheme.Scheme.
-func NewClusterGroupInfo(optsGetter generic.RESTOptionsGetter) (*genericapiserver.APIGroupInfo, error) {
-	// clusters/proxy, a rest.Connecter reading the clusters storage, joins
-	// the map here when it is written.
-	return newGroupInfo(clusterv1alpha1.SchemeGroupVersion, optsGetter, clusters.NewStorage)
+// NewClusterGroupInfo returns cluster.fedhq.io with the storage of clusters and
+// clusters/status on the backend optsGetter chooses, and clusters/proxy, which reaches
+// members with the credentials that secrets reads from the host.
+func NewClusterGroupInfo(optsGetter generic.RESTOptionsGetter, secrets clusters.SecretGetter) (*genericapiserver.APIGroupInfo, error) {
+	info, err := newGroupInfo(clusterv1alpha1.SchemeGroupVersion, optsGetter, clusters.NewStorage)
+	if err != nil {
+		return nil, err
+	}
+	resources := info.VersionedResourcesStorageMap[clusterv1alpha1.SchemeGroupVersion.Version]
+	resources["clusters/proxy"] = &clusters.ProxyREST{Clusters: resources["clusters"].(rest.Getter), Secrets: secrets}
+	return info, nil
 }
 
 // NewFederationGroupInfo returns federation.fedhq.io with the storage of all
@@ -75,7 +77,7 @@ func NewFederationGroupInfo(optsGetter generic.RESTOptionsGetter) (*genericapise
 // newGroupInfo also registers the field selectors of fed's kinds in
 // scheme.Scheme, which the group's handlers use to check them.
 func newGroupInfo(gv schema.GroupVersion, optsGetter generic.RESTOptionsGetter, newStorages ...newStorageFunc) (*genericapiserver.APIGroupInfo, error) {
-	info := genericapiserver.NewDefaultAPIGroupInfo(gv.Group, scheme.Scheme, metav1.ParameterCodec, scheme.Codecs)
+	info := genericapiserver.NewDefaultAPIGroupInfo(gv.Group, scheme.Scheme, scheme.ParameterCodec, scheme.Codecs)
 	if err := AddFieldLabelConversionFuncs(info.Scheme); err != nil {
 		return nil, err
 	}

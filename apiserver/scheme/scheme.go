@@ -17,6 +17,9 @@ var (
 	Scheme = runtime.NewScheme()
 	// Codecs encode and decode them.
 	Codecs = serializer.NewCodecFactory(Scheme)
+	// ParameterCodec decodes query parameters, including fed's own options types
+	// (clusters/proxy's ClusterProxyOptions).
+	ParameterCodec = runtime.NewParameterCodec(Scheme)
 )
 
 func init() {

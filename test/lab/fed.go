@@ -20,6 +20,8 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	aggregator "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
+
+	fedclient "github.com/fedhq/fed/apis/generated/clientset/versioned"
 )
 
 const (
@@ -284,4 +286,35 @@ func createOrUpdate[T object](ctx context.Context, obj T,
 	obj.SetResourceVersion(existing.GetResourceVersion())
 	_, err = update(ctx, obj, metav1.UpdateOptions{})
 	return err
+}
+
+// JoinMembers joins every member that has no Cluster yet, with `kubectl fed join` as a user
+// would, under its own name and with its region, zone and provider, waiting until Ready.
+func (l *Lab) JoinMembers(ctx context.Context) error {
+	cfg, err := l.Host.RESTConfig()
+	if err != nil {
+		return err
+	}
+	fed, err := fedclient.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	for _, m := range l.Members {
+		_, err := fed.ClusterV1alpha1().Clusters().Get(ctx, m.Name, metav1.GetOptions{})
+		if err == nil {
+			continue
+		}
+		if !apierrors.IsNotFound(err) {
+			return err
+		}
+		start := time.Now()
+		cmd := exec.CommandContext(ctx, filepath.Join(l.opts.BinDir, "kubectl-fed"), "--kubeconfig", l.Host.Kubeconfig,
+			"join", m.Name, "--cluster-kubeconfig", m.Kubeconfig,
+			"--region", m.Member.Region, "--zone", m.Member.Zone, "--provider", m.Member.Provider, "--timeout", "60s")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("joining %s: %w\n%s", m.Name, err, out)
+		}
+		fmt.Fprintf(l.opts.Out, "%s joined and Ready (%.1fs)\n", m.Name, time.Since(start).Seconds())
+	}
+	return nil
 }

@@ -321,7 +321,10 @@ func (l *Lab) Up(ctx context.Context) error {
 		}()
 	}
 	wg.Wait()
-	return firstProcessError(errs)
+	if err := firstProcessError(errs); err != nil {
+		return err
+	}
+	return l.JoinMembers(ctx)
 }
 
 // firstProcessError prefers a dead process's report over the time-outs it caused elsewhere.
@@ -341,6 +344,15 @@ func firstProcessError(errs []error) error {
 func (l *Lab) upCluster(ctx context.Context, c *Cluster, etcd *process) error {
 	procs := c.processes(l)
 	watched := []*process{etcd, procs[0]}
+	if !procs[0].alive() {
+		// Components that lost their apiserver do not all recover (a controller manager
+		// stops filling token Secrets, kwok's node caches go stale): restart them with it.
+		for _, p := range procs[1:] {
+			if err := l.stop(p); err != nil {
+				return err
+			}
+		}
+	}
 	if err := l.ensureRunning(procs[0]); err != nil {
 		return err
 	}

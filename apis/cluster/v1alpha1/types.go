@@ -206,3 +206,15 @@ type ClusterList struct {
 	// Items are the clusters.
 	Items []Cluster `json:"items"`
 }
+
+// +k8s:conversion-gen:explicit-from=net/url.Values
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// ClusterProxyOptions is the query of a request to the clusters/proxy subresource.
+type ClusterProxyOptions struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// Path is the path on the member's API server the request goes to.
+	// +optional
+	Path string `json:"path,omitempty"`
+}

@@ -1,0 +1,40 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+// Names that join, the cluster controller, the proxy and the plugin agree on.
+const (
+	// FedNamespace is fed's namespace, in the host (member credentials) and in each member
+	// (fed's service account there).
+	FedNamespace = "fed-system"
+	// MemberServiceAccount is the service account join creates in a member for fed.
+	MemberServiceAccount = "fed"
+
+	// SecretTokenKey, SecretCABundleKey and SecretKubeconfigKey are the keys of the Secret
+	// that spec.secretRef names: a bearer token and the CA bundle of the member's API
+	// server, or a whole kubeconfig.
+	SecretTokenKey      = "token"
+	SecretCABundleKey   = "caBundle"
+	SecretKubeconfigKey = "kubeconfig"
+
+	// TaintClusterNotReady is set (NoSchedule) while the member answers but is not ready.
+	TaintClusterNotReady = "cluster.fedhq.io/not-ready"
+	// TaintClusterUnreachable is set (NoSchedule) while the member does not answer.
+	TaintClusterUnreachable = "cluster.fedhq.io/unreachable"
+	// TaintClusterUnschedulable is the cordon taint (NoSchedule).
+	TaintClusterUnschedulable = "cluster.fedhq.io/unschedulable"
+)

@@ -1,0 +1,341 @@
+// Package cluster is the cluster health controller: it probes each member cluster, records
+// what it finds in the Cluster's status (version, APIs, nodes, resources, the Ready
+// condition) and taints a member that is not ready or does not answer, so that nothing new
+// is scheduled onto it.
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+
+	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
+	"github.com/fedhq/fed/apis/generated/clientset/versioned"
+	clusterinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/cluster/v1alpha1"
+	clusterlisters "github.com/fedhq/fed/apis/generated/listers/cluster/v1alpha1"
+	"github.com/fedhq/fed/controllers/clusterclient"
+)
+
+// Options tune the controller; zero values take the defaults.
+type Options struct {
+	// ProbeInterval is how often each member is probed while it is healthy (default 5s).
+	ProbeInterval time.Duration
+	// RetryInterval is how soon a member is probed again after a failed probe that did not
+	// yet change its condition (default 1s).
+	RetryInterval time.Duration
+	// ProbeTimeout bounds each request to a member (default 5s).
+	ProbeTimeout time.Duration
+	// FailureThreshold is how many failed probes in a row make a Ready member not Ready
+	// (default 2).
+	FailureThreshold int
+}
+
+func (o *Options) defaults() {
+	if o.ProbeInterval <= 0 {
+		o.ProbeInterval = 5 * time.Second
+	}
+	if o.RetryInterval <= 0 {
+		o.RetryInterval = time.Second
+	}
+	if o.ProbeTimeout <= 0 {
+		o.ProbeTimeout = 5 * time.Second
+	}
+	if o.FailureThreshold <= 0 {
+		o.FailureThreshold = 2
+	}
+}
+
+// Controller keeps the status and health taints of every Cluster current.
+type Controller struct {
+	client   versioned.Interface
+	clusters clusterlisters.ClusterLister
+	synced   cache.InformerSynced
+	members  *clusterclient.Cache
+	queue    workqueue.TypedRateLimitingInterface[string]
+	opts     Options
+
+	mu       sync.Mutex
+	failures map[string]int // unhealthy probes in a row, per cluster
+}
+
+// NewController returns a controller fed by the Cluster informer; members gives it each
+// member's client configuration.
+func NewController(client versioned.Interface, clusters clusterinformers.ClusterInformer, members *clusterclient.Cache, opts Options) (*Controller, error) {
+	opts.defaults()
+	c := &Controller{
+		client:   client,
+		clusters: clusters.Lister(),
+		synced:   clusters.Informer().HasSynced,
+		members:  members,
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "cluster"}),
+		opts:     opts,
+		failures: map[string]int{},
+	}
+	_, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: c.enqueue,
+		UpdateFunc: func(oldObj, newObj any) {
+			// The controller's own status writes need no probe: only a changed spec
+			// (endpoint, credentials reference) does. Resyncs come with the same object.
+			oldC, okOld := oldObj.(*clusterv1alpha1.Cluster)
+			newC, okNew := newObj.(*clusterv1alpha1.Cluster)
+			if okOld && okNew && apiequality.Semantic.DeepEqual(oldC.Spec, newC.Spec) {
+				return
+			}
+			c.enqueue(newObj)
+		},
+		DeleteFunc: c.enqueue,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// WatchSecrets probes the Clusters whose secretRef names a Secret as soon as it is
+// created or changes, so that new or rotated credentials take effect without waiting for
+// the next probe.
+func (c *Controller) WatchSecrets(secrets cache.SharedInformer) error {
+	handle := func(obj any) {
+		s, ok := obj.(*corev1.Secret)
+		if !ok {
+			return
+		}
+		clusters, err := c.clusters.List(labels.Everything())
+		if err != nil {
+			utilruntime.HandleError(err)
+			return
+		}
+		for _, cl := range clusters {
+			if ref := cl.Spec.SecretRef; ref != nil && ref.Namespace == s.Namespace && ref.Name == s.Name {
+				c.queue.Add(cl.Name)
+			}
+		}
+	}
+	_, err := secrets.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: handle,
+		UpdateFunc: func(oldObj, newObj any) {
+			oldS, okOld := oldObj.(*corev1.Secret)
+			newS, okNew := newObj.(*corev1.Secret)
+			if okOld && okNew && oldS.ResourceVersion == newS.ResourceVersion {
+				return // a resync
+			}
+			handle(newObj)
+		},
+	})
+	return err
+}
+
+func (c *Controller) enqueue(obj any) {
+	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
+	if err != nil {
+		utilruntime.HandleError(err)
+		return
+	}
+	c.queue.Add(key)
+}
+
+// Run waits for the Cluster informer and for memberSynced (the informers the member cache
+// reads, such as the host's Secrets), then runs workers until ctx is done.
+func (c *Controller) Run(ctx context.Context, workers int, memberSynced ...cache.InformerSynced) {
+	defer utilruntime.HandleCrash()
+	defer c.queue.ShutDown()
+	logger := klog.FromContext(ctx).WithValues("controller", "cluster")
+	ctx = klog.NewContext(ctx, logger)
+	if !cache.WaitForNamedCacheSyncWithContext(ctx, append(memberSynced, c.synced)...) {
+		return
+	}
+	logger.Info("Starting workers", "count", workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() { wait.UntilWithContext(ctx, c.runWorker, time.Second) })
+	}
+	<-ctx.Done()
+	c.queue.ShutDown()
+	wg.Wait()
+}
+
+func (c *Controller) runWorker(ctx context.Context) {
+	for c.processNextItem(ctx) {
+	}
+}
+
+func (c *Controller) processNextItem(ctx context.Context) bool {
+	key, shutdown := c.queue.Get()
+	if shutdown {
+		return false
+	}
+	defer c.queue.Done(key)
+	next, err := c.reconcile(ctx, key)
+	if err != nil {
+		if apierrors.IsConflict(err) {
+			// The informer had not seen the latest write yet: routine, retry at once.
+			klog.FromContext(ctx).V(2).Info("Reconciling cluster", "cluster", key, "err", err)
+		} else {
+			klog.FromContext(ctx).Error(err, "Reconciling cluster", "cluster", key)
+		}
+		c.queue.AddRateLimited(key)
+		return true
+	}
+	c.queue.Forget(key)
+	if next > 0 {
+		c.queue.AddAfter(key, next)
+	}
+	return true
+}
+
+// reconcile probes one member and writes what it found. It returns when to probe again
+// (zero: not at all, the Cluster is gone).
+func (c *Controller) reconcile(ctx context.Context, name string) (time.Duration, error) {
+	cluster, err := c.clusters.Get(name)
+	if apierrors.IsNotFound(err) {
+		c.mu.Lock()
+		delete(c.failures, name)
+		c.mu.Unlock()
+		c.members.Forget(name)
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	if cluster.DeletionTimestamp != nil {
+		return 0, nil
+	}
+	if cluster.Spec.SyncMode == clusterv1alpha1.Pull {
+		// A Pull member's agent reports its own health; fed cannot dial it.
+		return 0, nil
+	}
+
+	obs, credentialsErr := c.probe(ctx, name)
+	c.mu.Lock()
+	failures := 0
+	switch {
+	case obs.health == healthy:
+		delete(c.failures, name)
+	case credentialsErr:
+		// Missing credentials will not come back on their own: no grace probe.
+		failures = c.opts.FailureThreshold
+		c.failures[name] = failures
+	default:
+		c.failures[name]++
+		failures = c.failures[name]
+	}
+	c.mu.Unlock()
+
+	status := nextStatus(cluster.Status, obs, failures, c.opts.FailureThreshold, metav1.Now())
+	if !apiequality.Semantic.DeepEqual(status, cluster.Status) {
+		updated := cluster.DeepCopy()
+		updated.Status = status
+		cluster, err = c.client.ClusterV1alpha1().Clusters().UpdateStatus(ctx, updated, metav1.UpdateOptions{})
+		if apierrors.IsNotFound(err) {
+			return 0, nil // deleted meanwhile; its delete event cleans up
+		}
+		if err != nil {
+			return 0, fmt.Errorf("updating the status of cluster %s: %w", name, err)
+		}
+	}
+	ready := meta.FindStatusCondition(cluster.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
+	if taints, changed := desiredTaints(cluster.Spec.Taints, ready); changed {
+		updated := cluster.DeepCopy()
+		updated.Spec.Taints = taints
+		_, err := c.client.ClusterV1alpha1().Clusters().Update(ctx, updated, metav1.UpdateOptions{})
+		if apierrors.IsNotFound(err) {
+			return 0, nil
+		}
+		if err != nil {
+			return 0, fmt.Errorf("updating the taints of cluster %s: %w", name, err)
+		}
+	}
+	if obs.health != healthy && failures < c.opts.FailureThreshold {
+		return c.opts.RetryInterval, nil
+	}
+	return c.opts.ProbeInterval, nil
+}
+
+// probe asks the member whether it is ready and, if so, reads its version, APIs, nodes and
+// pods. credentialsErr says fed could not even build a client for it.
+func (c *Controller) probe(ctx context.Context, name string) (obs observation, credentialsErr bool) {
+	cfg, err := c.members.Config(name)
+	if err != nil {
+		return observation{health: unreachable, message: err.Error()}, true
+	}
+	cfg.Timeout = c.opts.ProbeTimeout
+	cfg.QPS, cfg.Burst = -1, 0 // a few requests every few seconds; no client-side throttling
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return observation{health: unreachable, message: err.Error()}, true
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*c.opts.ProbeTimeout)
+	defer cancel()
+
+	var code int
+	res := cs.Discovery().RESTClient().Get().AbsPath("/readyz").Do(ctx).StatusCode(&code)
+	if code == 0 {
+		return observation{health: unreachable, message: fmt.Sprintf("%s/readyz: %v", cfg.Host, res.Error())}, false
+	}
+	if err := res.Error(); err != nil {
+		return observation{health: notReady, message: fmt.Sprintf("%s/readyz: HTTP %d: %v", cfg.Host, code, err)}, false
+	}
+	obs, err = observe(ctx, cs)
+	if err != nil {
+		h := unreachable
+		if errors.As(err, new(apierrors.APIStatus)) { // it answered, with an error
+			h = notReady
+		}
+		return observation{health: h, message: err.Error()}, false
+	}
+	return obs, false
+}
+
+// observe reads what the status records of a ready member.
+func observe(ctx context.Context, cs kubernetes.Interface) (observation, error) {
+	version, err := cs.Discovery().ServerVersion()
+	if err != nil {
+		return observation{}, fmt.Errorf("reading the server version: %w", err)
+	}
+	_, lists, err := cs.Discovery().ServerGroupsAndResources()
+	if err != nil && !discovery.IsGroupDiscoveryFailedError(err) {
+		return observation{}, fmt.Errorf("discovering APIs: %w", err)
+	}
+	// Read from the apiserver's watch cache (resourceVersion 0): cheap for the member.
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
+	if err != nil {
+		return observation{}, fmt.Errorf("listing nodes: %w", err)
+	}
+	pods, err := cs.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
+		ResourceVersion: "0",
+		FieldSelector: fields.AndSelectors(
+			fields.OneTermNotEqualSelector("status.phase", string(corev1.PodSucceeded)),
+			fields.OneTermNotEqualSelector("status.phase", string(corev1.PodFailed)),
+		).String(),
+	})
+	if err != nil {
+		return observation{}, fmt.Errorf("listing pods: %w", err)
+	}
+	nodeSummary, allocatable := summarizeNodes(nodes.Items)
+	allocated, allocating := summarizePods(pods.Items)
+	return observation{
+		health:            healthy,
+		kubernetesVersion: version.GitVersion,
+		apiEnablements:    apiEnablements(lists),
+		nodeSummary:       nodeSummary,
+		resourceSummary:   &clusterv1alpha1.ResourceSummary{Allocatable: allocatable, Allocated: allocated, Allocating: allocating},
+	}, nil
+}

@@ -1,0 +1,224 @@
+package cluster
+
+import (
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
+)
+
+// Reasons of the Ready condition.
+const (
+	// ReasonClusterReady: the member answers and its /readyz passes.
+	ReasonClusterReady = "ClusterReady"
+	// ReasonClusterNotReady: the member answers, but /readyz fails or it cannot be observed.
+	ReasonClusterNotReady = "ClusterNotReady"
+	// ReasonClusterUnreachable: the member does not answer, or fed has no usable credentials.
+	ReasonClusterUnreachable = "ClusterUnreachable"
+)
+
+// health is what one probe of a member found.
+type health int
+
+const (
+	healthy health = iota
+	notReady
+	unreachable
+)
+
+// observation is the outcome of one probe. The observed fields are set only when healthy.
+type observation struct {
+	health health
+	// message says why the member is not healthy.
+	message string
+
+	kubernetesVersion string
+	apiEnablements    []clusterv1alpha1.APIEnablement
+	nodeSummary       *clusterv1alpha1.NodeSummary
+	resourceSummary   *clusterv1alpha1.ResourceSummary
+}
+
+// nextStatus is the status a Cluster should have after a probe. failures counts the
+// unhealthy probes in a row, this one included: while it is below threshold, a Ready
+// member stays Ready, so that one lost probe does not flap it. A member that is not Ready
+// keeps the last observed version, APIs and summaries, marked stale by its condition.
+func nextStatus(old clusterv1alpha1.ClusterStatus, obs observation, failures, threshold int, now metav1.Time) clusterv1alpha1.ClusterStatus {
+	status := *old.DeepCopy()
+	cond := metav1.Condition{Type: clusterv1alpha1.ClusterConditionReady, LastTransitionTime: now}
+	switch obs.health {
+	case healthy:
+		status.KubernetesVersion = obs.kubernetesVersion
+		status.APIEnablements = obs.apiEnablements
+		status.NodeSummary = obs.nodeSummary
+		status.ResourceSummary = obs.resourceSummary
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, ReasonClusterReady, "cluster is healthy and ready to accept workloads"
+	default:
+		if failures < threshold && meta.IsStatusConditionTrue(old.Conditions, clusterv1alpha1.ClusterConditionReady) {
+			return status
+		}
+		if obs.health == notReady {
+			cond.Status, cond.Reason = metav1.ConditionFalse, ReasonClusterNotReady
+		} else {
+			// Like a node whose kubelet stopped reporting: fed cannot tell.
+			cond.Status, cond.Reason = metav1.ConditionUnknown, ReasonClusterUnreachable
+		}
+		cond.Message = obs.message
+	}
+	meta.SetStatusCondition(&status.Conditions, cond)
+	return status
+}
+
+// healthTaints maps the reason of the Ready condition to the taint it calls for.
+var healthTaints = map[string]string{
+	ReasonClusterNotReady:    clusterv1alpha1.TaintClusterNotReady,
+	ReasonClusterUnreachable: clusterv1alpha1.TaintClusterUnreachable,
+}
+
+// desiredTaints returns taints with the health taint the Ready condition calls for
+// (NoSchedule) and without the other, leaving every other taint as it was. changed is false
+// when taints is already right. Without a Ready condition the taints are left alone.
+func desiredTaints(taints []corev1.Taint, ready *metav1.Condition) (_ []corev1.Taint, changed bool) {
+	if ready == nil {
+		return taints, false
+	}
+	want := ""
+	if ready.Status != metav1.ConditionTrue {
+		want = healthTaints[ready.Reason]
+	}
+	out := make([]corev1.Taint, 0, len(taints)+1)
+	has := false
+	for _, t := range taints {
+		if t.Effect == corev1.TaintEffectNoSchedule && isHealthTaint(t.Key) {
+			if t.Key != want || has {
+				changed = true
+				continue
+			}
+			has = true
+		}
+		out = append(out, t)
+	}
+	if want != "" && !has {
+		out = append(out, corev1.Taint{Key: want, Effect: corev1.TaintEffectNoSchedule})
+		changed = true
+	}
+	if !changed {
+		return taints, false
+	}
+	return out, true
+}
+
+func isHealthTaint(key string) bool {
+	return key == clusterv1alpha1.TaintClusterNotReady || key == clusterv1alpha1.TaintClusterUnreachable
+}
+
+// summarizeNodes counts nodes and Ready nodes and sums the allocatable resources of the
+// Ready ones.
+func summarizeNodes(nodes []corev1.Node) (*clusterv1alpha1.NodeSummary, corev1.ResourceList) {
+	summary := &clusterv1alpha1.NodeSummary{TotalNum: int32(len(nodes))}
+	allocatable := corev1.ResourceList{}
+	for i := range nodes {
+		if !nodeReady(&nodes[i]) {
+			continue
+		}
+		summary.ReadyNum++
+		addResources(allocatable, nodes[i].Status.Allocatable)
+	}
+	return summary, allocatable
+}
+
+func nodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// summarizePods sums the requests of the pods that are not terminated: allocated for those
+// bound to a node, allocating for those still waiting for one. Each side also counts its
+// pods under the "pods" resource, the way node allocatable does.
+func summarizePods(pods []corev1.Pod) (allocated, allocating corev1.ResourceList) {
+	allocated, allocating = corev1.ResourceList{}, corev1.ResourceList{}
+	var bound, pending int64
+	for i := range pods {
+		p := &pods[i]
+		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		if p.Spec.NodeName != "" {
+			addResources(allocated, podRequests(p))
+			bound++
+		} else {
+			addResources(allocating, podRequests(p))
+			pending++
+		}
+	}
+	allocated[corev1.ResourcePods] = *resource.NewQuantity(bound, resource.DecimalSI)
+	allocating[corev1.ResourcePods] = *resource.NewQuantity(pending, resource.DecimalSI)
+	return allocated, allocating
+}
+
+// podRequests is what a pod asks the scheduler for: its containers' requests (restartable
+// init containers, i.e. sidecars, included), at least the largest request of a plain init
+// container, which runs alone before them, plus the pod overhead.
+func podRequests(p *corev1.Pod) corev1.ResourceList {
+	reqs := corev1.ResourceList{}
+	for _, c := range p.Spec.Containers {
+		addResources(reqs, c.Resources.Requests)
+	}
+	sidecars := corev1.ResourceList{}
+	for _, c := range p.Spec.InitContainers {
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			addResources(reqs, c.Resources.Requests)
+			addResources(sidecars, c.Resources.Requests)
+			continue
+		}
+		// A plain init container runs next to the sidecars started before it.
+		initReqs := corev1.ResourceList{}
+		addResources(initReqs, c.Resources.Requests)
+		addResources(initReqs, sidecars)
+		for name, q := range initReqs {
+			if cur, ok := reqs[name]; !ok || q.Cmp(cur) > 0 {
+				reqs[name] = q.DeepCopy()
+			}
+		}
+	}
+	addResources(reqs, p.Spec.Overhead)
+	return reqs
+}
+
+func addResources(sum, add corev1.ResourceList) {
+	for name, q := range add {
+		cur := sum[name]
+		cur.Add(q)
+		sum[name] = cur
+	}
+}
+
+// apiEnablements lists the group versions of discovery with their resources (not
+// subresources), both sorted by name so that an unchanged member yields an unchanged status.
+func apiEnablements(lists []*metav1.APIResourceList) []clusterv1alpha1.APIEnablement {
+	out := make([]clusterv1alpha1.APIEnablement, 0, len(lists))
+	for _, l := range lists {
+		if l == nil {
+			continue
+		}
+		e := clusterv1alpha1.APIEnablement{GroupVersion: l.GroupVersion}
+		for _, r := range l.APIResources {
+			if strings.Contains(r.Name, "/") {
+				continue
+			}
+			e.Resources = append(e.Resources, clusterv1alpha1.APIResource{Name: r.Name, Kind: r.Kind})
+		}
+		slices.SortFunc(e.Resources, func(a, b clusterv1alpha1.APIResource) int { return strings.Compare(a.Name, b.Name) })
+		out = append(out, e)
+	}
+	slices.SortFunc(out, func(a, b clusterv1alpha1.APIEnablement) int { return strings.Compare(a.GroupVersion, b.GroupVersion) })
+	return out
+}

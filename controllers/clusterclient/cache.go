@@ -1,0 +1,104 @@
+// Package clusterclient hands out client configurations for member clusters: the endpoint
+// of each Cluster and the credentials in the host Secret it names. Every part of fed that
+// reaches members (the cluster controller, the proxy, execution) goes through one Cache.
+package clusterclient
+
+import (
+	"fmt"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
+	clusterlisters "github.com/fedhq/fed/apis/generated/listers/cluster/v1alpha1"
+)
+
+// Cache builds member client configurations and keeps them until the Cluster or its Secret
+// changes (told by their resourceVersions), so a rotated credential takes effect at once.
+type Cache struct {
+	clusters clusterlisters.ClusterLister
+	secrets  corelisters.SecretLister
+
+	mu      sync.Mutex
+	entries map[string]entry
+}
+
+type entry struct {
+	clusterVersion, secretVersion string
+	config                        *rest.Config
+}
+
+// New returns a Cache reading from informers of the fed and host APIs.
+func New(clusters clusterlisters.ClusterLister, secrets corelisters.SecretLister) *Cache {
+	return &Cache{clusters: clusters, secrets: secrets, entries: map[string]entry{}}
+}
+
+// Config returns a copy of the client configuration of the named member, for callers to
+// adjust (impersonation, timeouts) freely.
+func (c *Cache) Config(name string) (*rest.Config, error) {
+	cluster, err := c.clusters.Get(name)
+	if err != nil {
+		return nil, err
+	}
+	ref := cluster.Spec.SecretRef
+	if ref == nil {
+		return nil, fmt.Errorf("cluster %s has no spec.secretRef: fed has no credentials for it", name)
+	}
+	secret, err := c.secrets.Secrets(ref.Namespace).Get(ref.Name)
+	if apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("cluster %s: its credentials Secret %s/%s does not exist", name, ref.Namespace, ref.Name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[name]
+	if !ok || e.clusterVersion != cluster.ResourceVersion || e.secretVersion != secret.ResourceVersion {
+		cfg, err := BuildConfig(cluster, secret)
+		if err != nil {
+			return nil, err
+		}
+		e = entry{clusterVersion: cluster.ResourceVersion, secretVersion: secret.ResourceVersion, config: cfg}
+		c.entries[name] = e
+	}
+	return rest.CopyConfig(e.config), nil
+}
+
+// Forget drops a member's configuration (the Cluster was deleted).
+func (c *Cache) Forget(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.entries, name)
+}
+
+// BuildConfig makes the client configuration of a member from its Cluster and credentials
+// Secret: a kubeconfig key wins; otherwise spec.apiEndpoint with the token and CA bundle.
+func BuildConfig(cluster *clusterv1alpha1.Cluster, secret *corev1.Secret) (*rest.Config, error) {
+	if kc := secret.Data[clusterv1alpha1.SecretKubeconfigKey]; len(kc) > 0 {
+		cfg, err := clientcmd.RESTConfigFromKubeConfig(kc)
+		if err != nil {
+			return nil, fmt.Errorf("cluster %s: kubeconfig in Secret %s/%s: %w", cluster.Name, secret.Namespace, secret.Name, err)
+		}
+		return cfg, nil
+	}
+	if cluster.Spec.APIEndpoint == "" {
+		return nil, fmt.Errorf("cluster %s has no spec.apiEndpoint", cluster.Name)
+	}
+	token := secret.Data[clusterv1alpha1.SecretTokenKey]
+	if len(token) == 0 {
+		return nil, fmt.Errorf("cluster %s: Secret %s/%s has neither %q nor %q", cluster.Name, secret.Namespace, secret.Name,
+			clusterv1alpha1.SecretTokenKey, clusterv1alpha1.SecretKubeconfigKey)
+	}
+	cfg := &rest.Config{Host: cluster.Spec.APIEndpoint, BearerToken: string(token)}
+	if cluster.Spec.InsecureSkipTLSVerification {
+		cfg.Insecure = true
+	} else {
+		cfg.CAData = secret.Data[clusterv1alpha1.SecretCABundleKey]
+	}
+	return cfg, nil
+}
