@@ -17,7 +17,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
-	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 )
 
 // TestClusterHealth joins member2 as a Cluster by hand (a token of a cluster-admin service
@@ -31,18 +30,7 @@ func TestClusterHealth(t *testing.T) {
 	if member == nil {
 		t.Fatal("the lab has no member2")
 	}
-	host, err := theLab.Host.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hostCfg, err := theLab.Host.RESTConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fed, err := versioned.NewForConfig(hostCfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	host, fed := hostClients(t)
 	clusters := fed.ClusterV1alpha1().Clusters()
 
 	endpoint, token, ca := memberCredentials(t, member.Kubeconfig)
@@ -245,18 +233,7 @@ func TestClusterHealthCredentials(t *testing.T) {
 	if member == nil {
 		t.Fatal("the lab has no member3")
 	}
-	host, err := theLab.Host.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hostCfg, err := theLab.Host.RESTConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fed, err := versioned.NewForConfig(hostCfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	host, fed := hostClients(t)
 	clusters := fed.ClusterV1alpha1().Clusters()
 	secrets := host.CoreV1().Secrets(clusterv1alpha1.FedNamespace)
 	endpoint, token, ca := memberCredentials(t, member.Kubeconfig)
@@ -304,6 +281,7 @@ func TestClusterHealthCredentials(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: clusterv1alpha1.FedNamespace},
 		Data:       map[string][]byte{clusterv1alpha1.SecretTokenKey: []byte(token), clusterv1alpha1.SecretCABundleKey: ca},
 	}
+	var err error
 	if secret, err = secrets.Create(ctx, secret, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -14,9 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	"github.com/fedhq/fed/test/lab"
 )
 
@@ -111,4 +113,22 @@ func waitFor(t *testing.T, timeout time.Duration, f func() error) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// hostClients returns the host admin's clientset and fed's clientset through the host.
+func hostClients(t *testing.T) (kubernetes.Interface, versioned.Interface) {
+	t.Helper()
+	cfg, err := theLab.Host.RESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fed, err := versioned.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return host, fed
 }
