@@ -1,13 +1,18 @@
 package e2e
 
 import (
+	"bufio"
+	"context"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/fedhq/fed/test/lab"
 )
 
 // proxyKubeconfig writes a copy of kubeconfig whose server is the clusters/NAME/proxy path
@@ -110,6 +115,42 @@ func TestClusterProxy(t *testing.T) {
 		logs := kubectl(t, kc, "logs", pod)
 		if !strings.Contains(logs, "member2: log line 1") {
 			t.Errorf("logs through the proxy: %q", logs)
+		}
+
+		// logs -f streams: the lines arrive while the request stays open.
+		root, err := lab.RepoRoot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		follow := exec.CommandContext(ctx, filepath.Join(root, "bin", "kubectl"), "--kubeconfig", kc, "logs", "-f", pod)
+		stdout, err := follow.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := follow.Start(); err != nil {
+			t.Fatal(err)
+		}
+		scanner := bufio.NewScanner(stdout)
+		seen := 0
+		for seen < 5 && scanner.Scan() {
+			if strings.Contains(scanner.Text(), "member2: log line") {
+				seen++
+			}
+		}
+		if seen < 5 {
+			t.Errorf("logs -f through the proxy streamed %d of 5 lines (%v)", seen, scanner.Err())
+		}
+		// Having sent the log, the stream stays open: following, not a plain read.
+		exited := make(chan error, 1)
+		go func() { exited <- follow.Wait() }()
+		select {
+		case err := <-exited:
+			t.Errorf("logs -f ended by itself (%v); it should keep following", err)
+		case <-time.After(2 * time.Second):
+			_ = follow.Process.Kill()
+			<-exited
 		}
 	})
 }
