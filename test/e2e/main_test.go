@@ -39,7 +39,10 @@ func TestMain(m *testing.M) {
 	}
 	theLab = l
 	code := m.Run()
-	stop()
+	if err := stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: stopping the lab:", err)
+		code = 1
+	}
 	os.Exit(code)
 }
 

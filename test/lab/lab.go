@@ -249,6 +249,17 @@ func (l *Lab) StartProcess(name string) error {
 	return p.start(l.opts.Detach)
 }
 
+// RunningProcesses names the lab's processes that run.
+func (l *Lab) RunningProcesses() []string {
+	var names []string
+	for _, p := range l.processes() {
+		if p.alive() {
+			names = append(names, p.name)
+		}
+	}
+	return names
+}
+
 // Running tells whether every process of the lab runs.
 func (l *Lab) Running() bool {
 	for _, p := range l.processes() {

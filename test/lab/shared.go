@@ -2,6 +2,7 @@ package lab
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,8 +30,9 @@ func RepoRoot() (string, error) {
 
 // Shared returns the lab that `make up` runs in the repository's .lab when it is running and
 // ready; otherwise it starts a lab of its own in a temporary directory. The returned stop
-// function stops and removes only a lab Shared started.
-func Shared(ctx context.Context) (*Lab, func(), error) {
+// function stops and removes only a lab Shared started, and reports any of its processes
+// still running afterwards.
+func Shared(ctx context.Context) (*Lab, func() error, error) {
 	root, err := RepoRoot()
 	if err != nil {
 		return nil, nil, err
@@ -40,7 +42,7 @@ func Shared(ctx context.Context) (*Lab, func(), error) {
 		// Processes a test restarts in this lab must outlive the test, like the rest of it.
 		l, err := New(Options{Dir: filepath.Join(root, ".lab"), BinDir: bin, Detach: true})
 		if err == nil && l.Running() && l.Host.readyz(ctx) == nil {
-			return l, func() {}, nil
+			return l, func() error { return nil }, nil
 		}
 	}
 	dir, err := os.MkdirTemp("", "fed-lab-")
@@ -51,12 +53,15 @@ func Shared(ctx context.Context) (*Lab, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	stop := func() {
-		_ = l.Down()
-		_ = os.RemoveAll(dir)
+	stop := func() error {
+		err := l.Down()
+		if left := l.RunningProcesses(); len(left) > 0 {
+			err = errors.Join(err, fmt.Errorf("lab processes still running after it was stopped: %v", left))
+		}
+		return errors.Join(err, os.RemoveAll(dir))
 	}
 	if err := l.Up(ctx); err != nil {
-		stop()
+		_ = stop()
 		return nil, nil, err
 	}
 	return l, stop, nil
