@@ -27,6 +27,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/util/retry"
 
+	"k8s.io/client-go/kubernetes"
+
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned/scheme"
@@ -41,6 +43,20 @@ func fedClient(configFlags *genericclioptions.ConfigFlags) (versioned.Interface,
 		return nil, err
 	}
 	return versioned.NewForConfig(cfg)
+}
+
+// hostClients are the clientsets of fed's API and of the host cluster itself.
+func hostClients(configFlags *genericclioptions.ConfigFlags) (versioned.Interface, kubernetes.Interface, error) {
+	cfg, err := configFlags.ToRESTConfig()
+	if err != nil {
+		return nil, nil, err
+	}
+	fed, err := versioned.NewForConfig(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	host, err := kubernetes.NewForConfig(cfg)
+	return fed, host, err
 }
 
 // newPrintFlags are kubectl's -o flags, printing "cluster.cluster.fedhq.io/NAME <operation>"

@@ -125,14 +125,7 @@ func (o *JoinOptions) Complete(cmd *cobra.Command, args []string) error {
 	if o.member, err = loadMember(o.ClusterKubeconfig, o.ClusterContext); err != nil {
 		return err
 	}
-	cfg, err := o.ConfigFlags.ToRESTConfig()
-	if err != nil {
-		return err
-	}
-	if o.fed, err = versioned.NewForConfig(cfg); err != nil {
-		return err
-	}
-	o.host, err = kubernetes.NewForConfig(cfg)
+	o.fed, o.host, err = hostClients(o.ConfigFlags)
 	return err
 }
 

@@ -83,14 +83,7 @@ func (o *UnjoinOptions) Complete(cmd *cobra.Command, args []string) error {
 			return err
 		}
 	}
-	cfg, err := o.ConfigFlags.ToRESTConfig()
-	if err != nil {
-		return err
-	}
-	if o.fed, err = versioned.NewForConfig(cfg); err != nil {
-		return err
-	}
-	o.host, err = kubernetes.NewForConfig(cfg)
+	o.fed, o.host, err = hostClients(o.ConfigFlags)
 	return err
 }
 

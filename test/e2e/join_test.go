@@ -37,7 +37,6 @@ import (
 	"k8s.io/client-go/rest"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
-	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	"github.com/fedhq/fed/test/lab"
 )
 
@@ -49,13 +48,8 @@ func TestKubectlFedJoin(t *testing.T) {
 	hostKubeconfig := theLab.Host.Kubeconfig
 	m3 := theLab.Member("member3")
 
-	hostCfg, err := theLab.Host.RESTConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fedClient := versioned.NewForConfigOrDie(hostCfg)
+	host, fedClient := hostClients(t)
 	clusters := fedClient.ClusterV1alpha1().Clusters()
-	host := kubernetes.NewForConfigOrDie(hostCfg)
 	member, err := m3.Client()
 	if err != nil {
 		t.Fatal(err)

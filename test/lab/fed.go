@@ -50,14 +50,11 @@ type FedServer struct {
 // URL is where the server listens (directly, not through the host).
 func (f *FedServer) URL() string { return "https://127.0.0.1:" + strconv.Itoa(f.Port) }
 
-// fedServer is the lab's own fed-apiserver, registered in the host: Badger in .lab/fed.
-func (l *Lab) fedServer() *FedServer {
+// FedServer is the lab's own fed-apiserver, registered in the host: Badger in .lab/fed.
+func (l *Lab) FedServer() *FedServer {
 	dir := filepath.Join(l.opts.Dir, "fed")
 	return &FedServer{Name: fedProcess, Port: l.state.Ports[fedProcess], Dir: dir, Args: []string{"--data-dir=" + filepath.Join(dir, "data")}}
 }
-
-// FedServer returns the lab's registered fed-apiserver.
-func (l *Lab) FedServer() *FedServer { return l.fedServer() }
 
 func (l *Lab) fedProcess(f *FedServer) *process {
 	kubeconfig := l.fedKubeconfig()

@@ -205,7 +205,7 @@ func (l *Lab) processes() []*process {
 	for _, c := range l.Clusters() {
 		procs = append(procs, c.processes(l)...)
 	}
-	return append(procs, l.fedProcess(l.fedServer()))
+	return append(procs, l.fedProcess(l.FedServer()))
 }
 
 // find returns a lab process by name: "etcd", "fed-apiserver", or "<cluster>-apiserver",
@@ -309,7 +309,7 @@ func (l *Lab) Up(ctx context.Context) error {
 			}
 		}
 	}
-	if err := l.prepareFed(l.fedServer()); err != nil {
+	if err := l.prepareFed(l.FedServer()); err != nil {
 		return fmt.Errorf("fed-apiserver: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, l.opts.Timeout)
@@ -388,7 +388,7 @@ func (l *Lab) upCluster(ctx context.Context, c *Cluster, etcd *process) error {
 // waitFed waits for the lab's fed-apiserver, registers it in the host and waits until the
 // host reports its APIServices Available.
 func (l *Lab) waitFed(ctx context.Context, procs []*process) error {
-	f := l.fedServer()
+	f := l.FedServer()
 	p := l.fedProcess(f)
 	if !p.alive() {
 		if err := l.prepareFedIdentity(ctx); err != nil {
