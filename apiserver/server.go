@@ -5,13 +5,23 @@ package apiserver
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
+	"sync/atomic"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apiserver/pkg/admission"
 	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/apiserver/pkg/server/healthz"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	"github.com/fedhq/fed/apiserver/fleet"
+	"github.com/fedhq/fed/apiserver/fleet/hostvalidation"
 	"github.com/fedhq/fed/apiserver/registry"
 	"github.com/fedhq/fed/controllers"
 )
@@ -27,6 +37,8 @@ type Config struct {
 type completedConfig struct {
 	GenericConfig    genericapiserver.CompletedConfig
 	HostClientConfig *rest.Config
+	// fleet is the fleet API's handler, which the handler chain reaches once New made it.
+	fleet *atomic.Pointer[fleet.Fleet]
 }
 
 // CompletedConfig is a Config on which Complete has run; only it can build a server.
@@ -34,9 +46,30 @@ type CompletedConfig struct {
 	*completedConfig
 }
 
-// Complete fills in the fields not set by the options.
+// Complete fills in the fields not set by the options. Requests under the fleet's path go,
+// after authentication and authorization, to the fleet API.
 func (c *Config) Complete() CompletedConfig {
-	return CompletedConfig{&completedConfig{GenericConfig: c.GenericConfig.Complete(), HostClientConfig: c.HostClientConfig}}
+	gc := c.GenericConfig
+	if gc.RequestInfoResolver == nil {
+		gc.RequestInfoResolver = genericapiserver.NewRequestInfoResolver(&gc.Config)
+	}
+	gc.RequestInfoResolver = fleet.RequestInfoResolver(gc.RequestInfoResolver)
+	fleetHandler := &atomic.Pointer[fleet.Fleet]{}
+	// fed's namespaced kinds live in the fleet's namespaces (the generic NamespaceLifecycle,
+	// which reads the host's, is turned off by the options).
+	if gc.AdmissionControl != nil {
+		gc.AdmissionControl = admission.NewChainHandler(fleet.NamespaceLifecycle(fleetHandler.Load), gc.AdmissionControl)
+	}
+	buildChain := gc.BuildHandlerChainFunc
+	gc.BuildHandlerChainFunc = func(apiHandler http.Handler, conf *genericapiserver.Config) http.Handler {
+		return buildChain(fleet.Route(apiHandler, func() http.Handler {
+			if f := fleetHandler.Load(); f != nil {
+				return f
+			}
+			return nil
+		}), conf)
+	}
+	return CompletedConfig{&completedConfig{GenericConfig: gc.Complete(), HostClientConfig: c.HostClientConfig, fleet: fleetHandler}}
 }
 
 // Server is fed-apiserver.
@@ -75,6 +108,9 @@ func (c CompletedConfig) New() (*Server, error) {
 		return nil, err
 	}
 	if host := c.HostClientConfig; host != nil {
+		if err := c.installFleet(s, host); err != nil {
+			return nil, err
+		}
 		// The controllers read and write fed's objects through the server's own loopback
 		// client, so they need it serving: a post-start hook, stopped with the server.
 		s.AddPostStartHookOrDie("start-fed-controllers", func(hookContext genericapiserver.PostStartHookContext) error {
@@ -82,4 +118,41 @@ func (c CompletedConfig) New() (*Server, error) {
 		})
 	}
 	return &Server{GenericAPIServer: s}, nil
+}
+
+// installFleet serves the fleet API and starts it with the server.
+func (c CompletedConfig) installFleet(s *genericapiserver.GenericAPIServer, host *rest.Config) error {
+	validationClient, err := hostvalidation.NewClient(host)
+	if err != nil {
+		return err
+	}
+	f := fleet.New(fleet.Config{
+		RESTOptionsGetter:   c.GenericConfig.RESTOptionsGetter,
+		Host:                host,
+		HostValidator:       &hostvalidation.Validator{Client: validationClient, Namespace: clusterv1alpha1.FedNamespace},
+		Fed:                 s.UnprotectedHandler(),
+		FedGroups:           []string{clusterv1alpha1.GroupName, federationv1alpha1.GroupName},
+		Authorizer:          c.GenericConfig.Authorization.Authorizer,
+		MaxRequestBodyBytes: c.GenericConfig.MaxRequestBodyBytes,
+		MinRequestTimeout:   time.Duration(c.GenericConfig.MinRequestTimeout) * time.Second,
+	})
+	c.fleet.Store(f)
+	started := make(chan struct{})
+	if err := s.AddReadyzChecks(healthz.NamedCheck("fleet", func(*http.Request) error {
+		select {
+		case <-started:
+			return nil
+		default:
+			return errors.New("the fleet API has not read the host's kinds yet")
+		}
+	})); err != nil {
+		return err
+	}
+	return s.AddPostStartHook("start-fleet", func(hookContext genericapiserver.PostStartHookContext) error {
+		if err := f.Start(hookContext); err != nil {
+			return fmt.Errorf("starting the fleet API: %w", err)
+		}
+		close(started)
+		return nil
+	})
 }

@@ -54,6 +54,7 @@ The kubeconfig flags select the host cluster, as for kubectl.`,
 		NewCmdTaint(configFlags, streams),
 		NewCmdCordon(configFlags, streams),
 		NewCmdUncordon(configFlags, streams),
+		NewCmdKubeconfig(configFlags, streams),
 	)
 	return cmd
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle"
 	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
@@ -61,6 +62,9 @@ func NewOptions(stdout, stderr io.Writer) *Options {
 	}
 	o.Recommended.Etcd.StorageConfig.EncodeVersioner = versions
 	o.Recommended.Etcd.StorageConfig.Type = BackendBadger
+	// fed's namespaces are the fleet's, not the host's: the server puts the fleet's own
+	// namespace lifecycle in front of the admission chain instead.
+	o.Recommended.Admission.DisablePlugins = append(o.Recommended.Admission.DisablePlugins, lifecycle.PluginName)
 	return o
 }
 

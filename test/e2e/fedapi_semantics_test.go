@@ -52,7 +52,7 @@ func hostDynamic(t *testing.T) dynamic.Interface {
 // TestInvalidObjectsAreRefused checks bad input gets a 422 naming the field and changes
 // nothing already stored.
 func TestInvalidObjectsAreRefused(t *testing.T) {
-	ns := testNamespace(t)
+	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	pps := hostDynamic(t).Resource(ppGVR).Namespace(ns)
 	ctx := context.Background()
 	stored, err := pps.Create(ctx, policy(t, "stored", "    clusterAffinity:\n      clusterNames: [member1]\n"), metav1.CreateOptions{})
@@ -121,7 +121,10 @@ func assertInvalid(t *testing.T, err error, field string) {
 
 // TestRBACOfTheHostApplies checks fed asks the host whether a user may act.
 func TestRBACOfTheHostApplies(t *testing.T) {
-	ns := testNamespace(t)
+	ns := testNamespace(t, theLab.Host.Kubeconfig)
+	// The user's Role lives in the host, in a namespace of the same name.
+	kubectl(t, theLab.Host.Kubeconfig, "create", "namespace", ns)
+	t.Cleanup(func() { _, _ = runKubectl(theLab.Host.Kubeconfig, "delete", "namespace", ns, "--wait=false") })
 	alice, err := theLab.Host.UserKubeconfig("alice")
 	if err != nil {
 		t.Fatal(err)
@@ -205,7 +208,7 @@ func TestFedHealthAndMetrics(t *testing.T) {
 // objects, their resourceVersions and the event history survive: a watch from a version
 // before the kill replays exactly the changes made since.
 func TestRestartKeepsObjectsAndWatchHistory(t *testing.T) {
-	ns := testNamespace(t)
+	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	ctx := context.Background()
 	pps := hostDynamic(t).Resource(ppGVR).Namespace(ns)
 	a, err := pps.Create(ctx, policy(t, "a", "    clusterAffinity:\n      clusterNames: [member1]\n"), metav1.CreateOptions{})

@@ -17,6 +17,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
+
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 )
 
 // fedKind is what the suite knows of one fed resource.
@@ -96,13 +98,33 @@ func fixtures(t *testing.T) []*unstructured.Unstructured {
 	return objs
 }
 
-// testNamespace creates a namespace in the host for one test and deletes it afterwards.
-func testNamespace(t *testing.T) string {
+// testNamespace creates a namespace for one test in the fleet of the fed-apiserver that
+// kubeconfig reaches (fed's namespaced kinds live in the fleet's namespaces) and deletes it
+// afterwards.
+func testNamespace(t *testing.T, kubeconfig string) string {
 	t.Helper()
 	ns := fmt.Sprintf("e2e-%d", time.Now().UnixNano()%1_000_000_000)
-	kubectl(t, theLab.Host.Kubeconfig, "create", "namespace", ns)
-	t.Cleanup(func() { _, _ = runKubectl(theLab.Host.Kubeconfig, "delete", "namespace", ns, "--wait=false") })
+	fleet := fleetKubeconfig(t, kubeconfig)
+	kubectl(t, fleet, "create", "namespace", ns)
+	t.Cleanup(func() { _, _ = runKubectl(fleet, "delete", "namespace", ns, "--wait=false") })
 	return ns
+}
+
+// fleetKubeconfig is kubeconfig with the fleet's path appended to its servers.
+func fleetKubeconfig(t *testing.T, kubeconfig string) string {
+	t.Helper()
+	kc, err := clientcmd.LoadFromFile(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range kc.Clusters {
+		c.Server = strings.TrimSuffix(c.Server, "/") + federationv1alpha1.FleetPath
+	}
+	path := filepath.Join(t.TempDir(), "fleet.kubeconfig")
+	if err := clientcmd.WriteToFile(*kc, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // TestFedAPIThroughHost runs every verb on every fed kind through the host cluster.
@@ -139,7 +161,7 @@ func TestFedAPIEtcd3(t *testing.T) {
 }
 
 func runFedAPISuite(t *testing.T, target fedTarget) {
-	ns := testNamespace(t)
+	ns := testNamespace(t, target.kubeconfig)
 	suffix := ns[len("e2e-"):]
 	dyn, err := dynamic.NewForConfig(target.config)
 	if err != nil {

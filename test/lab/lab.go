@@ -335,7 +335,10 @@ func (l *Lab) Up(ctx context.Context) error {
 	if err := firstProcessError(errs); err != nil {
 		return err
 	}
-	return l.JoinMembers(ctx)
+	if err := l.JoinMembers(ctx); err != nil {
+		return err
+	}
+	return l.writeFleetKubeconfig(ctx)
 }
 
 // firstProcessError prefers a dead process's report over the time-outs it caused elsewhere.

@@ -104,5 +104,6 @@ func printUsage(l *lab.Lab) {
 	fmt.Printf("  export KUBECONFIG=%s\n", l.Host.Kubeconfig)
 	fmt.Printf("  kubectl get --raw /readyz\n")
 	fmt.Printf("  kubectl --kubeconfig %s get nodes -L topology.kubernetes.io/region\n", l.Member("member1").Kubeconfig)
+	fmt.Printf("  kubectl --kubeconfig %s get deploy -A   # the fleet: templates, never run in the host\n", l.FleetKubeconfig())
 	fmt.Printf("\n`make down` stops the lab.\n")
 }

@@ -1,0 +1,314 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package fleet serves the fleet API: under FleetPath of federation.fedhq.io, a whole
+// Kubernetes API whose objects are templates. Every kind the host cluster serves, every
+// CustomResourceDefinition applied to the fleet and fed's own groups are there; templates
+// are stored by fed-apiserver (as unstructured objects, in its storage under "fleet/") and
+// never created in the host. Native templates are validated by the host with a server-side
+// dry run, so kubectl users get the host's own errors.
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/admission"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
+	"k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/registry/generic"
+	registryrest "k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	"github.com/fedhq/fed/apiserver/scheme"
+)
+
+// Path is where the fleet API is served.
+const Path = federationv1alpha1.FleetPath
+
+// storagePrefix keeps templates apart from fed's own objects in storage.
+const storagePrefix = "fleet/"
+
+// HostValidator checks a native template with the host's rules.
+type HostValidator interface {
+	Validate(ctx context.Context, gvr schema.GroupVersionResource, namespaced bool, obj *unstructured.Unstructured, fieldValidation string) (warnings []string, err error)
+}
+
+// Config is what the fleet needs from fed-apiserver.
+type Config struct {
+	// RESTOptionsGetter is fed-apiserver's storage; the fleet stores templates in it under
+	// their own prefix, as unstructured JSON.
+	RESTOptionsGetter generic.RESTOptionsGetter
+	// Host reaches the host cluster as fed-apiserver: its discovery says which kinds the
+	// fleet serves, its OpenAPI gives their schemas.
+	Host *rest.Config
+	// HostValidator validates native templates; nil skips it.
+	HostValidator HostValidator
+	// Fed is fed-apiserver's own API handler (no filters), serving fed's groups.
+	Fed http.Handler
+	// FedGroups are the groups Fed serves.
+	FedGroups []string
+
+	Authorizer          authorizer.Authorizer
+	MaxRequestBodyBytes int64
+	MinRequestTimeout   time.Duration
+	// RefreshInterval is how often the fleet asks the host which kinds it serves.
+	RefreshInterval time.Duration
+}
+
+// Fleet is the handler of the fleet API.
+type Fleet struct {
+	cfg       Config
+	fedGroups map[string]bool
+	admit     admission.Interface
+
+	mu       sync.Mutex // serialises rebuilds of the served set
+	storages map[string]*restStorage
+	host     *hostState
+	set      atomic.Pointer[servedSet]
+	ready    chan struct{}
+	once     sync.Once
+}
+
+// New returns the fleet; it serves once Start has read the host's kinds.
+func New(cfg Config) *Fleet {
+	if cfg.RefreshInterval == 0 {
+		cfg.RefreshInterval = time.Minute
+	}
+	f := &Fleet{cfg: cfg, fedGroups: map[string]bool{}, storages: map[string]*restStorage{}, ready: make(chan struct{})}
+	for _, g := range cfg.FedGroups {
+		f.fedGroups[g] = true
+	}
+	f.admit = admission.NewChainHandler(&namespaceLifecycle{Handler: admission.NewHandler(admission.Create, admission.Delete), fleet: f})
+	return f
+}
+
+// Start reads the host's kinds, creates the fleet's system namespaces and keeps the
+// served set and the namespace finalizer running until ctx ends.
+func (f *Fleet) Start(ctx context.Context) error {
+	if err := f.refresh(ctx); err != nil {
+		return err
+	}
+	if err := f.ensureSystemNamespaces(ctx); err != nil {
+		return err
+	}
+	go f.refreshLoop(ctx)
+	go f.runNamespaceFinalizer(ctx)
+	return nil
+}
+
+func (f *Fleet) refreshLoop(ctx context.Context) {
+	t := time.NewTicker(f.cfg.RefreshInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := f.refresh(ctx); err != nil {
+				klog.ErrorS(err, "Refreshing the fleet's kinds from the host")
+			}
+		}
+	}
+}
+
+// refresh rebuilds the served set from the host's kinds and the fleet's CRDs. Stores of
+// resources that did not change are kept, with their watch caches.
+func (f *Fleet) refresh(ctx context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	host, err := f.readHost(ctx)
+	if err != nil {
+		if f.host == nil {
+			return err
+		}
+		klog.ErrorS(err, "Reading the host's kinds; serving the kinds read before")
+		host = f.host
+	}
+	f.host = host
+	// The CRDs are read from the store the first install makes.
+	if err := f.install(host.resources); err != nil {
+		return err
+	}
+	return f.install(append(append([]*resource{}, host.resources...), f.crdResources(ctx)...))
+}
+
+// install builds the served set of resources.
+func (f *Fleet) install(resources []*resource) error {
+	set := &servedSet{resources: map[schema.GroupVersionResource]*served{}, fedGroups: f.fedGroups}
+	keep := map[string]bool{}
+	for _, r := range resources {
+		if _, dup := set.resources[r.gvr]; dup {
+			continue
+		}
+		st, ok := f.storages[r.key()]
+		if !ok {
+			var err error
+			st, err = newStorage(r, optsGetter{f.cfg.RESTOptionsGetter})
+			if err != nil {
+				return fmt.Errorf("storage of %s: %w", r.gvr, err)
+			}
+			f.storages[r.key()] = st
+		} else {
+			// The same store serves the new definition (validation, tables).
+			st.main.r = r
+		}
+		keep[r.key()] = true
+		tc := f.host.typeConverter
+		if r.typeConverter != nil {
+			tc = r.typeConverter
+		}
+		s, err := newServed(r, st, tc, scopeConfig{authorizer: f.cfg.Authorizer, maxRequestBodyBytes: f.cfg.MaxRequestBodyBytes})
+		if err != nil {
+			return err
+		}
+		set.resources[r.gvr] = s
+		set.order = append(set.order, s)
+	}
+	served := map[schema.GroupResource]bool{}
+	for gvr := range set.resources {
+		served[gvr.GroupResource()] = true
+	}
+	for key, st := range f.storages {
+		if keep[key] {
+			continue
+		}
+		if r := st.main.r; r.fromCRD && !served[r.gvr.GroupResource()] {
+			// Its CRD is gone: so are its objects, as in a cluster.
+			if _, err := st.main.Store.DeleteCollection(request.WithNamespace(systemContext, ""), registryrest.ValidateAllObjectFunc, &metav1.DeleteOptions{}, &metainternalversion.ListOptions{}); err != nil {
+				klog.ErrorS(err, "Deleting the objects of a deleted CustomResourceDefinition", "resource", r.gvr.GroupResource())
+			}
+		}
+		st.destroy()
+		delete(f.storages, key)
+	}
+	set.fedDiscovery = f.fedDiscovery()
+	set.buildDiscovery()
+	f.set.Store(set)
+	f.once.Do(func() { close(f.ready) })
+	return nil
+}
+
+// optsGetter stores templates as unstructured JSON under the fleet's prefix.
+type optsGetter struct{ delegate generic.RESTOptionsGetter }
+
+func (g optsGetter) GetRESTOptions(gr schema.GroupResource, example runtime.Object) (generic.RESTOptions, error) {
+	o, err := g.delegate.GetRESTOptions(gr, example)
+	if err != nil {
+		return o, err
+	}
+	cfg := *o.StorageConfig
+	cfg.Codec = unstructured.UnstructuredJSONScheme
+	o.StorageConfig = &cfg
+	o.ResourcePrefix = storagePrefix + gr.String()
+	return o, nil
+}
+
+// ServeHTTP serves a request whose path has had Path removed; its RequestInfo describes
+// that inner path (see RequestInfoResolver).
+func (f *Fleet) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	info, ok := request.RequestInfoFrom(req.Context())
+	if !ok {
+		responsewriters.InternalError(w, req, fmt.Errorf("no request info"))
+		return
+	}
+	select {
+	case <-f.ready:
+	case <-req.Context().Done():
+		return
+	}
+	set := f.set.Load()
+	if !info.IsResourceRequest {
+		f.serveNonResource(w, req, set)
+		return
+	}
+	if f.fedGroups[info.APIGroup] {
+		f.cfg.Fed.ServeHTTP(w, req)
+		return
+	}
+	gvr := schema.GroupVersionResource{Group: info.APIGroup, Version: info.APIVersion, Resource: info.Resource}
+	if s := set.resources[gvr]; s != nil {
+		s.serveResource(w, req, info, f.admit, f.cfg.MinRequestTimeout)
+		return
+	}
+	err := apierrors.NewNotFound(gvr.GroupResource(), info.Name)
+	err.ErrStatus.Message = fmt.Sprintf("the fleet serves no resource %q in %s (the host cluster does not serve it and no CustomResourceDefinition applied to the fleet defines it; `kubectl api-resources` lists what the fleet serves)",
+		info.Resource, gvr.GroupVersion())
+	if err.ErrStatus.Details != nil {
+		err.ErrStatus.Details.Name = info.Name
+	}
+	responsewriters.ErrorNegotiated(err, scheme.Codecs, schema.GroupVersion{Group: info.APIGroup, Version: info.APIVersion}, w, req)
+}
+
+func (f *Fleet) serveNonResource(w http.ResponseWriter, req *http.Request, set *servedSet) {
+	p := strings.TrimSuffix(req.URL.Path, "/")
+	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	switch {
+	case p == "/api":
+		set.legacyRoot.ServeHTTP(w, req)
+		return
+	case p == "/api/v1":
+		if h := set.versions[schema.GroupVersion{Version: "v1"}]; h != nil {
+			h.ServeHTTP(w, req)
+			return
+		}
+	case p == "/apis":
+		set.root.ServeHTTP(w, req)
+		return
+	case parts[0] == "apis" && len(parts) <= 3:
+		if f.fedGroups[parts[1]] {
+			f.cfg.Fed.ServeHTTP(w, req)
+			return
+		}
+		if len(parts) == 2 {
+			if h := set.groups[parts[1]]; h != nil {
+				h.ServeHTTP(w, req)
+				return
+			}
+		} else if h := set.versions[schema.GroupVersion{Group: parts[1], Version: parts[2]}]; h != nil {
+			h.ServeHTTP(w, req)
+			return
+		}
+	case p == "/version":
+		f.cfg.Fed.ServeHTTP(w, req)
+		return
+	case p == "/openapi/v2" || parts[0] == "openapi" && len(parts) > 1 && parts[1] == "v3":
+		f.serveOpenAPI(w, req, set)
+		return
+	}
+	responsewriters.ErrorNegotiated(apierrors.NewNotFound(schema.GroupResource{}, ""), scheme.Codecs, schema.GroupVersion{}, w, req)
+}
+
+// newUnstructured returns an empty object of a kind.
+func newUnstructured(gvk schema.GroupVersionKind) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	return u
+}

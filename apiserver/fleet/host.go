@@ -1,0 +1,204 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fleet
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/client-go/discovery"
+	"k8s.io/klog/v2"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+
+	"github.com/fedhq/fed/apiserver/fleet/tables"
+)
+
+// hostState is what the fleet read from the host: its kinds and their schemas.
+type hostState struct {
+	resources     []*resource
+	typeConverter managedfields.TypeConverter
+	// openAPIV2 is the host's /openapi/v2 document, raw.
+	openAPIV2 []byte
+}
+
+// excludedGroups are host groups the fleet does not take templates of: fed's own (served
+// by fed-apiserver itself) and metrics, which are read-only.
+var excludedGroups = map[string]bool{"metrics.k8s.io": true}
+
+// templateVerbs are the verbs of every template kind.
+var templateVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
+
+// fieldLabels are the field selectors native kinds support beyond metadata.name and
+// metadata.namespace (those kubectl and controllers use), each with its path.
+var fieldLabels = map[schema.GroupResource]map[string][]string{
+	{Resource: "pods"}: {
+		"spec.nodeName": {"spec", "nodeName"}, "spec.restartPolicy": {"spec", "restartPolicy"},
+		"spec.schedulerName": {"spec", "schedulerName"}, "spec.serviceAccountName": {"spec", "serviceAccountName"},
+		"spec.hostNetwork": {"spec", "hostNetwork"}, "status.phase": {"status", "phase"},
+		"status.podIP": {"status", "podIP"}, "status.nominatedNodeName": {"status", "nominatedNodeName"},
+	},
+	{Resource: "events"}: {
+		"involvedObject.kind": {"involvedObject", "kind"}, "involvedObject.namespace": {"involvedObject", "namespace"},
+		"involvedObject.name": {"involvedObject", "name"}, "involvedObject.uid": {"involvedObject", "uid"},
+		"involvedObject.apiVersion": {"involvedObject", "apiVersion"}, "involvedObject.resourceVersion": {"involvedObject", "resourceVersion"},
+		"involvedObject.fieldPath": {"involvedObject", "fieldPath"}, "reason": {"reason"},
+		"reportingComponent": {"reportingComponent"}, "source": {"source", "component"}, "type": {"type"},
+	},
+	{Group: "events.k8s.io", Resource: "events"}: {
+		"regarding.kind": {"regarding", "kind"}, "regarding.namespace": {"regarding", "namespace"},
+		"regarding.name": {"regarding", "name"}, "regarding.uid": {"regarding", "uid"},
+		"reason": {"reason"}, "reportingController": {"reportingController"}, "type": {"type"},
+	},
+	{Resource: "secrets"}:                    {"type": {"type"}},
+	{Resource: "namespaces"}:                 {"status.phase": {"status", "phase"}},
+	{Resource: "nodes"}:                      {"spec.unschedulable": {"spec", "unschedulable"}},
+	{Resource: "replicationcontrollers"}:     {"status.replicas": {"status", "replicas"}},
+	{Group: "apps", Resource: "replicasets"}: {"status.replicas": {"status", "replicas"}},
+	{Group: "batch", Resource: "jobs"}:       {"status.successful": {"status", "successful"}},
+	{Group: "certificates.k8s.io", Resource: "certificatesigningrequests"}: {"spec.signerName": {"spec", "signerName"}},
+}
+
+// readHost reads the kinds the host serves (its preferred version of each group) and their
+// OpenAPI schemas.
+func (f *Fleet) readHost(ctx context.Context) (*hostState, error) {
+	dc, err := discovery.NewDiscoveryClientForConfig(f.cfg.Host)
+	if err != nil {
+		return nil, err
+	}
+	groups, lists, err := dc.ServerGroupsAndResources()
+	if err != nil {
+		if !discovery.IsGroupDiscoveryFailedError(err) || len(lists) == 0 {
+			return nil, fmt.Errorf("reading the host's API discovery: %w", err)
+		}
+		klog.ErrorS(err, "Some of the host's API groups did not answer discovery; the fleet serves the others")
+	}
+	preferred := map[string]string{}
+	for _, g := range groups {
+		preferred[g.Name] = g.PreferredVersion.Version
+	}
+	state := &hostState{}
+	for _, list := range lists {
+		gv, err := schema.ParseGroupVersion(list.GroupVersion)
+		if err != nil || preferred[gv.Group] != gv.Version || excludedGroups[gv.Group] || f.fedGroups[gv.Group] {
+			continue
+		}
+		subresources := map[string][]string{}
+		for _, r := range list.APIResources {
+			if name, sub, ok := strings.Cut(r.Name, "/"); ok {
+				subresources[name] = append(subresources[name], sub)
+			}
+		}
+		for _, r := range list.APIResources {
+			if strings.Contains(r.Name, "/") || !hasVerbs(r.Verbs, "create", "get", "list") {
+				continue
+			}
+			res := &resource{
+				gvr:                 gv.WithResource(r.Name),
+				kind:                r.Kind,
+				listKind:            r.Kind + "List",
+				singular:            r.SingularName,
+				namespaced:          r.Namespaced,
+				shortNames:          r.ShortNames,
+				categories:          r.Categories,
+				verbs:               templateVerbs,
+				status:              slices.Contains(subresources[r.Name], "status"),
+				table:               tables.For(schema.GroupKind{Group: gv.Group, Kind: r.Kind}),
+				fields:              fieldLabels[schema.GroupResource{Group: gv.Group, Resource: r.Name}],
+				unconditionalUpdate: true,
+			}
+			if res.singular == "" {
+				res.singular = strings.ToLower(r.Kind)
+			}
+			if slices.Contains(subresources[r.Name], "scale") {
+				res.scale = &scaleSpec{
+					specReplicasPath:   []string{"spec", "replicas"},
+					statusReplicasPath: []string{"status", "replicas"},
+					selectorFromSpec:   true,
+					defaultReplicas:    1,
+				}
+			}
+			f.nativeHooks(res)
+			namespaceHooks(res)
+			f.crdHooks(res)
+			state.resources = append(state.resources, res)
+		}
+	}
+	state.openAPIV2, state.typeConverter = f.readHostOpenAPI(ctx)
+	return state, nil
+}
+
+func hasVerbs(verbs []string, want ...string) bool {
+	for _, v := range want {
+		if !slices.Contains(verbs, v) {
+			return false
+		}
+	}
+	return true
+}
+
+// readHostOpenAPI returns the host's OpenAPI v2 document and a type converter built from
+// it, so that server-side apply merges lists of native templates by their keys. Without a
+// document, server-side apply still works, treating lists as atomic.
+func (f *Fleet) readHostOpenAPI(ctx context.Context) ([]byte, managedfields.TypeConverter) {
+	deduced := managedfields.NewDeducedTypeConverter()
+	dc, err := discovery.NewDiscoveryClientForConfig(f.cfg.Host)
+	if err != nil {
+		klog.ErrorS(err, "Reading the host's OpenAPI")
+		return nil, deduced
+	}
+	raw, err := dc.RESTClient().Get().AbsPath("/openapi/v2").SetHeader("Accept", "application/json").Do(ctx).Raw()
+	if err != nil {
+		klog.ErrorS(err, "Reading the host's OpenAPI v2 document; server-side apply treats lists as atomic")
+		return nil, deduced
+	}
+	var doc spec.Swagger
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		klog.ErrorS(err, "Parsing the host's OpenAPI v2 document")
+		return raw, deduced
+	}
+	defs := make(map[string]*spec.Schema, len(doc.Definitions))
+	for name, s := range doc.Definitions {
+		defs[name] = &s
+	}
+	tc, err := managedfields.NewTypeConverter(defs, false)
+	if err != nil {
+		klog.ErrorS(err, "Building the type converter from the host's OpenAPI; server-side apply treats lists as atomic")
+		return raw, deduced
+	}
+	return raw, tc
+}
+
+// nativeHooks sets the validation of a native kind: the host's dry run.
+func (f *Fleet) nativeHooks(r *resource) {
+	v := f.cfg.HostValidator
+	if v == nil {
+		return
+	}
+	gvr, namespaced := r.gvr, r.namespaced
+	r.validate = func(ctx context.Context, obj *unstructured.Unstructured, fieldValidation string) ([]string, error) {
+		return v.Validate(ctx, gvr, namespaced, obj, fieldValidation)
+	}
+	r.validateUpdate = func(ctx context.Context, obj, _ *unstructured.Unstructured, fieldValidation string) ([]string, error) {
+		return v.Validate(ctx, gvr, namespaced, obj, fieldValidation)
+	}
+}

@@ -1,0 +1,230 @@
+// Package hostvalidation validates templates of the host's native kinds with the host's own
+// rules: it sends them to the host's kube-apiserver as server-side dry-run creates, so that a
+// template the host would refuse is refused with exactly the error kubectl users know, and the
+// host's warnings reach the user. Nothing is ever created in the host: every request it sends
+// carries dryRun=All.
+package hostvalidation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+)
+
+// Validator validates templates of the host's native kinds by a server-side dry-run create in the host.
+//
+// The host's warnings reach Validate only through a warning handler of the client's
+// configuration: build Client with NewClient, or set the configuration's
+// WarningHandlerWithContext to a WarningHandler before building it. With any other client
+// Validate still returns the host's errors, but no warnings.
+type Validator struct {
+	Client dynamic.Interface // the host, as fed-apiserver's own identity
+	// Namespace is the host namespace namespaced templates are dry-run in ("fed-system").
+	Namespace string
+}
+
+// metadataOwnedByStorage are the metadata fields only fed's storage owns; they are not part of
+// what the host validates of a template, and some (resourceVersion) make a create fail.
+var metadataOwnedByStorage = []string{
+	"resourceVersion", "uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
+	"generation", "managedFields", "ownerReferences", "finalizers", "selfLink",
+}
+
+// structuralNames are the kinds whose name is part of their meaning (it must match their spec),
+// so that a template of theirs cannot be validated under another name.
+var structuralNames = map[schema.GroupResource]bool{
+	{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}: true,
+	{Group: "apiregistration.k8s.io", Resource: "apiservices"}:             true,
+}
+
+// couldNotValidate prefixes the warnings of templates the host could not validate.
+const couldNotValidate = "fed could not validate this template with the host cluster: "
+
+// Validate dry-runs obj (a template of resource gvr; namespaced tells its scope) in the host and
+// returns the host's warnings, or the host's error. fieldValidation is the request's
+// fieldValidation directive ("Strict", "Warn", "Ignore" or ""), passed on to the host.
+//
+// Errors are the host's *apierrors.StatusError for Invalid (422) and BadRequest (400, e.g.
+// strict decoding errors), naming the template rather than what was sent to the host; when the
+// host cannot judge the template (fed may not create the kind there, the host does not serve it
+// or does not support creating it, or, for CustomResourceDefinitions and APIServices, an object
+// of that name exists there) Validate returns a warning saying so and no error; any other
+// failure is an InternalError or a ServiceUnavailable error, never a silent pass.
+func (v *Validator) Validate(ctx context.Context, gvr schema.GroupVersionResource, namespaced bool, obj *unstructured.Unstructured, fieldValidation string) (warnings []string, err error) {
+	if v.Client == nil {
+		return nil, apierrors.NewInternalError(errors.New("hostvalidation: the Validator has no host client"))
+	}
+	if namespaced && v.Namespace == "" {
+		return nil, apierrors.NewInternalError(errors.New("hostvalidation: the Validator has no host namespace"))
+	}
+	if obj == nil {
+		return nil, apierrors.NewInternalError(errors.New("hostvalidation: no template to validate"))
+	}
+	t := template{name: obj.GetName(), namespace: obj.GetNamespace(), hostNamespace: v.Namespace, namespaced: namespaced}
+
+	o := obj.DeepCopy()
+	if meta, ok := o.Object["metadata"].(map[string]interface{}); ok {
+		for _, f := range metadataOwnedByStorage {
+			delete(meta, f)
+		}
+	}
+	var client dynamic.ResourceInterface = v.Client.Resource(gvr)
+	if namespaced {
+		o.SetNamespace(v.Namespace)
+		client = v.Client.Resource(gvr).Namespace(v.Namespace)
+	} else {
+		o.SetNamespace("")
+	}
+	opts := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: fieldValidation}
+
+	var col warningCollector
+	ctx = context.WithValue(ctx, collectorKey{}, &col)
+	created, err := client.Create(ctx, o, opts)
+	retried := false
+	if apierrors.IsAlreadyExists(err) && t.name != "" {
+		if structuralNames[gvr.GroupResource()] {
+			return append(t.rewriteAll(col.list()), couldNotValidate+"an object of that name exists in the host cluster"), nil
+		}
+		// Validate the rest of the object under a name the host generates.
+		o.SetName("")
+		o.SetGenerateName(generateNamePrefix(t.name))
+		created, err = client.Create(ctx, o, opts)
+		retried = true
+	}
+	if retried && created != nil && created.GetName() != t.name {
+		t.generatedName = created.GetName()
+	}
+	warnings = col.list()
+	if err == nil {
+		return t.rewriteAll(warnings), nil
+	}
+
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		// Not an answer of the host: it could not be reached, or the request was cancelled.
+		return nil, apierrors.NewServiceUnavailable(fmt.Sprintf("fed could not validate the template with the host cluster: %v", err))
+	}
+	st := status.Status()
+	if st.Details != nil && st.Details.Name != "" && st.Details.Name != t.name && retried {
+		// An error of the generateName attempt names the name the host generated.
+		t.generatedName = st.Details.Name
+	}
+	switch {
+	case apierrors.IsInvalid(err), apierrors.IsBadRequest(err):
+		return t.rewriteAll(warnings), t.rewriteError(st)
+	case apierrors.IsAlreadyExists(err):
+		// Only when the host also had an object of the generated name.
+		return append(t.rewriteAll(warnings), couldNotValidate+"an object of that name exists in the host cluster"), nil
+	case apierrors.IsNotFound(err):
+		if st.Details != nil && st.Details.Kind == "namespaces" && st.Details.Name == v.Namespace && namespaced {
+			return nil, apierrors.NewServiceUnavailable(fmt.Sprintf(
+				"fed could not validate the template with the host cluster: the host namespace %q where fed validates templates does not exist: %s", v.Namespace, st.Message))
+		}
+		reason := st.Message
+		if reason == "" || strings.Contains(reason, "could not find the requested resource") {
+			reason = fmt.Sprintf("the host does not serve %s: %s", gvrString(gvr), reason)
+		}
+		return append(t.rewriteAll(warnings), couldNotValidate+strings.TrimSuffix(reason, ": ")), nil
+	case apierrors.IsForbidden(err), apierrors.IsMethodNotSupported(err):
+		return append(t.rewriteAll(warnings), couldNotValidate+st.Message), nil
+	case isTransient(st):
+		return nil, apierrors.NewServiceUnavailable(fmt.Sprintf("fed could not validate the template with the host cluster: %s", st.Message))
+	default:
+		return nil, apierrors.NewInternalError(fmt.Errorf("fed could not validate the template with the host cluster: %w", err))
+	}
+}
+
+func isTransient(st metav1.Status) bool {
+	switch st.Code {
+	case http.StatusServiceUnavailable, http.StatusGatewayTimeout, http.StatusTooManyRequests:
+		return true
+	}
+	switch st.Reason {
+	case metav1.StatusReasonTimeout, metav1.StatusReasonServerTimeout, metav1.StatusReasonTooManyRequests, metav1.StatusReasonServiceUnavailable:
+		return true
+	}
+	return false
+}
+
+func gvrString(gvr schema.GroupVersionResource) string {
+	if gvr.Group == "" {
+		return gvr.Resource + "/" + gvr.Version
+	}
+	return gvr.Resource + "." + gvr.Group + "/" + gvr.Version
+}
+
+// generateNamePrefix is the generateName a template named name is retried with: a short prefix
+// of the name that is still a valid name once the host appends its random suffix.
+func generateNamePrefix(name string) string {
+	const max = 40
+	if len(name) > max {
+		name = name[:max]
+	}
+	name = strings.TrimRightFunc(name, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z')
+	})
+	if name == "" {
+		return "fed-"
+	}
+	return name + "-"
+}
+
+// template is what the host's answers are made right for: the template's own name and
+// namespace instead of the host namespace and the name the host generated.
+type template struct {
+	name, namespace string
+	hostNamespace   string
+	namespaced      bool
+	generatedName   string
+}
+
+// rewrite makes a message of the host speak of the template.
+func (t template) rewrite(s string) string {
+	if t.generatedName != "" && t.name != "" {
+		s = strings.ReplaceAll(s, t.generatedName, t.name)
+	}
+	if !t.namespaced || t.hostNamespace == "" || t.hostNamespace == t.namespace {
+		return s
+	}
+	host := fmt.Sprintf("namespace %q", t.hostNamespace)
+	if t.namespace != "" {
+		return strings.ReplaceAll(s, host, fmt.Sprintf("namespace %q", t.namespace))
+	}
+	s = strings.ReplaceAll(s, " in the "+host, "")
+	s = strings.ReplaceAll(s, " in "+host, "")
+	return s
+}
+
+func (t template) rewriteAll(msgs []string) []string {
+	if len(msgs) == 0 {
+		return nil
+	}
+	out := make([]string, len(msgs))
+	for i, m := range msgs {
+		out[i] = t.rewrite(m)
+	}
+	return out
+}
+
+// rewriteError is the host's error about the template, naming the template.
+func (t template) rewriteError(st metav1.Status) *apierrors.StatusError {
+	st = *st.DeepCopy()
+	st.Message = t.rewrite(st.Message)
+	if st.Details != nil {
+		if t.name != "" {
+			st.Details.Name = t.name
+		}
+		for i := range st.Details.Causes {
+			st.Details.Causes[i].Message = t.rewrite(st.Details.Causes[i].Message)
+		}
+	}
+	return &apierrors.StatusError{ErrStatus: st}
+}

@@ -1,0 +1,391 @@
+package hostvalidation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+
+	"github.com/fedhq/fed/test/lab"
+)
+
+// fedServiceAccount is fed-apiserver's identity in the host.
+const fedServiceAccount = "system:serviceaccount:fed-system:fed-apiserver"
+
+var (
+	labOnce  sync.Once
+	labValue *lab.Lab
+	labStop  func() error
+	labErr   error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if labStop != nil {
+		if err := labStop(); err != nil {
+			fmt.Fprintln(os.Stderr, "hostvalidation: stopping the lab:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// hostLab is the lab of the repository (`make up`), or one of the package's own.
+func hostLab(t *testing.T) *lab.Lab {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs the lab's host cluster")
+	}
+	labOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		labValue, labStop, labErr = lab.Shared(ctx)
+	})
+	if labErr != nil {
+		t.Fatalf("the lab did not start: %v", labErr)
+	}
+	return labValue
+}
+
+// hostValidator is a Validator with the host's client as fed-apiserver's service account (the
+// host admin impersonating it), and the host admin's own dynamic client.
+func hostValidator(t *testing.T) (*Validator, dynamic.Interface) {
+	v, admin, _ := recordedHostValidator(t)
+	return v, admin
+}
+
+// sentRequests records the requests a Validator sends to the host.
+type sentRequests struct {
+	mu   sync.Mutex
+	reqs []string // method, path and query
+}
+
+func (s *sentRequests) list() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.reqs...)
+}
+
+type recordingTransport struct {
+	rt   http.RoundTripper
+	sent *sentRequests
+}
+
+func (r recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	r.sent.mu.Lock()
+	r.sent.reqs = append(r.sent.reqs, req.Method+" "+req.URL.Path+"?"+req.URL.RawQuery)
+	r.sent.mu.Unlock()
+	return r.rt.RoundTrip(req)
+}
+
+func recordedHostValidator(t *testing.T) (*Validator, dynamic.Interface, *sentRequests) {
+	t.Helper()
+	l := hostLab(t)
+	admin, err := l.Host.RESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := rest.CopyConfig(admin)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: fedServiceAccount}
+	sent := &sentRequests{}
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return recordingTransport{rt: rt, sent: sent} })
+	client, err := NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	adminClient, err := dynamic.NewForConfig(admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Validator{Client: client, Namespace: lab.FedNamespace}, adminClient, sent
+}
+
+func unique(prefix string) string {
+	return fmt.Sprintf("%s-%d", prefix, rand.New(rand.NewSource(time.Now().UnixNano())).Intn(1_000_000_000))
+}
+
+func deployment(namespace, name string, selector, podLabels map[string]interface{}) *unstructured.Unstructured {
+	return u("apps/v1", "Deployment", namespace, name, map[string]interface{}{
+		"spec": map[string]interface{}{
+			"replicas": int64(1),
+			"selector": map[string]interface{}{"matchLabels": selector},
+			"template": map[string]interface{}{
+				"metadata": map[string]interface{}{"labels": podLabels},
+				"spec": map[string]interface{}{
+					"containers": []interface{}{map[string]interface{}{"name": "nginx", "image": "nginx:1.27"}},
+				},
+			},
+		},
+	})
+}
+
+func mustStatus(t *testing.T, err error) *apierrors.StatusError {
+	t.Helper()
+	var se *apierrors.StatusError
+	if !errors.As(err, &se) {
+		t.Fatalf("error %T %v, want the host's StatusError", err, err)
+	}
+	return se
+}
+
+func TestHost(t *testing.T) {
+	v, admin, sent := recordedHostValidator(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	// Fleet namespaces need not exist in the host.
+	fleetNS := unique("fleet-nowhere")
+	if _, err := admin.Resource(namespacesGVR).Get(ctx, fleetNS, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("namespace %s in the host: %v", fleetNS, err)
+	}
+	app := map[string]interface{}{"app": "nginx"}
+	deployName := unique("nginx")
+	clusterRoleName := unique("fed-validation-test")
+	serviceName := unique("web")
+
+	t.Run("valid Deployment", func(t *testing.T) {
+		d := deployment(fleetNS, deployName, app, app)
+		d.SetResourceVersion("17") // fed's storage's, which a create would refuse
+		d.SetUID("0b5f8d4e-4c1e-4a8e-9a43-3b2f0f1c9d11")
+		w, err := v.Validate(ctx, deploymentsGVR, true, d, "Strict")
+		if err != nil {
+			t.Fatalf("Validate: %v", err)
+		}
+		t.Logf("warnings: %q", w)
+	})
+
+	t.Run("selector does not match template labels", func(t *testing.T) {
+		d := deployment(fleetNS, deployName, app, map[string]interface{}{"app": "other"})
+		_, err := v.Validate(ctx, deploymentsGVR, true, d, "")
+		se := mustStatus(t, err)
+		if !apierrors.IsInvalid(err) || se.ErrStatus.Code != 422 {
+			t.Fatalf("error %v (code %d), want 422 Invalid", err, se.ErrStatus.Code)
+		}
+		msg := err.Error()
+		wantPrefix := fmt.Sprintf(`Deployment.apps %q is invalid: spec.template.metadata.labels: Invalid value: `, deployName)
+		if !strings.HasPrefix(msg, wantPrefix) || !strings.Contains(msg, "`selector` does not match template `labels`") {
+			t.Errorf("error %q, want the host's %q...", msg, wantPrefix)
+		}
+		if se.ErrStatus.Details.Name != deployName {
+			t.Errorf("details name %q, want %q", se.ErrStatus.Details.Name, deployName)
+		}
+		if strings.Contains(msg, lab.FedNamespace) {
+			t.Errorf("error %q names the host namespace", msg)
+		}
+	})
+
+	t.Run("unknown field", func(t *testing.T) {
+		d := deployment(fleetNS, deployName, app, app)
+		if err := unstructured.SetNestedField(d.Object, "x", "spec", "bogus"); err != nil {
+			t.Fatal(err)
+		}
+		_, err := v.Validate(ctx, deploymentsGVR, true, d, metav1.FieldValidationStrict)
+		mustStatus(t, err)
+		if !apierrors.IsBadRequest(err) || !strings.Contains(err.Error(), `strict decoding error: unknown field "spec.bogus"`) {
+			t.Fatalf("error %v, want the host's strict decoding error", err)
+		}
+		w, err := v.Validate(ctx, deploymentsGVR, true, d, metav1.FieldValidationWarn)
+		if err != nil {
+			t.Fatalf("Validate with Warn: %v", err)
+		}
+		if len(w) != 1 || w[0] != `unknown field "spec.bogus"` {
+			t.Errorf("warnings with Warn: %q, want the host's unknown field warning", w)
+		}
+		if w, err := v.Validate(ctx, deploymentsGVR, true, d, metav1.FieldValidationIgnore); err != nil || len(w) != 0 {
+			t.Errorf("Validate with Ignore: %q, %v", w, err)
+		}
+	})
+
+	t.Run("Namespace default", func(t *testing.T) {
+		ns := u("v1", "Namespace", "", "default", nil)
+		ns.SetLabels(map[string]string{"team": "a"})
+		before := len(sent.list())
+		if w, err := v.Validate(ctx, namespacesGVR, false, ns, "Strict"); err != nil || len(w) != 0 {
+			t.Fatalf("Validate: %q, %v", w, err)
+		}
+		if n := len(sent.list()) - before; n != 2 {
+			t.Errorf("%d requests, want 2 (AlreadyExists, then the generateName retry)", n)
+		}
+		ns.SetLabels(map[string]string{"team": "not a valid label value"})
+		_, err := v.Validate(ctx, namespacesGVR, false, ns, "Strict")
+		se := mustStatus(t, err)
+		if !apierrors.IsInvalid(err) || !strings.HasPrefix(err.Error(), `Namespace "default" is invalid: metadata.labels: Invalid value: "not a valid label value"`) || se.ErrStatus.Details.Name != "default" {
+			t.Errorf("error %v, want the host's Invalid naming default", err)
+		}
+	})
+
+	t.Run("ClusterRole", func(t *testing.T) {
+		rules := map[string]interface{}{"rules": []interface{}{
+			map[string]interface{}{"apiGroups": []interface{}{"*"}, "resources": []interface{}{"*"}, "verbs": []interface{}{"*"}},
+			map[string]interface{}{"nonResourceURLs": []interface{}{"/metrics"}, "verbs": []interface{}{"get"}},
+		}}
+		for _, name := range []string{clusterRoleName, "admin"} {
+			cr := u("rbac.authorization.k8s.io/v1", "ClusterRole", "", name, rules)
+			if w, err := v.Validate(ctx, clusterRolesGVR, false, cr, "Strict"); err != nil || len(w) != 0 {
+				t.Errorf("Validate ClusterRole %s: %q, %v", name, w, err)
+			}
+		}
+		crb := u("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "", clusterRoleName, map[string]interface{}{
+			"roleRef":  map[string]interface{}{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"},
+			"subjects": []interface{}{map[string]interface{}{"kind": "User", "name": "someone"}},
+		})
+		if w, err := v.Validate(ctx, clusterRolesGVR.GroupVersion().WithResource("clusterrolebindings"), false, crb, "Strict"); err != nil || len(w) != 0 {
+			t.Errorf("Validate ClusterRoleBinding: %q, %v", w, err)
+		}
+	})
+
+	t.Run("Service with an invalid port", func(t *testing.T) {
+		svc := u("v1", "Service", fleetNS, serviceName, map[string]interface{}{
+			"spec": map[string]interface{}{
+				"selector": app,
+				"ports":    []interface{}{map[string]interface{}{"name": "http", "port": int64(70000)}},
+			},
+		})
+		_, err := v.Validate(ctx, servicesGVR, true, svc, "Strict")
+		mustStatus(t, err)
+		// The host defaults targetPort to port, so it names both.
+		want := fmt.Sprintf(`Service %q is invalid: [spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive, `, serviceName)
+		if !apierrors.IsInvalid(err) || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("error %q, want %q...", err, want)
+		}
+	})
+
+	t.Run("ConfigMap in a fleet namespace", func(t *testing.T) {
+		cm := u("v1", "ConfigMap", fleetNS, "settings", map[string]interface{}{"data": map[string]interface{}{"a": "b"}})
+		if w, err := v.Validate(ctx, configMapsGVR, true, cm, "Strict"); err != nil || len(w) != 0 {
+			t.Errorf("Validate: %q, %v", w, err)
+		}
+	})
+
+	t.Run("concurrent calls get their own warnings", func(t *testing.T) {
+		var wg sync.WaitGroup
+		errs := make(chan error, 20)
+		for i := 0; i < 20; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				d := deployment(fleetNS, deployName, app, app)
+				f := fmt.Sprintf("bogus%d", i)
+				_ = unstructured.SetNestedField(d.Object, "x", "spec", f)
+				w, err := v.Validate(ctx, deploymentsGVR, true, d, metav1.FieldValidationWarn)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if want := fmt.Sprintf(`unknown field "spec.%s"`, f); len(w) != 1 || w[0] != want {
+					errs <- fmt.Errorf("call %d got warnings %q, want [%q]", i, w, want)
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+	})
+
+	// Every request was a dry-run create.
+	reqs := sent.list()
+	if len(reqs) < 10 {
+		t.Errorf("only %d requests sent", len(reqs))
+	}
+	for _, r := range reqs {
+		if !strings.HasPrefix(r, "POST ") || !strings.Contains(r, "dryRun=All") {
+			t.Errorf("request %s is not a dry-run create", r)
+		}
+	}
+
+	// Nothing of all that exists in the host.
+	for _, c := range []struct {
+		gvr       schema.GroupVersionResource
+		namespace string
+		name      string
+	}{
+		{deploymentsGVR, lab.FedNamespace, deployName},
+		{servicesGVR, lab.FedNamespace, serviceName},
+		{configMapsGVR, lab.FedNamespace, "settings"},
+		{clusterRolesGVR, "", clusterRoleName},
+		{clusterRolesGVR.GroupVersion().WithResource("clusterrolebindings"), "", clusterRoleName},
+		{namespacesGVR, "", fleetNS},
+	} {
+		var err error
+		if c.namespace != "" {
+			_, err = admin.Resource(c.gvr).Namespace(c.namespace).Get(ctx, c.name, metav1.GetOptions{})
+		} else {
+			_, err = admin.Resource(c.gvr).Get(ctx, c.name, metav1.GetOptions{})
+		}
+		if !apierrors.IsNotFound(err) {
+			t.Errorf("%s %s/%s in the host after validation: %v", c.gvr.Resource, c.namespace, c.name, err)
+		}
+	}
+	nss, err := admin.Resource(namespacesGVR).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ns := range nss.Items {
+		if strings.HasPrefix(ns.GetName(), "default-") {
+			t.Errorf("namespace %s in the host after validation", ns.GetName())
+		}
+	}
+}
+
+// TestHostStructuralName: a CustomResourceDefinition template named like one in the host is
+// not validated, with a warning.
+func TestHostStructuralName(t *testing.T) {
+	v, admin := hostValidator(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// An APIService of the host's own, always there.
+	existing, err := admin.Resource(schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}).Get(ctx, "v1.apps", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := u("apiregistration.k8s.io/v1", "APIService", "", "v1.apps", map[string]interface{}{"spec": existing.Object["spec"]})
+	w, err := v.Validate(ctx, schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}, false, tmpl, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w) != 1 || !strings.HasPrefix(w[0], couldNotValidate) {
+		t.Errorf("warnings %q, want that it could not be validated", w)
+	}
+}
+
+// TestHostForbidden: an identity the host does not let create the kind gets a warning, not an
+// error; the warning keeps the host's reason as it is, since it is about fed's identity in the host.
+func TestHostForbidden(t *testing.T) {
+	l := hostLab(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cfg, err := l.Host.RESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:fed-system:nobody-" + unique("sa")}
+	client, err := NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := &Validator{Client: client, Namespace: lab.FedNamespace}
+	app := map[string]interface{}{"app": "nginx"}
+	w, err := v.Validate(ctx, deploymentsGVR, true, deployment("fleet-a", "nginx", app, app), "")
+	if err != nil {
+		t.Fatalf("Validate: %v", err)
+	}
+	if len(w) != 1 || !strings.HasPrefix(w[0], couldNotValidate) || !strings.Contains(w[0], "forbidden") {
+		t.Fatalf("warnings %q, want one saying it could not be validated", w)
+	}
+	t.Logf("warning: %s", w[0])
+}

@@ -1,0 +1,629 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/api/validation/path"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/registry/generic"
+	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
+	"k8s.io/apiserver/pkg/registry/rest"
+	apistorage "k8s.io/apiserver/pkg/storage"
+	"k8s.io/apiserver/pkg/storage/names"
+	"k8s.io/apiserver/pkg/warning"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+)
+
+// resource is one kind the fleet serves, at one version.
+type resource struct {
+	gvr        schema.GroupVersionResource
+	kind       string
+	listKind   string
+	singular   string
+	namespaced bool
+	shortNames []string
+	categories []string
+	verbs      []string
+
+	// status and scale tell which subresources it has.
+	status bool
+	scale  *scaleSpec
+
+	table rest.TableConvertor
+	// fields are the field selectors the kind supports beyond metadata.name and
+	// metadata.namespace, each with the path of its value.
+	fields map[string][]string
+	// selectableFields, when set, replaces fields (custom resources).
+	selectableFields func(*unstructured.Unstructured) (fields.Set, error)
+
+	// prepare normalises an object before it is validated and stored (custom resources:
+	// pruning and defaults).
+	prepare func(*unstructured.Unstructured)
+	// prepareCreate completes a new object after prepare (Namespaces: their finalizer).
+	prepareCreate func(*unstructured.Unstructured)
+	// validate, validateUpdate and validateStatus check an object with the rules of its
+	// kind: the host's for native kinds, the CRD's for custom resources. Any may be nil.
+	// fieldValidation is the request's directive (Strict, Warn, Ignore).
+	validate       func(ctx context.Context, obj *unstructured.Unstructured, fieldValidation string) (warnings []string, err error)
+	validateUpdate func(ctx context.Context, obj, old *unstructured.Unstructured, fieldValidation string) (warnings []string, err error)
+	validateStatus func(ctx context.Context, obj, old *unstructured.Unstructured) field.ErrorList
+	// decode checks a request's object before it is stored and returns warnings
+	// (custom resources: the fields their schema does not know, by fieldValidation).
+	decode func(obj *unstructured.Unstructured, fieldValidation string) (warnings []string, err error)
+	// fromCRD marks the kinds the fleet's CRDs define: their objects go with them.
+	fromCRD bool
+	// changed is called after an object was written or deleted (CRDs: serve their kinds).
+	changed func()
+	// typeConverter, when set, replaces the host's for server-side apply (custom resources).
+	typeConverter managedfields.TypeConverter
+	// unconditionalUpdate allows a PUT without resourceVersion (native kinds).
+	unconditionalUpdate bool
+	// dnsNames requires DNS subdomain names (custom resources); other kinds need path-safe
+	// names here and the host checks their own rules.
+	dnsNames bool
+}
+
+func (r *resource) gvk() schema.GroupVersionKind { return r.gvr.GroupVersion().WithKind(r.kind) }
+
+// key identifies the resource across rebuilds of the served set: the same key keeps its
+// store (and watch cache).
+func (r *resource) key() string {
+	return fmt.Sprintf("%s|%s|%s|%v|%v|%v", r.gvr, r.kind, r.listKind, r.namespaced, r.status, r.scale != nil)
+}
+
+// scaleSpec says where a kind keeps its replicas, as a CRD's scale subresource does.
+type scaleSpec struct {
+	specReplicasPath   []string
+	statusReplicasPath []string
+	// labelSelectorPath holds the selector as a string (custom resources); nil with
+	// selectorFromSpec reads the LabelSelector at spec.selector (native workloads).
+	labelSelectorPath []string
+	selectorFromSpec  bool
+	// defaultReplicas is what an unset spec replicas means (1 for native workloads).
+	defaultReplicas int64
+}
+
+// strategy is the create/update/delete strategy of every template kind.
+type strategy struct {
+	runtime.ObjectTyper
+	names.NameGenerator
+	r *resource
+}
+
+func newStrategy(r *resource) strategy {
+	return strategy{ObjectTyper: typer, NameGenerator: names.SimpleNameGenerator, r: r}
+}
+
+func (s strategy) NamespaceScoped() bool { return s.r.namespaced }
+
+func (s strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	if !s.r.status {
+		return nil
+	}
+	return map[fieldpath.APIVersion]*fieldpath.Set{
+		fieldpath.APIVersion(s.r.gvr.GroupVersion().String()): fieldpath.NewSet(fieldpath.MakePathOrDie("status")),
+	}
+}
+
+func (s strategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
+	u := obj.(*unstructured.Unstructured)
+	if s.r.status {
+		delete(u.Object, "status")
+	}
+	u.SetGeneration(1)
+	if s.r.prepare != nil {
+		s.r.prepare(u)
+	}
+	if s.r.prepareCreate != nil {
+		s.r.prepareCreate(u)
+	}
+}
+
+func (s strategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
+	u, oldU := obj.(*unstructured.Unstructured), old.(*unstructured.Unstructured)
+	if s.r.status {
+		if status, ok := oldU.Object["status"]; ok {
+			u.Object["status"] = status
+		} else {
+			delete(u.Object, "status")
+		}
+	}
+	if s.r.prepare != nil {
+		s.r.prepare(u)
+	}
+	u.SetGeneration(oldU.GetGeneration())
+	if !apiequality.Semantic.DeepEqual(withoutMetadata(u), withoutMetadata(oldU)) {
+		u.SetGeneration(oldU.GetGeneration() + 1)
+	}
+}
+
+func withoutMetadata(u *unstructured.Unstructured) map[string]any {
+	out := make(map[string]any, len(u.Object))
+	for k, v := range u.Object {
+		if k != "metadata" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func (s strategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
+	u := obj.(*unstructured.Unstructured)
+	errs := s.validateTypeMeta(u)
+	nameFn := apimachineryvalidation.ValidateNameFunc(path.ValidatePathSegmentName)
+	if s.r.dnsNames {
+		nameFn = apimachineryvalidation.NameIsDNSSubdomain
+	}
+	return append(errs, apimachineryvalidation.ValidateObjectMetaAccessor(u, s.r.namespaced, nameFn, field.NewPath("metadata"))...)
+}
+
+func (s strategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+	u := obj.(*unstructured.Unstructured)
+	errs := s.validateTypeMeta(u)
+	return append(errs, apimachineryvalidation.ValidateObjectMetaAccessorUpdate(u, old.(*unstructured.Unstructured), field.NewPath("metadata"))...)
+}
+
+func (s strategy) validateTypeMeta(u *unstructured.Unstructured) field.ErrorList {
+	var errs field.ErrorList
+	if u.GetKind() != s.r.kind {
+		errs = append(errs, field.Invalid(field.NewPath("kind"), u.GetKind(), "must be "+s.r.kind))
+	}
+	if want := s.r.gvr.GroupVersion().String(); u.GetAPIVersion() != want {
+		errs = append(errs, field.Invalid(field.NewPath("apiVersion"), u.GetAPIVersion(), "must be "+want))
+	}
+	return errs
+}
+
+func (strategy) WarningsOnCreate(context.Context, runtime.Object) []string { return nil }
+func (strategy) WarningsOnUpdate(context.Context, runtime.Object, runtime.Object) []string {
+	return nil
+}
+func (strategy) Canonicalize(runtime.Object)                     {}
+func (strategy) AllowCreateOnUpdate(context.Context) bool        { return false }
+func (s strategy) AllowUnconditionalUpdate(context.Context) bool { return s.r.unconditionalUpdate }
+
+// GetAttrs returns an object's labels and the fields its kind can be selected by.
+func (s strategy) GetAttrs(obj runtime.Object) (labels.Set, fields.Set, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return nil, nil, fmt.Errorf("not a template: %T", obj)
+	}
+	if s.r.selectableFields != nil {
+		set, err := s.r.selectableFields(u)
+		return u.GetLabels(), set, err
+	}
+	set := fields.Set{"metadata.name": u.GetName()}
+	if s.r.namespaced {
+		set["metadata.namespace"] = u.GetNamespace()
+	}
+	for label, p := range s.r.fields {
+		v, found, _ := unstructured.NestedFieldNoCopy(u.Object, p...)
+		if !found || v == nil {
+			set[label] = ""
+			continue
+		}
+		set[label] = fmt.Sprint(v)
+	}
+	return u.GetLabels(), set, nil
+}
+
+// fieldLabelConverter refuses field selectors the resource does not support, with the
+// message kube-apiserver gives.
+type fieldLabelConverter struct {
+	converter
+	r *resource
+}
+
+func (c fieldLabelConverter) ConvertFieldLabel(gvk schema.GroupVersionKind, label, value string) (string, string, error) {
+	switch {
+	case label == "metadata.name", label == "metadata.namespace" && c.r.namespaced:
+		return label, value, nil
+	case c.r.selectableFields != nil:
+		if set, err := c.r.selectableFields(&unstructured.Unstructured{Object: map[string]any{}}); err == nil {
+			if _, ok := set[label]; ok {
+				return label, value, nil
+			}
+		}
+	default:
+		if _, ok := c.r.fields[label]; ok {
+			return label, value, nil
+		}
+	}
+	return "", "", fmt.Errorf("field label not supported: %s", label)
+}
+
+// statusStrategy updates only an object's status.
+type statusStrategy struct{ strategy }
+
+func (s statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return map[fieldpath.APIVersion]*fieldpath.Set{
+		fieldpath.APIVersion(s.r.gvr.GroupVersion().String()): fieldpath.NewSet(
+			fieldpath.MakePathOrDie("spec"), fieldpath.MakePathOrDie("metadata", "labels"), fieldpath.MakePathOrDie("metadata", "annotations")),
+	}
+}
+
+func (s statusStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
+	u, oldU := obj.(*unstructured.Unstructured), old.(*unstructured.Unstructured)
+	status, hasStatus := u.Object["status"]
+	metadata := u.Object["metadata"]
+	u.Object = runtime.DeepCopyJSON(oldU.Object)
+	u.Object["metadata"] = metadata
+	u.SetLabels(oldU.GetLabels())
+	u.SetAnnotations(oldU.GetAnnotations())
+	u.SetFinalizers(oldU.GetFinalizers())
+	u.SetOwnerReferences(oldU.GetOwnerReferences())
+	u.SetGeneration(oldU.GetGeneration())
+	if hasStatus {
+		u.Object["status"] = status
+	} else {
+		delete(u.Object, "status")
+	}
+}
+
+func (s statusStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+	errs := s.strategy.ValidateUpdate(ctx, obj, old)
+	if s.r.validateStatus != nil {
+		errs = append(errs, s.r.validateStatus(ctx, obj.(*unstructured.Unstructured), old.(*unstructured.Unstructured))...)
+	}
+	return errs
+}
+
+// restStorage is the REST storage of one resource and its subresources.
+type restStorage struct {
+	main   *templateREST
+	status *statusREST
+	scale  *scaleREST
+}
+
+func newStorage(r *resource, optsGetter generic.RESTOptionsGetter) (*restStorage, error) {
+	s := newStrategy(r)
+	gvk, listGVK := r.gvk(), r.gvr.GroupVersion().WithKind(r.listKind)
+	table := r.table
+	if table == nil {
+		table = rest.NewDefaultTableConvertor(r.gvr.GroupResource())
+	}
+	store := &genericregistry.Store{
+		NewFunc: func() runtime.Object {
+			u := &unstructured.Unstructured{}
+			u.SetGroupVersionKind(gvk)
+			return u
+		},
+		NewListFunc: func() runtime.Object {
+			l := &unstructured.UnstructuredList{}
+			l.SetGroupVersionKind(listGVK)
+			return l
+		},
+		PredicateFunc: func(label labels.Selector, field fields.Selector) apistorage.SelectionPredicate {
+			return apistorage.SelectionPredicate{Label: label, Field: field, GetAttrs: s.GetAttrs}
+		},
+		DefaultQualifiedResource:  r.gvr.GroupResource(),
+		SingularQualifiedResource: schema.GroupResource{Group: r.gvr.Group, Resource: r.singular},
+		CreateStrategy:            s,
+		UpdateStrategy:            s,
+		DeleteStrategy:            s,
+		ResetFieldsStrategy:       s,
+		TableConvertor:            table,
+	}
+	if err := store.CompleteWithOptions(&generic.StoreOptions{RESTOptions: optsGetter, AttrFunc: s.GetAttrs}); err != nil {
+		return nil, err
+	}
+	st := &restStorage{main: &templateREST{Store: store, r: r}}
+	if r.status {
+		statusStore := *store
+		ss := statusStrategy{s}
+		statusStore.UpdateStrategy = ss
+		statusStore.ResetFieldsStrategy = ss
+		st.status = &statusREST{store: &statusStore}
+	}
+	if r.scale != nil {
+		st.scale = &scaleREST{store: store, r: r}
+	}
+	return st, nil
+}
+
+func (s *restStorage) destroy() { s.main.Destroy() }
+
+// templateREST is a resource's store; native templates are also checked by the host on
+// create and update, after fed's own validation and admission.
+type templateREST struct {
+	*genericregistry.Store
+	r *resource
+}
+
+var (
+	_ rest.ShortNamesProvider   = &templateREST{}
+	_ rest.CategoriesProvider   = &templateREST{}
+	_ rest.SingularNameProvider = &templateREST{}
+)
+
+func (t *templateREST) ShortNames() []string    { return t.r.shortNames }
+func (t *templateREST) Categories() []string    { return t.r.categories }
+func (t *templateREST) GetSingularName() string { return t.r.singular }
+
+func (t *templateREST) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, options *metav1.CreateOptions) (runtime.Object, error) {
+	if t.r.decode != nil {
+		warnings, err := t.r.decode(obj.(*unstructured.Unstructured).DeepCopy(), options.FieldValidation)
+		if err != nil {
+			return nil, err
+		}
+		addWarnings(ctx, warnings)
+	}
+	out, err := t.Store.Create(ctx, obj, func(ctx context.Context, obj runtime.Object) error {
+		if createValidation != nil {
+			if err := createValidation(ctx, obj); err != nil {
+				return err
+			}
+		}
+		if t.r.validate == nil {
+			return nil
+		}
+		warnings, err := t.r.validate(ctx, obj.(*unstructured.Unstructured), options.FieldValidation)
+		addWarnings(ctx, warnings)
+		return err
+	}, options)
+	t.notify(err)
+	return out, err
+}
+
+func (t *templateREST) notify(err error) {
+	if err == nil && t.r.changed != nil {
+		t.r.changed()
+	}
+}
+
+func (t *templateREST) Delete(ctx context.Context, name string, deleteValidation rest.ValidateObjectFunc, options *metav1.DeleteOptions) (runtime.Object, bool, error) {
+	out, deleted, err := t.Store.Delete(ctx, name, deleteValidation, options)
+	t.notify(err)
+	return out, deleted, err
+}
+
+func (t *templateREST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc, updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	if t.r.decode != nil {
+		objInfo = &decodedUpdate{UpdatedObjectInfo: objInfo, decode: t.r.decode, fieldValidation: options.FieldValidation}
+	}
+	out, created, err := t.Store.Update(ctx, name, objInfo, createValidation, func(ctx context.Context, obj, old runtime.Object) error {
+		if updateValidation != nil {
+			if err := updateValidation(ctx, obj, old); err != nil {
+				return err
+			}
+		}
+		if t.r.validateUpdate == nil {
+			return nil
+		}
+		warnings, err := t.r.validateUpdate(ctx, obj.(*unstructured.Unstructured), old.(*unstructured.Unstructured), options.FieldValidation)
+		addWarnings(ctx, warnings)
+		return err
+	}, forceAllowCreate, options)
+	t.notify(err)
+	return out, created, err
+}
+
+func addWarnings(ctx context.Context, warnings []string) {
+	for _, w := range warnings {
+		warning.AddWarning(ctx, "", w)
+	}
+}
+
+// statusREST serves the status subresource.
+type statusREST struct {
+	store *genericregistry.Store
+}
+
+func (s *statusREST) New() runtime.Object { return s.store.New() }
+func (s *statusREST) Destroy()            {}
+
+func (s *statusREST) Get(ctx context.Context, name string, options *metav1.GetOptions) (runtime.Object, error) {
+	return s.store.Get(ctx, name, options)
+}
+
+func (s *statusREST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc, updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	// The status subresource never creates an object.
+	return s.store.Update(ctx, name, objInfo, createValidation, updateValidation, false, options)
+}
+
+func (s *statusREST) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return s.store.GetResetFields()
+}
+
+func (s *statusREST) ConvertToTable(ctx context.Context, object runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
+	return s.store.ConvertToTable(ctx, object, tableOptions)
+}
+
+// scaleREST serves the scale subresource (autoscaling/v1 Scale) from the replica paths of
+// the kind.
+type scaleREST struct {
+	store *genericregistry.Store
+	r     *resource
+}
+
+func (s *scaleREST) New() runtime.Object { return &autoscalingv1.Scale{} }
+func (s *scaleREST) Destroy()            {}
+
+func (s *scaleREST) GroupVersionKind(schema.GroupVersion) schema.GroupVersionKind {
+	return autoscalingv1.SchemeGroupVersion.WithKind("Scale")
+}
+
+func (s *scaleREST) Get(ctx context.Context, name string, options *metav1.GetOptions) (runtime.Object, error) {
+	obj, err := s.store.Get(ctx, name, options)
+	if err != nil {
+		return nil, err
+	}
+	return s.toScale(obj.(*unstructured.Unstructured))
+}
+
+func (s *scaleREST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc, updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	obj, _, err := s.store.Update(ctx, name, &scaleUpdate{scale: s, info: objInfo}, createValidation, func(ctx context.Context, obj, old runtime.Object) error {
+		if updateValidation == nil {
+			return nil
+		}
+		newScale, err := s.toScale(obj.(*unstructured.Unstructured))
+		if err != nil {
+			return err
+		}
+		oldScale, err := s.toScale(old.(*unstructured.Unstructured))
+		if err != nil {
+			return err
+		}
+		return updateValidation(ctx, newScale, oldScale)
+	}, false, options)
+	if err != nil {
+		return nil, false, err
+	}
+	scale, err := s.toScale(obj.(*unstructured.Unstructured))
+	return scale, false, err
+}
+
+func (s *scaleREST) ConvertToTable(ctx context.Context, object runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
+	return rest.NewDefaultTableConvertor(s.r.gvr.GroupResource()).ConvertToTable(ctx, object, tableOptions)
+}
+
+func (s *scaleREST) toScale(u *unstructured.Unstructured) (*autoscalingv1.Scale, error) {
+	spec := s.r.scale
+	replicas := spec.defaultReplicas
+	if v, found, err := unstructured.NestedFieldNoCopy(u.Object, spec.specReplicasPath...); err == nil && found {
+		n, ok := asInt64(v)
+		if !ok {
+			return nil, apierrors.NewInternalError(fmt.Errorf("%s is not an integer: %v", strings.Join(spec.specReplicasPath, "."), v))
+		}
+		replicas = n
+	}
+	scale := &autoscalingv1.Scale{
+		TypeMeta: metav1.TypeMeta{APIVersion: "autoscaling/v1", Kind: "Scale"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: u.GetName(), Namespace: u.GetNamespace(), UID: u.GetUID(),
+			ResourceVersion: u.GetResourceVersion(), CreationTimestamp: u.GetCreationTimestamp(),
+		},
+		Spec: autoscalingv1.ScaleSpec{Replicas: int32(replicas)},
+	}
+	if len(spec.statusReplicasPath) > 0 {
+		if v, found, _ := unstructured.NestedFieldNoCopy(u.Object, spec.statusReplicasPath...); found {
+			n, _ := asInt64(v)
+			scale.Status.Replicas = int32(n)
+		}
+	}
+	switch {
+	case spec.selectorFromSpec:
+		if m, found, _ := unstructured.NestedMap(u.Object, "spec", "selector"); found {
+			var ls metav1.LabelSelector
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &ls); err == nil {
+				if sel, err := metav1.LabelSelectorAsSelector(&ls); err == nil {
+					scale.Status.Selector = sel.String()
+				}
+			}
+		}
+	case len(spec.labelSelectorPath) > 0:
+		if v, found, _ := unstructured.NestedString(u.Object, spec.labelSelectorPath...); found {
+			scale.Status.Selector = v
+		}
+	}
+	return scale, nil
+}
+
+func asInt64(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return n, true
+	case int:
+		return int64(n), true
+	case int32:
+		return int64(n), true
+	case float64:
+		return int64(n), float64(int64(n)) == n
+	}
+	return 0, false
+}
+
+// scaleUpdate turns an update of a Scale into an update of the object's replicas.
+type scaleUpdate struct {
+	scale *scaleREST
+	info  rest.UpdatedObjectInfo
+}
+
+func (u *scaleUpdate) Preconditions() *metav1.Preconditions { return u.info.Preconditions() }
+
+func (u *scaleUpdate) UpdatedObject(ctx context.Context, oldObj runtime.Object) (runtime.Object, error) {
+	old := oldObj.(*unstructured.Unstructured)
+	oldScale, err := u.scale.toScale(old)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := u.info.UpdatedObject(ctx, oldScale)
+	if err != nil {
+		return nil, err
+	}
+	scale, ok := obj.(*autoscalingv1.Scale)
+	if !ok {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("expected autoscaling/v1 Scale, got %T", obj))
+	}
+	if scale.Spec.Replicas < 0 {
+		return nil, apierrors.NewInvalid(schema.GroupKind{Group: "autoscaling", Kind: "Scale"}, scale.Name,
+			field.ErrorList{field.Invalid(field.NewPath("spec", "replicas"), scale.Spec.Replicas, "must be greater than or equal to 0")})
+	}
+	if scale.ResourceVersion != "" && scale.ResourceVersion != old.GetResourceVersion() {
+		return nil, apierrors.NewConflict(u.scale.r.gvr.GroupResource(), old.GetName(),
+			fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
+	}
+	updated := old.DeepCopy()
+	if err := unstructured.SetNestedField(updated.Object, int64(scale.Spec.Replicas), u.scale.r.scale.specReplicasPath...); err != nil {
+		return nil, err
+	}
+	return updated, nil
+}
+
+func (t *templateREST) DeleteCollection(ctx context.Context, deleteValidation rest.ValidateObjectFunc, options *metav1.DeleteOptions, listOptions *metainternalversion.ListOptions) (runtime.Object, error) {
+	out, err := t.Store.DeleteCollection(ctx, deleteValidation, options, listOptions)
+	t.notify(err)
+	return out, err
+}
+
+// decodedUpdate checks an updated object as the request's body before it is stored.
+type decodedUpdate struct {
+	rest.UpdatedObjectInfo
+	decode          func(*unstructured.Unstructured, string) ([]string, error)
+	fieldValidation string
+}
+
+func (d *decodedUpdate) UpdatedObject(ctx context.Context, oldObj runtime.Object) (runtime.Object, error) {
+	obj, err := d.UpdatedObjectInfo.UpdatedObject(ctx, oldObj)
+	if err != nil {
+		return nil, err
+	}
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		warnings, err := d.decode(u.DeepCopy(), d.fieldValidation)
+		if err != nil {
+			return nil, err
+		}
+		addWarnings(ctx, warnings)
+	}
+	return obj, nil
+}
