@@ -81,8 +81,8 @@ func (f *Fleet) crdHooks(r *resource) {
 func (f *Fleet) takenNames(obj *unstructured.Unstructured) crd.Names {
 	group, _, _ := unstructured.NestedString(obj.Object, "spec", "group")
 	names := crd.TakenNames(group, f.crdTemplates(context.Background()), obj.GetName())
-	if f.host != nil {
-		for _, r := range f.host.resources {
+	if host := f.host.Load(); host != nil {
+		for _, r := range host.resources {
 			if r.gvr.Group == group {
 				names.Add(r.gvr.Resource, r.singular, r.kind, r.listKind, r.shortNames...)
 			}
@@ -132,7 +132,9 @@ func (f *Fleet) crdResources(ctx context.Context) []*resource {
 			continue
 		}
 		for _, v := range versions {
-			out = append(out, customResource(v))
+			r := customResource(v)
+			r.definedBy = obj.GetResourceVersion()
+			out = append(out, r)
 		}
 	}
 	return out

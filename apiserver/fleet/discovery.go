@@ -18,13 +18,17 @@ package fleet
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sort"
+	"strings"
 
+	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/endpoints/discovery"
+	"k8s.io/apiserver/pkg/endpoints/discovery/aggregated"
 	"k8s.io/klog/v2"
 
 	"github.com/fedhq/fed/apiserver/scheme"
@@ -35,8 +39,10 @@ type servedSet struct {
 	resources map[schema.GroupVersionResource]*served
 	order     []*served
 	fedGroups map[string]bool
-	// fedDiscovery are fed's own groups, listed in the fleet's /apis.
-	fedDiscovery []metav1.APIGroup
+	// fedDiscovery are fed's own groups, listed in the fleet's /apis, and fedAggregated the
+	// same in aggregated discovery.
+	fedDiscovery  []metav1.APIGroup
+	fedAggregated []apidiscoveryv2.APIGroupDiscovery
 
 	legacyRoot http.Handler
 	root       http.Handler
@@ -79,8 +85,11 @@ func (s *servedSet) buildDiscovery() {
 		byGV[gv] = list
 	}
 
-	s.legacyRoot = discovery.NewLegacyRootAPIHandler(discovery.DefaultAddresses{}, scheme.Codecs, "/api")
+	legacyRoot := discovery.NewLegacyRootAPIHandler(discovery.DefaultAddresses{}, scheme.Codecs, "/api")
 	root := discovery.NewRootAPIsHandler(discovery.DefaultAddresses{}, scheme.Codecs)
+	aggregatedCore, aggregatedGroups := aggregated.NewResourceManager("api"), aggregated.NewResourceManager("apis")
+	var groupsDiscovery []apidiscoveryv2.APIGroupDiscovery
+	groupIndex := map[string]int{}
 	s.groups = map[string]http.Handler{}
 	s.versions = map[schema.GroupVersion]http.Handler{}
 	groups := map[string]*metav1.APIGroup{}
@@ -88,8 +97,17 @@ func (s *servedSet) buildDiscovery() {
 	for _, gv := range gvs {
 		resources := byGV[gv]
 		s.versions[gv] = discovery.NewAPIVersionHandler(scheme.Codecs, gv, discovery.APIResourceListerFunc(func() []metav1.APIResource { return resources }))
+		version := apidiscoveryv2.APIVersionDiscovery{Version: gv.Version, Resources: aggregatedResources(gv, resources), Freshness: apidiscoveryv2.DiscoveryFreshnessCurrent}
 		if gv.Group == "" {
+			aggregatedCore.SetGroups([]apidiscoveryv2.APIGroupDiscovery{{Versions: []apidiscoveryv2.APIVersionDiscovery{version}}})
 			continue
+		}
+		if i, ok := groupIndex[gv.Group]; ok {
+			groupsDiscovery[i].Versions = append(groupsDiscovery[i].Versions, version)
+		} else {
+			groupIndex[gv.Group] = len(groupsDiscovery)
+			groupsDiscovery = append(groupsDiscovery, apidiscoveryv2.APIGroupDiscovery{
+				ObjectMeta: metav1.ObjectMeta{Name: gv.Group}, Versions: []apidiscoveryv2.APIVersionDiscovery{version}})
 		}
 		g, ok := groups[gv.Group]
 		if !ok {
@@ -109,28 +127,83 @@ func (s *servedSet) buildDiscovery() {
 	for _, g := range s.fedDiscovery {
 		root.AddGroup(g)
 	}
-	s.root = root
+	// The host's order: groups by their position in its discovery, fed's last.
+	all := append(groupsDiscovery, s.fedAggregated...)
+	aggregatedGroups.SetGroups(all)
+	for i, g := range all {
+		for j, v := range g.Versions {
+			aggregatedGroups.SetGroupVersionPriority(metav1.GroupVersion{Group: g.Name, Version: v.Version}, len(all)-i, len(g.Versions)-j)
+		}
+	}
+	s.legacyRoot = aggregated.WrapAggregatedDiscoveryToHandler(legacyRoot, aggregatedCore, nil)
+	s.root = aggregated.WrapAggregatedDiscoveryToHandler(root, aggregatedGroups, nil)
 }
 
-// fedDiscovery asks fed-apiserver's own handler for its groups.
-func (f *Fleet) fedDiscovery() []metav1.APIGroup {
-	if f.cfg.Fed == nil {
-		return nil
-	}
-	rec := httptest.NewRecorder()
-	req := httptest.NewRequest(http.MethodGet, "/apis", nil)
-	req.Header.Set("Accept", "application/json")
-	f.cfg.Fed.ServeHTTP(rec, req)
-	var list metav1.APIGroupList
-	if err := json.Unmarshal(rec.Body.Bytes(), &list); err != nil {
-		klog.ErrorS(err, "Reading fed-apiserver's own API groups", "status", rec.Code)
-		return nil
-	}
-	var out []metav1.APIGroup
-	for _, g := range list.Groups {
-		if f.fedGroups[g.Name] {
-			out = append(out, g)
+// aggregatedResources lists a group version's resources for aggregated discovery, each
+// with its subresources.
+func aggregatedResources(gv schema.GroupVersion, resources []metav1.APIResource) []apidiscoveryv2.APIResourceDiscovery {
+	var out []apidiscoveryv2.APIResourceDiscovery
+	index := map[string]int{}
+	for _, r := range resources {
+		scope := apidiscoveryv2.ScopeCluster
+		if r.Namespaced {
+			scope = apidiscoveryv2.ScopeNamespace
+		}
+		parent, sub, isSub := strings.Cut(r.Name, "/")
+		kind := &metav1.GroupVersionKind{Group: gv.Group, Version: gv.Version, Kind: r.Kind}
+		if r.Group != "" || r.Version != "" {
+			kind = &metav1.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind}
+		}
+		if !isSub {
+			index[parent] = len(out)
+			out = append(out, apidiscoveryv2.APIResourceDiscovery{
+				Resource: r.Name, ResponseKind: kind, Scope: scope, SingularResource: r.SingularName,
+				Verbs: r.Verbs, ShortNames: r.ShortNames, Categories: r.Categories,
+			})
+			continue
+		}
+		if i, ok := index[parent]; ok {
+			out[i].Subresources = append(out[i].Subresources, apidiscoveryv2.APISubresourceDiscovery{Subresource: sub, ResponseKind: kind, Verbs: r.Verbs})
 		}
 	}
 	return out
+}
+
+// fedDiscovery asks fed-apiserver's own handler for its groups, in both discovery forms.
+func (f *Fleet) fedDiscovery() ([]metav1.APIGroup, []apidiscoveryv2.APIGroupDiscovery) {
+	if f.cfg.Fed == nil {
+		return nil, nil
+	}
+	var list metav1.APIGroupList
+	if err := f.fedGet("/apis", "application/json", &list); err != nil {
+		klog.ErrorS(err, "Reading fed-apiserver's own API groups")
+	}
+	var groups []metav1.APIGroup
+	for _, g := range list.Groups {
+		if f.fedGroups[g.Name] {
+			groups = append(groups, g)
+		}
+	}
+	var agg apidiscoveryv2.APIGroupDiscoveryList
+	if err := f.fedGet("/apis", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList", &agg); err != nil {
+		klog.ErrorS(err, "Reading fed-apiserver's own API groups (aggregated discovery)")
+	}
+	var aggGroups []apidiscoveryv2.APIGroupDiscovery
+	for _, g := range agg.Items {
+		if f.fedGroups[g.Name] {
+			aggGroups = append(aggGroups, g)
+		}
+	}
+	return groups, aggGroups
+}
+
+func (f *Fleet) fedGet(path, accept string, into any) error {
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	req.Header.Set("Accept", accept)
+	f.cfg.Fed.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK {
+		return fmt.Errorf("GET %s: %d %s", path, rec.Code, rec.Body.String())
+	}
+	return json.Unmarshal(rec.Body.Bytes(), into)
 }

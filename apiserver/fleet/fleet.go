@@ -91,7 +91,7 @@ type Fleet struct {
 
 	mu       sync.Mutex // serialises rebuilds of the served set
 	storages map[string]*restStorage
-	host     *hostState
+	host     atomic.Pointer[hostState]
 	set      atomic.Pointer[servedSet]
 	ready    chan struct{}
 	once     sync.Once
@@ -146,13 +146,13 @@ func (f *Fleet) refresh(ctx context.Context) error {
 	defer f.mu.Unlock()
 	host, err := f.readHost(ctx)
 	if err != nil {
-		if f.host == nil {
+		if f.host.Load() == nil {
 			return err
 		}
 		klog.ErrorS(err, "Reading the host's kinds; serving the kinds read before")
-		host = f.host
+		host = f.host.Load()
 	}
-	f.host = host
+	f.host.Store(host)
 	// The CRDs are read from the store the first install makes.
 	if err := f.install(host.resources); err != nil {
 		return err
@@ -177,11 +177,10 @@ func (f *Fleet) install(resources []*resource) error {
 			}
 			f.storages[r.key()] = st
 		} else {
-			// The same store serves the new definition (validation, tables).
-			st.main.r = r
+			r = st.main.r // the same definition
 		}
 		keep[r.key()] = true
-		tc := f.host.typeConverter
+		tc := f.host.Load().typeConverter
 		if r.typeConverter != nil {
 			tc = r.typeConverter
 		}
@@ -209,7 +208,7 @@ func (f *Fleet) install(resources []*resource) error {
 		st.destroy()
 		delete(f.storages, key)
 	}
-	set.fedDiscovery = f.fedDiscovery()
+	set.fedDiscovery, set.fedAggregated = f.fedDiscovery()
 	set.buildDiscovery()
 	f.set.Store(set)
 	f.once.Do(func() { close(f.ready) })

@@ -17,8 +17,10 @@ limitations under the License.
 package fleet
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -87,10 +89,17 @@ func (f *Fleet) readHost(ctx context.Context) (*hostState, error) {
 	}
 	groups, lists, err := dc.ServerGroupsAndResources()
 	if err != nil {
-		if !discovery.IsGroupDiscoveryFailedError(err) || len(lists) == 0 {
+		var failed *discovery.ErrGroupDiscoveryFailed
+		if !errors.As(err, &failed) || len(lists) == 0 {
 			return nil, fmt.Errorf("reading the host's API discovery: %w", err)
 		}
-		klog.ErrorS(err, "Some of the host's API groups did not answer discovery; the fleet serves the others")
+		// fed's own groups do not answer the host while fed-apiserver starts; the fleet
+		// serves them itself.
+		for gv, gerr := range failed.Groups {
+			if !f.fedGroups[gv.Group] {
+				klog.ErrorS(gerr, "A group of the host did not answer discovery; the fleet serves the others", "groupVersion", gv)
+			}
+		}
 	}
 	preferred := map[string]string{}
 	for _, g := range groups {
@@ -170,6 +179,9 @@ func (f *Fleet) readHostOpenAPI(ctx context.Context) ([]byte, managedfields.Type
 	if err != nil {
 		klog.ErrorS(err, "Reading the host's OpenAPI v2 document; server-side apply treats lists as atomic")
 		return nil, deduced
+	}
+	if prev := f.host.Load(); prev != nil && bytes.Equal(raw, prev.openAPIV2) {
+		return prev.openAPIV2, prev.typeConverter // unchanged: building a converter takes a while
 	}
 	var doc spec.Swagger
 	if err := json.Unmarshal(raw, &doc); err != nil {

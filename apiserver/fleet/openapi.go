@@ -23,6 +23,7 @@ import (
 	"net/http"
 	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
@@ -51,6 +52,9 @@ func (f *Fleet) serveOpenAPI(w http.ResponseWriter, req *http.Request, set *serv
 		gvPath := strings.TrimPrefix(p, "/openapi/v3/")
 		body, err = f.openAPIV3Doc(req, gvPath, crds)
 	}
+	if apierrors.IsNotFound(err) {
+		body, err = nil, nil
+	}
 	if err != nil {
 		responsewriters.InternalError(w, req, err)
 		return
@@ -74,9 +78,7 @@ func (f *Fleet) establishedCRDs(req *http.Request) []*unstructured.Unstructured 
 }
 
 func (f *Fleet) openAPIV2(crds []*unstructured.Unstructured) ([]byte, error) {
-	f.mu.Lock()
-	raw := f.host.openAPIV2
-	f.mu.Unlock()
+	raw := f.host.Load().openAPIV2
 	if len(crds) == 0 && raw != nil {
 		return raw, nil
 	}

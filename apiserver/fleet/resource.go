@@ -82,6 +82,9 @@ type resource struct {
 	decode func(obj *unstructured.Unstructured, fieldValidation string) (warnings []string, err error)
 	// fromCRD marks the kinds the fleet's CRDs define: their objects go with them.
 	fromCRD bool
+	// definedBy is the resourceVersion of the CRD that defines the kind: a changed CRD
+	// (schema, columns) gets a new store.
+	definedBy string
 	// changed is called after an object was written or deleted (CRDs: serve their kinds).
 	changed func()
 	// typeConverter, when set, replaces the host's for server-side apply (custom resources).
@@ -96,9 +99,9 @@ type resource struct {
 func (r *resource) gvk() schema.GroupVersionKind { return r.gvr.GroupVersion().WithKind(r.kind) }
 
 // key identifies the resource across rebuilds of the served set: the same key keeps its
-// store (and watch cache).
+// store (and watch cache) and definition.
 func (r *resource) key() string {
-	return fmt.Sprintf("%s|%s|%s|%v|%v|%v", r.gvr, r.kind, r.listKind, r.namespaced, r.status, r.scale != nil)
+	return fmt.Sprintf("%s|%s|%s|%v|%v|%v|%s", r.gvr, r.kind, r.listKind, r.namespaced, r.status, r.scale != nil, r.definedBy)
 }
 
 // scaleSpec says where a kind keeps its replicas, as a CRD's scale subresource does.

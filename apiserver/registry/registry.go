@@ -78,6 +78,7 @@ func NewFederationGroupInfo(optsGetter generic.RESTOptionsGetter) (*genericapise
 // scheme.Scheme, which the group's handlers use to check them.
 func newGroupInfo(gv schema.GroupVersion, optsGetter generic.RESTOptionsGetter, newStorages ...newStorageFunc) (*genericapiserver.APIGroupInfo, error) {
 	info := genericapiserver.NewDefaultAPIGroupInfo(gv.Group, scheme.Scheme, scheme.ParameterCodec, scheme.Codecs)
+	info.NegotiatedSerializer = scheme.Serializer
 	if err := AddFieldLabelConversionFuncs(info.Scheme); err != nil {
 		return nil, err
 	}

@@ -37,3 +37,20 @@ func init() {
 		&metav1.APIResourceList{},
 	)
 }
+
+// Serializer is what fed's groups serve: JSON, YAML and CBOR, not protobuf, since fed's Go
+// types have no protobuf form (like custom resources). A client that prefers protobuf, such
+// as the host's garbage collector, then gets JSON instead of an error.
+var Serializer runtime.NegotiatedSerializer = withoutProtobuf{Codecs}
+
+type withoutProtobuf struct{ serializer.CodecFactory }
+
+func (s withoutProtobuf) SupportedMediaTypes() []runtime.SerializerInfo {
+	var out []runtime.SerializerInfo
+	for _, info := range s.CodecFactory.SupportedMediaTypes() {
+		if info.MediaType != runtime.ContentTypeProtobuf {
+			out = append(out, info)
+		}
+	}
+	return out
+}

@@ -79,7 +79,7 @@ func (l *Lab) fedKubeconfig() string { return filepath.Join(l.opts.Dir, "fed", "
 func (l *Lab) prepareFedIdentity(ctx context.Context) error {
 	deploy := filepath.Join(filepath.Dir(l.opts.BinDir), "artifacts", "deploy")
 	cmd := exec.CommandContext(ctx, filepath.Join(l.opts.BinDir, "kubectl"), "--kubeconfig", l.Host.Kubeconfig,
-		"apply", "-f", filepath.Join(deploy, "namespace.yaml"), "-f", filepath.Join(deploy, "rbac.yaml"))
+		"apply", "-f", filepath.Join(deploy, "namespace.yaml"), "-f", filepath.Join(deploy, "rbac.yaml"), "-f", filepath.Join(deploy, "fleet-rbac.yaml"))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("applying %s: %w: %s", deploy, err, out)
 	}
