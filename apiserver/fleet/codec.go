@@ -91,6 +91,9 @@ func (c converter) ConvertToVersion(in runtime.Object, target runtime.GroupVersi
 	}
 	u, ok := in.(*unstructured.Unstructured)
 	if !ok {
+		if _, ok := in.(*metav1.WatchEvent); ok {
+			return in, nil // the frame of every watch, whatever the version of its object
+		}
 		return metaScheme.ConvertToVersion(in, target)
 	}
 	from := u.GroupVersionKind()

@@ -153,15 +153,17 @@ func (f *Fleet) refresh(ctx context.Context) error {
 		host = f.host.Load()
 	}
 	f.host.Store(host)
-	// The CRDs are read from the store the first install makes.
-	if err := f.install(host.resources); err != nil {
+	// The CRDs are read from the store the first install makes; only the second, complete
+	// one lets go of what is no longer served.
+	if err := f.install(host.resources, false); err != nil {
 		return err
 	}
-	return f.install(append(append([]*resource{}, host.resources...), f.crdResources(ctx)...))
+	return f.install(append(append([]*resource{}, host.resources...), f.crdResources(ctx)...), true)
 }
 
-// install builds the served set of resources.
-func (f *Fleet) install(resources []*resource) error {
+// install builds the served set of resources. With prune, the stores of resources no
+// longer served are closed, and the objects of kinds whose CRD is gone deleted.
+func (f *Fleet) install(resources []*resource, prune bool) error {
 	set := &servedSet{resources: map[schema.GroupVersionResource]*served{}, fedGroups: f.fedGroups}
 	keep := map[string]bool{}
 	for _, r := range resources {
@@ -196,12 +198,12 @@ func (f *Fleet) install(resources []*resource) error {
 		served[gvr.GroupResource()] = true
 	}
 	for key, st := range f.storages {
-		if keep[key] {
+		if keep[key] || !prune {
 			continue
 		}
 		if r := st.main.r; r.fromCRD && !served[r.gvr.GroupResource()] {
 			// Its CRD is gone: so are its objects, as in a cluster.
-			if _, err := st.main.Store.DeleteCollection(request.WithNamespace(systemContext, ""), registryrest.ValidateAllObjectFunc, &metav1.DeleteOptions{}, &metainternalversion.ListOptions{}); err != nil {
+			if err := deleteAll(st.main); err != nil {
 				klog.ErrorS(err, "Deleting the objects of a deleted CustomResourceDefinition", "resource", r.gvr.GroupResource())
 			}
 		}
@@ -212,6 +214,25 @@ func (f *Fleet) install(resources []*resource) error {
 	set.buildDiscovery()
 	f.set.Store(set)
 	f.once.Do(func() { close(f.ready) })
+	return nil
+}
+
+// deleteAll deletes every object of a store, namespace by namespace.
+func deleteAll(t *templateREST) error {
+	list, err := t.Store.List(request.WithNamespace(systemContext, ""), &metainternalversion.ListOptions{})
+	if err != nil {
+		return err
+	}
+	namespaces := map[string]bool{}
+	for _, item := range list.(*unstructured.UnstructuredList).Items {
+		namespaces[item.GetNamespace()] = true
+	}
+	for ns := range namespaces {
+		if _, err := t.Store.DeleteCollection(request.WithNamespace(systemContext, ns), registryrest.ValidateAllObjectFunc,
+			&metav1.DeleteOptions{}, &metainternalversion.ListOptions{}); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -227,6 +248,9 @@ func (g optsGetter) GetRESTOptions(gr schema.GroupResource, example runtime.Obje
 	cfg.Codec = unstructured.UnstructuredJSONScheme
 	o.StorageConfig = &cfg
 	o.ResourcePrefix = storagePrefix + gr.String()
+	// No garbage collector runs over templates: a foreground or orphan deletion must not
+	// wait for one.
+	o.EnableGarbageCollection = false
 	return o, nil
 }
 

@@ -35,6 +35,7 @@ import (
 	"k8s.io/apiserver/pkg/endpoints/handlers"
 	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
 	"k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/registry/rest"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
@@ -154,33 +155,29 @@ func (s *served) serveResource(w http.ResponseWriter, req *http.Request, info *r
 			s.notFound(w, req, info)
 			return
 		}
-		switch info.Verb {
-		case "get":
-			handlers.GetResource(st.status, s.status).ServeHTTP(w, req)
-		case "update":
-			handlers.UpdateResource(st.status, s.status, admit).ServeHTTP(w, req)
-		case "patch":
-			handlers.PatchResource(st.status, s.status, admit, patchTypes).ServeHTTP(w, req)
-		default:
-			s.methodNotSupported(w, req, info)
-		}
+		s.serveSubresource(w, req, info, st.status, s.status, admit)
 	case "scale":
 		if st.scale == nil {
 			s.notFound(w, req, info)
 			return
 		}
-		switch info.Verb {
-		case "get":
-			handlers.GetResource(st.scale, s.scale).ServeHTTP(w, req)
-		case "update":
-			handlers.UpdateResource(st.scale, s.scale, admit).ServeHTTP(w, req)
-		case "patch":
-			handlers.PatchResource(st.scale, s.scale, admit, patchTypes).ServeHTTP(w, req)
-		default:
-			s.methodNotSupported(w, req, info)
-		}
+		s.serveSubresource(w, req, info, st.scale, s.scale, admit)
 	default:
 		s.notFound(w, req, info)
+	}
+}
+
+// serveSubresource serves status and scale: get, update and patch.
+func (s *served) serveSubresource(w http.ResponseWriter, req *http.Request, info *request.RequestInfo, r rest.Patcher, scope *handlers.RequestScope, admit admission.Interface) {
+	switch info.Verb {
+	case "get":
+		handlers.GetResource(r, scope).ServeHTTP(w, req)
+	case "update":
+		handlers.UpdateResource(r, scope, admit).ServeHTTP(w, req)
+	case "patch":
+		handlers.PatchResource(r, scope, admit, patchTypes).ServeHTTP(w, req)
+	default:
+		s.methodNotSupported(w, req, info)
 	}
 }
 
