@@ -124,12 +124,21 @@ func runs(pid int, bin string) bool {
 	if i := bytes.LastIndexByte(stat, ')'); i < 0 || i+2 >= len(stat) || stat[i+2] == 'Z' {
 		return false
 	}
-	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	if err != nil {
-		return false
+	// A child that cmd.Start has just returned may still be inside execve: the kernel
+	// closes the pipe Start waits on before it sets up the new program's arguments, so for
+	// a moment its command line reads empty. Look again before calling it gone.
+	for i := 0; i < 100; i++ {
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
+			return false
+		}
+		if len(cmdline) > 0 {
+			argv0, _, _ := bytes.Cut(cmdline, []byte{0})
+			return string(argv0) == bin
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
-	argv0, _, _ := bytes.Cut(cmdline, []byte{0})
-	return string(argv0) == bin
+	return false
 }
 
 // stop sends SIGTERM, waits up to grace, then SIGKILL; with no grace it only kills, as a
