@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -46,7 +47,7 @@ func newCommand() *cobra.Command {
 			if err := l.Up(ctx); err != nil {
 				return fmt.Errorf("%w\nThe lab is partly up: `make down` stops it; logs are in %s/logs", err, l.Dir())
 			}
-			printUsage(l)
+			printUsage(l, opts.BinDir)
 			return nil
 		},
 	})
@@ -95,15 +96,21 @@ func newCommand() *cobra.Command {
 	return root
 }
 
-func printUsage(l *lab.Lab) {
+func printUsage(l *lab.Lab, binDir string) {
 	fmt.Printf("\nThe lab is up. Its kubeconfigs (admin of each cluster):\n")
 	for _, c := range l.Clusters() {
 		fmt.Printf("  %-8s %s  (%s)\n", c.Name, c.Kubeconfig, c.URL())
 	}
-	fmt.Printf("\nTry:\n")
-	fmt.Printf("  export KUBECONFIG=%s\n", l.Host.Kubeconfig)
-	fmt.Printf("  kubectl get --raw /readyz\n")
-	fmt.Printf("  kubectl --kubeconfig %s get nodes -L topology.kubernetes.io/region\n", l.Member("member1").Kubeconfig)
+	bin, err := filepath.Abs(binDir)
+	if err != nil {
+		bin = binDir
+	}
+	fmt.Printf("\nmember1..3 are joined to fed (kubectl fed join). Try:\n")
+	fmt.Printf("  export PATH=%s:$PATH KUBECONFIG=%s   # the lab's kubectl and kubectl-fed, the host\n", bin, l.Host.Kubeconfig)
+	fmt.Printf("  kubectl get clusters                    # the members, their mode and readiness\n")
+	fmt.Printf("  kubectl fed cordon member3              # keep new workloads off member3 (kubectl fed uncordon member3)\n")
+	fmt.Printf("  kubectl --kubeconfig %s apply -f artifacts/examples/nginx.yaml\n", l.FleetKubeconfig())
 	fmt.Printf("  kubectl --kubeconfig %s get deploy -A   # the fleet: templates, never run in the host\n", l.FleetKubeconfig())
+	fmt.Printf("  kubectl --kubeconfig %s get nodes -L topology.kubernetes.io/region\n", l.Member("member1").Kubeconfig)
 	fmt.Printf("\n`make down` stops the lab.\n")
 }
