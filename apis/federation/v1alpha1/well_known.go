@@ -31,4 +31,8 @@ const (
 	// stored by fed and never created in the host. A kubeconfig whose server is the host's
 	// URL + FleetPath makes kubectl, Helm and GitOps tools work against the fleet.
 	FleetPath = "/apis/" + GroupName + "/v1alpha1/" + FleetResource + "/" + FleetName + "/proxy"
+
+	// LabelManaged, with the value "true", marks a member object that fed created or
+	// adopted from a template; `kubectl fed get` shows ADOPTION Y for it. Propagation sets it.
+	LabelManaged = "federation.fedhq.io/managed"
 )
