@@ -1,0 +1,149 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package scheduler
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+)
+
+// fleet is the seeds' kind of fleet: members with providers, regions and labels.
+func fleet() []*clusterv1alpha1.Cluster {
+	mk := func(name, provider, region, zone string, labels map[string]string) *clusterv1alpha1.Cluster {
+		return &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
+			Spec: clusterv1alpha1.ClusterSpec{Provider: provider, Region: region, Zone: zone}}
+	}
+	return []*clusterv1alpha1.Cluster{
+		mk("member1", "huaweicloud", "cn-south-1", "cn-south-1a", map[string]string{"location": "us"}),
+		mk("member2", "huaweicloud", "cn-north-1", "cn-north-1a", map[string]string{"location": "eu"}),
+		mk("member3", "aws", "us-east-1", "us-east-1a", map[string]string{"location": "us"}),
+	}
+}
+
+func selected(t *testing.T, a *federationv1alpha1.ClusterAffinity) string {
+	t.Helper()
+	var names []string
+	for _, c := range fleet() {
+		ok, err := MatchesAffinity(c, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			names = append(names, c.Name)
+		}
+	}
+	return strings.Join(names, ",")
+}
+
+// The cases are the seeds' clusterAffinity examples (004).
+func TestMatchesAffinity(t *testing.T) {
+	in := func(key string, values ...string) corev1.NodeSelectorRequirement {
+		return corev1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOpIn, Values: values}
+	}
+	notIn := func(key string, values ...string) corev1.NodeSelectorRequirement {
+		return corev1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOpNotIn, Values: values}
+	}
+	for _, c := range []struct {
+		name     string
+		affinity *federationv1alpha1.ClusterAffinity
+		want     string
+	}{
+		{"no affinity: every cluster", nil, "member1,member2,member3"},
+		{"labelSelector matchLabels location=us", &federationv1alpha1.ClusterAffinity{
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"location": "us"}}}, "member1,member3"},
+		{"labelSelector matchExpressions location In [us]", &federationv1alpha1.ClusterAffinity{
+			LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "location", Operator: metav1.LabelSelectorOpIn, Values: []string{"us"}}}}},
+			"member1,member3"},
+		{"fieldSelector provider In [huaweicloud] and region NotIn [cn-south-1]", &federationv1alpha1.ClusterAffinity{
+			FieldSelector: &federationv1alpha1.FieldSelector{MatchExpressions: []corev1.NodeSelectorRequirement{in(FieldProvider, "huaweicloud"), notIn(FieldRegion, "cn-south-1")}}},
+			"member2"},
+		{"fieldSelector zone", &federationv1alpha1.ClusterAffinity{
+			FieldSelector: &federationv1alpha1.FieldSelector{MatchExpressions: []corev1.NodeSelectorRequirement{in(FieldZone, "us-east-1a")}}}, "member3"},
+		{"clusterNames member1, member2", &federationv1alpha1.ClusterAffinity{ClusterNames: []string{"member1", "member2"}}, "member1,member2"},
+		{"exclude member1, member3", &federationv1alpha1.ClusterAffinity{ExcludeClusters: []string{"member1", "member3"}}, "member2"},
+		{"clusterNames and exclude", &federationv1alpha1.ClusterAffinity{ClusterNames: []string{"member1", "member2"}, ExcludeClusters: []string{"member1"}}, "member2"},
+		{"every rule must hold", &federationv1alpha1.ClusterAffinity{ClusterNames: []string{"member1", "member2"},
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"location": "us"}}}, "member1"},
+	} {
+		if got := selected(t, c.affinity); got != c.want {
+			t.Errorf("%s: selected %q, want %q", c.name, got, c.want)
+		}
+	}
+
+	bad := &federationv1alpha1.ClusterAffinity{FieldSelector: &federationv1alpha1.FieldSelector{
+		MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "os", Operator: corev1.NodeSelectorOpIn, Values: []string{"linux"}}}}}
+	if _, err := MatchesAffinity(fleet()[0], bad); err == nil || !strings.Contains(err.Error(), `key "os" is not one of provider, region, zone`) {
+		t.Errorf("an unknown field key: %v", err)
+	}
+	exists := &federationv1alpha1.ClusterAffinity{FieldSelector: &federationv1alpha1.FieldSelector{
+		MatchExpressions: []corev1.NodeSelectorRequirement{{Key: FieldRegion, Operator: corev1.NodeSelectorOpExists}}}}
+	if _, err := MatchesAffinity(fleet()[0], exists); err == nil || !strings.Contains(err.Error(), "is not In or NotIn") {
+		t.Errorf("an operator other than In/NotIn: %v", err)
+	}
+}
+
+func TestTolerates(t *testing.T) {
+	noSchedule := []corev1.Taint{{Key: clusterv1alpha1.TaintClusterUnschedulable, Effect: corev1.TaintEffectNoSchedule}}
+	noExecute := []corev1.Taint{{Key: "cluster.fedhq.io/not-ready", Effect: corev1.TaintEffectNoExecute}}
+	for _, c := range []struct {
+		name        string
+		taints      []corev1.Taint
+		tolerations []corev1.Toleration
+		effects     []corev1.TaintEffect
+		want        bool
+	}{
+		{"no taints", nil, nil, []corev1.TaintEffect{corev1.TaintEffectNoSchedule}, true},
+		{"a NoSchedule taint keeps new placements off", noSchedule, nil, []corev1.TaintEffect{corev1.TaintEffectNoSchedule, corev1.TaintEffectNoExecute}, false},
+		{"Exists with the key tolerates it", noSchedule, []corev1.Toleration{{Key: clusterv1alpha1.TaintClusterUnschedulable, Operator: corev1.TolerationOpExists}},
+			[]corev1.TaintEffect{corev1.TaintEffectNoSchedule}, true},
+		{"Equal needs the value", []corev1.Taint{{Key: "team", Value: "a", Effect: corev1.TaintEffectNoSchedule}},
+			[]corev1.Toleration{{Key: "team", Operator: corev1.TolerationOpEqual, Value: "b"}}, []corev1.TaintEffect{corev1.TaintEffectNoSchedule}, false},
+		{"an empty key with Exists tolerates everything", noExecute, []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
+			[]corev1.TaintEffect{corev1.TaintEffectNoExecute}, true},
+		{"a toleration for another effect does not", noExecute, []corev1.Toleration{{Key: "cluster.fedhq.io/not-ready", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
+			[]corev1.TaintEffect{corev1.TaintEffectNoExecute}, false},
+		{"only the effects asked for count: NoSchedule does not evict", noSchedule, nil, []corev1.TaintEffect{corev1.TaintEffectNoExecute}, true},
+	} {
+		if got := Tolerates(c.taints, c.tolerations, c.effects...); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestStaticWeights(t *testing.T) {
+	list := []federationv1alpha1.StaticClusterWeight{
+		{TargetCluster: federationv1alpha1.ClusterAffinity{ClusterNames: []string{"member1"}}, Weight: 1},
+		{TargetCluster: federationv1alpha1.ClusterAffinity{ClusterNames: []string{"member2"}}, Weight: 1},
+	}
+	weights, err := StaticWeights(fleet(), list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ""
+	for _, a := range DivideByWeight(2, weights) {
+		got += a.Cluster + "=" + string(rune('0'+a.Replicas)) + " "
+	}
+	if got != "member1=1 member2=1 member3=0 " {
+		t.Errorf("the nginx example divides 2 replicas as %q", got)
+	}
+}
