@@ -5,17 +5,24 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"strings"
 
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
 	kubeinformers "k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
 	"k8s.io/klog/v2"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions"
 	clustercontroller "github.com/fedhq/fed/controllers/cluster"
 	"github.com/fedhq/fed/controllers/clusterclient"
+	"github.com/fedhq/fed/controllers/detector"
 )
 
 // Config is what the controllers need to run.
@@ -63,10 +70,15 @@ func Start(ctx context.Context, cfg Config) error {
 	if err := clusterController.WatchSecrets(secrets.Informer()); err != nil {
 		return err
 	}
+	detectorController, err := newDetector(cfg.Fed, fedClient, fedFactory)
+	if err != nil {
+		return err
+	}
 	// Informers are registered by the calls above; only now may the factories start them.
 	fedFactory.Start(ctx.Done())
 	hostFactory.Start(ctx.Done())
 	go clusterController.Run(ctx, cfg.ClusterWorkers, secrets.Informer().HasSynced)
+	go detectorController.Run(ctx, 4)
 	go func() {
 		<-ctx.Done()
 		fedFactory.Shutdown()
@@ -74,4 +86,23 @@ func Start(ctx context.Context, cfg Config) error {
 	}()
 	klog.FromContext(ctx).Info("Started fed controllers", "clusterWorkers", cfg.ClusterWorkers)
 	return nil
+}
+
+// newDetector binds the fleet's templates to policies. It reads templates from the fleet
+// API, which fed-apiserver serves at FleetPath of the same loopback address.
+func newDetector(fed *rest.Config, fedClient versioned.Interface, fedFactory fedinformers.SharedInformerFactory) (*detector.Controller, error) {
+	fleetConfig := rest.CopyConfig(fed)
+	fleetConfig.Host = strings.TrimSuffix(fleetConfig.Host, "/") + federationv1alpha1.FleetPath
+	fleet, err := dynamic.NewForConfig(fleetConfig)
+	if err != nil {
+		return nil, fmt.Errorf("fleet client: %w", err)
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(fleetConfig)
+	if err != nil {
+		return nil, fmt.Errorf("fleet discovery: %w", err)
+	}
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
+	informers := fedFactory.Federation().V1alpha1()
+	return detector.NewController(fedClient, fleet, mapper, informers.PropagationPolicies(), informers.ClusterPropagationPolicies(),
+		informers.ResourceBindings(), informers.ClusterResourceBindings())
 }

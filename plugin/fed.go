@@ -55,6 +55,16 @@ The kubeconfig flags select the host cluster, as for kubectl.`,
 		NewCmdCordon(configFlags, streams),
 		NewCmdUncordon(configFlags, streams),
 		NewCmdKubeconfig(configFlags, streams),
+		NewCmdGet(configFlags, streams),
+		NewCmdExec(configFlags, streams),
+		NewCmdLogs(configFlags, streams),
+		NewCmdAttach(configFlags, streams),
+		NewCmdDescribe(configFlags, streams),
+		NewCmdTop(configFlags, streams),
+		NewCmdApply(configFlags, streams),
+		NewCmdPromote(configFlags, streams),
+		NewCmdVersion(configFlags, streams),
+		NewCmdCompletion(streams),
 	)
 	return cmd
 }

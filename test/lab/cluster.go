@@ -35,7 +35,7 @@ var Members = []MemberSpec{
 }
 
 // Cluster is one cluster of the lab: a kube-apiserver on its own etcd prefix, and for a member
-// its controller manager, scheduler and kwok.
+// its controller manager, scheduler, kwok and metrics-server.
 type Cluster struct {
 	Name string
 	// Member is nil for the host cluster.
@@ -45,6 +45,8 @@ type Cluster struct {
 	// KubeletIP and KubeletPort are where kwok serves the kubelet API of a member's nodes.
 	KubeletIP   string
 	KubeletPort int
+	// MetricsPort is a member's metrics-server's secure port on 127.0.0.1.
+	MetricsPort int
 	// Dir holds the cluster's certificates, keys and component kubeconfigs.
 	Dir string
 	// Kubeconfig is the admin kubeconfig (user in system:masters).
@@ -120,14 +122,17 @@ func (c *Cluster) prepare(labDir string) error {
 	if err := c.writeKubeconfig(c.Kubeconfig, "admin", admin); err != nil {
 		return err
 	}
-	if c.Member == nil {
-		fpca, err := loadOrCreateCA(c.Dir, "front-proxy-ca", c.Name+"-front-proxy-ca")
-		if err != nil {
-			return err
-		}
-		if _, err := fpca.issue(c.Dir, "front-proxy-client", "front-proxy-client", nil, nil); err != nil {
-			return err
-		}
+	// The aggregation layer's credentials: the host's for fed-apiserver, a member's for its
+	// metrics-server.
+	fpca, err := loadOrCreateCA(c.Dir, "front-proxy-ca", c.Name+"-front-proxy-ca")
+	if err != nil {
+		return err
+	}
+	if _, err := fpca.issue(c.Dir, "front-proxy-client", "front-proxy-client", nil, nil); err != nil {
+		return err
+	}
+	if c.Member != nil {
+		return c.prepareMetricsServer()
 	}
 	return nil
 }
@@ -152,7 +157,7 @@ func (c *Cluster) file(name string) string { return filepath.Join(c.Dir, name) }
 func (c *Cluster) processes(l *Lab) []*process {
 	procs := []*process{c.apiserver(l), c.controllerManager(l)}
 	if c.Member != nil {
-		procs = append(procs, c.scheduler(l), c.kwok(l))
+		procs = append(procs, c.scheduler(l), c.kwok(l), c.metricsServer(l))
 	}
 	return procs
 }
@@ -183,19 +188,18 @@ func (c *Cluster) apiserver(l *Lab) *process {
 		"--kubelet-client-certificate=" + c.file("admin.crt"),
 		"--kubelet-client-key=" + c.file("admin.key"),
 	}
-	if c.Member == nil {
-		// The aggregation layer, for fed-apiserver's APIService.
-		args = append(args,
-			"--requestheader-client-ca-file="+c.file("front-proxy-ca.crt"),
-			"--requestheader-allowed-names=front-proxy-client",
-			"--requestheader-username-headers=X-Remote-User",
-			"--requestheader-group-headers=X-Remote-Group",
-			"--requestheader-extra-headers-prefix=X-Remote-Extra-",
-			"--proxy-client-cert-file="+c.file("front-proxy-client.crt"),
-			"--proxy-client-key-file="+c.file("front-proxy-client.key"),
-			"--enable-aggregator-routing=false",
-		)
-	}
+	// The aggregation layer, for fed-apiserver's APIServices in the host and metrics-server's
+	// in a member.
+	args = append(args,
+		"--requestheader-client-ca-file="+c.file("front-proxy-ca.crt"),
+		"--requestheader-allowed-names=front-proxy-client",
+		"--requestheader-username-headers=X-Remote-User",
+		"--requestheader-group-headers=X-Remote-Group",
+		"--requestheader-extra-headers-prefix=X-Remote-Extra-",
+		"--proxy-client-cert-file="+c.file("front-proxy-client.crt"),
+		"--proxy-client-key-file="+c.file("front-proxy-client.key"),
+		"--enable-aggregator-routing=false",
+	)
 	return l.process(c.Name+"-apiserver", "kube-apiserver", args)
 }
 

@@ -25,8 +25,8 @@ import (
 type Options struct {
 	// Dir holds the lab's state: kubeconfigs, certificates, etcd data, logs and PIDs.
 	Dir string
-	// BinDir holds kube-apiserver, kube-controller-manager, kube-scheduler, kwok and the
-	// kwok stages file, as `make bin` builds them.
+	// BinDir holds kube-apiserver, kube-controller-manager, kube-scheduler, kwok, the kwok
+	// stages file and metrics-server, as `make bin` builds them.
 	BinDir string
 	// Detach starts processes that outlive the caller (make up). Otherwise they die with it.
 	Detach bool
@@ -50,6 +50,7 @@ type state struct {
 	EtcdPeerPort int            `json:"etcdPeerPort"`
 	Ports        map[string]int `json:"ports"`        // kube-apiserver port per cluster
 	KubeletPorts map[string]int `json:"kubeletPorts"` // kwok's kubelet port per member
+	MetricsPorts map[string]int `json:"metricsPorts"` // metrics-server's port per member
 }
 
 // New returns the lab described by opts and the state kept in opts.Dir (ports are chosen on
@@ -92,6 +93,7 @@ func (l *Lab) cluster(name string, member *MemberSpec, index int) *Cluster {
 		// Each member's nodes get a loopback address of their own.
 		c.KubeletIP = "127.0.1." + strconv.Itoa(index)
 		c.KubeletPort = l.state.KubeletPorts[name]
+		c.MetricsPort = l.state.MetricsPorts[name]
 	}
 	return c
 }
@@ -134,6 +136,9 @@ func (l *Lab) allocatePorts() error {
 	if s.KubeletPorts == nil {
 		s.KubeletPorts = map[string]int{}
 	}
+	if s.MetricsPorts == nil {
+		s.MetricsPorts = map[string]int{}
+	}
 	var err error
 	pick := func(p *int, ip string) {
 		if *p == 0 && err == nil {
@@ -153,6 +158,9 @@ func (l *Lab) allocatePorts() error {
 			k := s.KubeletPorts[c.Name]
 			pick(&k, c.KubeletIP)
 			s.KubeletPorts[c.Name], c.KubeletPort = k, k
+			m := s.MetricsPorts[c.Name]
+			pick(&m, "127.0.0.1")
+			s.MetricsPorts[c.Name], c.MetricsPort = m, m
 		}
 	}
 	if err != nil {
@@ -209,7 +217,8 @@ func (l *Lab) processes() []*process {
 }
 
 // find returns a lab process by name: "etcd", "fed-apiserver", or "<cluster>-apiserver",
-// "<cluster>-controller-manager", "<member>-scheduler", "<member>-kwok".
+// "<cluster>-controller-manager", "<member>-scheduler", "<member>-kwok",
+// "<member>-metrics-server".
 func (l *Lab) find(name string) (*process, error) {
 	for _, p := range l.processes() {
 		if p.name == name {
@@ -287,7 +296,8 @@ func (l *Lab) lock() (func(), error) {
 }
 
 // Up starts whatever part of the lab is not running and waits until it is ready: etcd
-// healthy, every apiserver ready, every member's nodes Ready. Processes already running are
+// healthy, every apiserver ready, every member's nodes Ready and its metrics-server's
+// APIService Available. Processes already running are
 // kept, so Up is safe to repeat. When a process dies meanwhile, Up returns a *ProcessError
 // carrying its log tail.
 func (l *Lab) Up(ctx context.Context) error {
@@ -385,7 +395,13 @@ func (l *Lab) upCluster(ctx context.Context, c *Cluster, etcd *process) error {
 	if err := c.ensureNodes(ctx); err != nil {
 		return err
 	}
-	return l.waitFor(ctx, c.Name+" nodes ready", watched, c.nodesReady)
+	if err := l.waitFor(ctx, c.Name+" nodes ready", watched, c.nodesReady); err != nil {
+		return err
+	}
+	if err := c.registerMetricsServer(ctx); err != nil {
+		return err
+	}
+	return l.waitFor(ctx, c.Name+" metrics-server available", watched, c.metricsAvailable)
 }
 
 // waitFed waits for the lab's fed-apiserver, registers it in the host and waits until the
