@@ -32,24 +32,24 @@ func TestFleetClientGetter(t *testing.T) {
 	server, ns, cache := "https://host.example:6443", "shop", t.TempDir()
 	flags.APIServer, flags.Namespace, flags.CacheDir = &server, &ns, &cache
 
-	cfg, err := newFleetClientGetter(flags).ToRESTConfig()
+	cfg, err := newFleetGetter(flags).ToRESTConfig()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := server + fleetPath; cfg.Host != want {
 		t.Errorf("fleet host %q, want %q", cfg.Host, want)
 	}
-	cfg, err = newMemberClientGetter(flags, "member1").ToRESTConfig()
+	cfg, err = newMemberGetter(flags, func() string { return "member1" }).ToRESTConfig()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := server + "/apis/cluster.fedhq.io/v1alpha1/clusters/member1/proxy"; cfg.Host != want {
 		t.Errorf("member host %q, want %q", cfg.Host, want)
 	}
-	if got, _, err := newFleetClientGetter(flags).ToRawKubeConfigLoader().Namespace(); err != nil || got != ns {
+	if got, _, err := newFleetGetter(flags).ToRawKubeConfigLoader().Namespace(); err != nil || got != ns {
 		t.Errorf("namespace %q, %v; want %q", got, err, ns)
 	}
-	if _, err := newFleetClientGetter(flags).ToRESTMapper(); err != nil {
+	if _, err := newFleetGetter(flags).ToRESTMapper(); err != nil {
 		t.Errorf("ToRESTMapper: %v", err)
 	}
 }

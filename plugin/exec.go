@@ -19,18 +19,11 @@ package plugin
 import (
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
-	"k8s.io/client-go/tools/clientcmd"
 	kubectlexec "k8s.io/kubectl/pkg/cmd/exec"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 )
@@ -38,25 +31,6 @@ import (
 // exec, attach, logs and describe are kubectl's own commands (k8s.io/kubectl/pkg/cmd/...),
 // run with a cmdutil.Factory whose REST config is a member's proxy config: flags,
 // behaviour and errors are kubectl's, and the plugin adds -C to choose the member.
-
-// memberGetter is a RESTClientGetter for one member cluster, reached through the host's
-// cluster proxy as the host's user. The member's name is read when a client is first
-// made, so that a command can be built before its -C flag is parsed.
-type memberGetter struct {
-	configFlags *genericclioptions.ConfigFlags
-	cluster     func() string
-
-	mu        sync.Mutex
-	name      string // the member the cached clients are for
-	discovery discovery.CachedDiscoveryInterface
-	mapper    meta.RESTMapper
-}
-
-var _ genericclioptions.RESTClientGetter = &memberGetter{}
-
-func newMemberGetter(configFlags *genericclioptions.ConfigFlags, cluster func() string) *memberGetter {
-	return &memberGetter{configFlags: configFlags, cluster: cluster}
-}
 
 // newMemberFactory is a kubectl factory on member cluster.
 func newMemberFactory(configFlags *genericclioptions.ConfigFlags, cluster string) cmdutil.Factory {
@@ -68,66 +42,6 @@ func newMemberFactory(configFlags *genericclioptions.ConfigFlags, cluster string
 // them), which kubectl's commands expect.
 func memberFactory(configFlags *genericclioptions.ConfigFlags, cluster func() string) cmdutil.Factory {
 	return cmdutil.NewFactory(cmdutil.NewMatchVersionFlags(newMemberGetter(configFlags, cluster)))
-}
-
-// ToRESTConfig is the host's config pointed at the member's proxy.
-func (g *memberGetter) ToRESTConfig() (*rest.Config, error) {
-	name := g.cluster()
-	if name == "" {
-		return nil, fmt.Errorf("no member cluster chosen: specify one with -C NAME")
-	}
-	host, err := g.configFlags.ToRESTConfig()
-	if err != nil {
-		return nil, err
-	}
-	return memberConfig(host, name)
-}
-
-// ToDiscoveryClient discovers the member's API, cached in memory for the command.
-func (g *memberGetter) ToDiscoveryClient() (discovery.CachedDiscoveryInterface, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.discoveryLocked()
-}
-
-func (g *memberGetter) discoveryLocked() (discovery.CachedDiscoveryInterface, error) {
-	name := g.cluster()
-	if g.discovery != nil && g.name == name {
-		return g.discovery, nil
-	}
-	cfg, err := g.ToRESTConfig()
-	if err != nil {
-		return nil, err
-	}
-	// As kubectl's: discovery asks for many group versions at once.
-	cfg.Burst, cfg.QPS = 300, 50
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	g.name, g.discovery, g.mapper = name, memory.NewMemCacheClient(dc), nil
-	return g.discovery, nil
-}
-
-// ToRESTMapper maps the member's resources, with kubectl's short names (po, deploy…).
-func (g *memberGetter) ToRESTMapper() (meta.RESTMapper, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	dc, err := g.discoveryLocked()
-	if err != nil {
-		return nil, err
-	}
-	if g.mapper == nil {
-		mapper := restmapper.NewDeferredDiscoveryRESTMapper(dc)
-		g.mapper = restmapper.NewShortcutExpander(mapper, dc, nil)
-	}
-	return g.mapper, nil
-}
-
-// ToRawKubeConfigLoader is the host's kubeconfig: the namespace (-n, or the context's)
-// applies in the member.
-func (g *memberGetter) ToRawKubeConfigLoader() clientcmd.ClientConfig {
-	return g.configFlags.ToRawKubeConfigLoader()
 }
 
 // addMemberFlag adds -C/--clusters for a command working on one member, as the fan-out

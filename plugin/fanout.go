@@ -139,3 +139,17 @@ func fanOut[T any](ctx context.Context, host *rest.Config, clusters []string, qu
 	wg.Wait()
 	return results
 }
+
+// collect joins the values the members answered and returns apart those that failed.
+func collect[T any](results []memberResult[[]T]) ([]T, []memberResult[[]T]) {
+	var values []T
+	var failed []memberResult[[]T]
+	for _, r := range results {
+		if r.Err != nil {
+			failed = append(failed, r)
+			continue
+		}
+		values = append(values, r.Value...)
+	}
+	return values, failed
+}

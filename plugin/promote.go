@@ -141,7 +141,7 @@ func (o *PromoteOptions) Run(ctx context.Context) error {
 	}
 
 	// The object, as the member has it.
-	infos, err := resource.NewBuilder(newMemberClientGetter(o.ConfigFlags, cluster)).
+	infos, err := resource.NewBuilder(newMemberGetter(o.ConfigFlags, func() string { return cluster })).
 		Unstructured().
 		NamespaceParam(namespace).DefaultNamespace().
 		ResourceTypeOrNameArgs(false, o.Args...).
@@ -175,7 +175,7 @@ func (o *PromoteOptions) Run(ctx context.Context) error {
 	policyName := promotePolicyName(obj.GetName(), gvk.Kind)
 
 	// The fleet: its mapping of the kind, no template and no policy yet.
-	fleetGetter := newFleetClientGetter(o.ConfigFlags)
+	fleetGetter := newFleetGetter(o.ConfigFlags)
 	fleetCfg, err := fleetGetter.ToRESTConfig()
 	if err != nil {
 		return err

@@ -196,15 +196,7 @@ func (o *TopOptions) runNodes(ctx context.Context) error {
 	results := fanOut(ctx, host, clusters, func(ctx context.Context, cluster string, cfg *rest.Config) ([]nodeRow, error) {
 		return o.memberNodes(ctx, cluster, cfg)
 	})
-	var rows []nodeRow
-	var failed []memberResult[[]nodeRow]
-	for _, r := range results {
-		if r.Err != nil {
-			failed = append(failed, r)
-			continue
-		}
-		rows = append(rows, r.Value...)
-	}
+	rows, failed := collect(results)
 	o.warn(failedClusters(failed))
 	if len(rows) == 0 && len(failed) == 0 {
 		if o.Name != "" {
@@ -320,15 +312,7 @@ func (o *TopOptions) runPods(ctx context.Context) error {
 		}
 		return rows, nil
 	})
-	var rows []podRow
-	var failed []memberResult[[]podRow]
-	for _, r := range results {
-		if r.Err != nil {
-			failed = append(failed, r)
-			continue
-		}
-		rows = append(rows, r.Value...)
-	}
+	rows, failed := collect(results)
 	o.warn(failedClusters(failed))
 	if len(rows) == 0 && len(failed) == 0 {
 		if o.Name != "" {

@@ -19,11 +19,8 @@ package fleet
 import (
 	"context"
 	"fmt"
-	"strings"
 
-	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/api/validation/path"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
@@ -460,147 +457,6 @@ func (s *statusREST) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
 
 func (s *statusREST) ConvertToTable(ctx context.Context, object runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
 	return s.store.ConvertToTable(ctx, object, tableOptions)
-}
-
-// scaleREST serves the scale subresource (autoscaling/v1 Scale) from the replica paths of
-// the kind.
-type scaleREST struct {
-	store *genericregistry.Store
-	r     *resource
-}
-
-func (s *scaleREST) New() runtime.Object { return &autoscalingv1.Scale{} }
-func (s *scaleREST) Destroy()            {}
-
-func (s *scaleREST) GroupVersionKind(schema.GroupVersion) schema.GroupVersionKind {
-	return autoscalingv1.SchemeGroupVersion.WithKind("Scale")
-}
-
-func (s *scaleREST) Get(ctx context.Context, name string, options *metav1.GetOptions) (runtime.Object, error) {
-	obj, err := s.store.Get(ctx, name, options)
-	if err != nil {
-		return nil, err
-	}
-	return s.toScale(obj.(*unstructured.Unstructured))
-}
-
-func (s *scaleREST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc, updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
-	obj, _, err := s.store.Update(ctx, name, &scaleUpdate{scale: s, info: objInfo}, createValidation, func(ctx context.Context, obj, old runtime.Object) error {
-		if updateValidation == nil {
-			return nil
-		}
-		newScale, err := s.toScale(obj.(*unstructured.Unstructured))
-		if err != nil {
-			return err
-		}
-		oldScale, err := s.toScale(old.(*unstructured.Unstructured))
-		if err != nil {
-			return err
-		}
-		return updateValidation(ctx, newScale, oldScale)
-	}, false, options)
-	if err != nil {
-		return nil, false, err
-	}
-	scale, err := s.toScale(obj.(*unstructured.Unstructured))
-	return scale, false, err
-}
-
-func (s *scaleREST) ConvertToTable(ctx context.Context, object runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
-	return rest.NewDefaultTableConvertor(s.r.gvr.GroupResource()).ConvertToTable(ctx, object, tableOptions)
-}
-
-func (s *scaleREST) toScale(u *unstructured.Unstructured) (*autoscalingv1.Scale, error) {
-	spec := s.r.scale
-	replicas := spec.defaultReplicas
-	if v, found, err := unstructured.NestedFieldNoCopy(u.Object, spec.specReplicasPath...); err == nil && found {
-		n, ok := asInt64(v)
-		if !ok {
-			return nil, apierrors.NewInternalError(fmt.Errorf("%s is not an integer: %v", strings.Join(spec.specReplicasPath, "."), v))
-		}
-		replicas = n
-	}
-	scale := &autoscalingv1.Scale{
-		TypeMeta: metav1.TypeMeta{APIVersion: "autoscaling/v1", Kind: "Scale"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name: u.GetName(), Namespace: u.GetNamespace(), UID: u.GetUID(),
-			ResourceVersion: u.GetResourceVersion(), CreationTimestamp: u.GetCreationTimestamp(),
-		},
-		Spec: autoscalingv1.ScaleSpec{Replicas: int32(replicas)},
-	}
-	if len(spec.statusReplicasPath) > 0 {
-		if v, found, _ := unstructured.NestedFieldNoCopy(u.Object, spec.statusReplicasPath...); found {
-			n, _ := asInt64(v)
-			scale.Status.Replicas = int32(n)
-		}
-	}
-	switch {
-	case spec.selectorFromSpec:
-		if m, found, _ := unstructured.NestedMap(u.Object, "spec", "selector"); found {
-			var ls metav1.LabelSelector
-			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &ls); err == nil {
-				if sel, err := metav1.LabelSelectorAsSelector(&ls); err == nil {
-					scale.Status.Selector = sel.String()
-				}
-			}
-		}
-	case len(spec.labelSelectorPath) > 0:
-		if v, found, _ := unstructured.NestedString(u.Object, spec.labelSelectorPath...); found {
-			scale.Status.Selector = v
-		}
-	}
-	return scale, nil
-}
-
-func asInt64(v any) (int64, bool) {
-	switch n := v.(type) {
-	case int64:
-		return n, true
-	case int:
-		return int64(n), true
-	case int32:
-		return int64(n), true
-	case float64:
-		return int64(n), float64(int64(n)) == n
-	}
-	return 0, false
-}
-
-// scaleUpdate turns an update of a Scale into an update of the object's replicas.
-type scaleUpdate struct {
-	scale *scaleREST
-	info  rest.UpdatedObjectInfo
-}
-
-func (u *scaleUpdate) Preconditions() *metav1.Preconditions { return u.info.Preconditions() }
-
-func (u *scaleUpdate) UpdatedObject(ctx context.Context, oldObj runtime.Object) (runtime.Object, error) {
-	old := oldObj.(*unstructured.Unstructured)
-	oldScale, err := u.scale.toScale(old)
-	if err != nil {
-		return nil, err
-	}
-	obj, err := u.info.UpdatedObject(ctx, oldScale)
-	if err != nil {
-		return nil, err
-	}
-	scale, ok := obj.(*autoscalingv1.Scale)
-	if !ok {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("expected autoscaling/v1 Scale, got %T", obj))
-	}
-	if scale.Spec.Replicas < 0 {
-		return nil, apierrors.NewInvalid(schema.GroupKind{Group: "autoscaling", Kind: "Scale"}, scale.Name,
-			field.ErrorList{field.Invalid(field.NewPath("spec", "replicas"), scale.Spec.Replicas, "must be greater than or equal to 0")})
-	}
-	if scale.ResourceVersion != "" && scale.ResourceVersion != old.GetResourceVersion() {
-		return nil, apierrors.NewConflict(u.scale.r.gvr.GroupResource(), old.GetName(),
-			fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
-	}
-	updated := old.DeepCopy()
-	if err := unstructured.SetNestedField(updated.Object, int64(scale.Spec.Replicas), u.scale.r.scale.specReplicasPath...); err != nil {
-		return nil, err
-	}
-	return updated, nil
 }
 
 func (t *templateREST) DeleteCollection(ctx context.Context, deleteValidation rest.ValidateObjectFunc, options *metav1.DeleteOptions, listOptions *metainternalversion.ListOptions) (runtime.Object, error) {

@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -37,7 +36,6 @@ import (
 	"k8s.io/client-go/rest"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
-	"github.com/fedhq/fed/test/lab"
 )
 
 // TestKubectlFedJoin runs the real plugin binary as a user would: join member3, refuse to
@@ -268,20 +266,4 @@ func TestKubectlFedJoin(t *testing.T) {
 		return fmt.Errorf("member namespace fed-system still there (%v)", err)
 	})
 	fails(`Error from server (NotFound): clusters.cluster.fedhq.io "`+name+`" not found`, "unjoin", name)
-}
-
-// buildKubectlFed builds the plugin from the working tree, as `make` would.
-func buildKubectlFed(t *testing.T) string {
-	t.Helper()
-	root, err := lab.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(t.TempDir(), "kubectl-fed")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/kubectl-fed")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building kubectl-fed: %v\n%s", err, out)
-	}
-	return bin
 }

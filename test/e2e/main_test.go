@@ -135,3 +135,30 @@ func hostClients(t *testing.T) (kubernetes.Interface, versioned.Interface) {
 	}
 	return host, fed
 }
+
+// buildKubectlFed builds the plugin from the working tree, as `make` would, for tests and
+// benchmarks alike.
+func buildKubectlFed(tb testing.TB) string {
+	tb.Helper()
+	root, err := lab.RepoRoot()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	bin := filepath.Join(tb.TempDir(), "kubectl-fed")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/kubectl-fed")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("building kubectl-fed: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// runFed runs a kubectl-fed binary against the lab's host and returns its standard output
+// and error.
+func runFed(bin string, args ...string) (string, string, error) {
+	cmd := exec.Command(bin, append([]string{"--kubeconfig", theLab.Host.Kubeconfig}, args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	return stdout.String(), stderr.String(), err
+}

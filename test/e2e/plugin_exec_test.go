@@ -41,13 +41,7 @@ func fedPods(t *testing.T, member, ns, name string, replicas int) []string {
 // fedRunner runs a kubectl fed binary against the lab's host.
 type fedRunner string
 
-func (fed fedRunner) run(args ...string) (string, string, error) {
-	cmd := exec.Command(string(fed), append([]string{"--kubeconfig", theLab.Host.Kubeconfig}, args...)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	return stdout.String(), stderr.String(), err
-}
+func (fed fedRunner) run(args ...string) (string, string, error) { return runFed(string(fed), args...) }
 
 func (fed fedRunner) ok(t *testing.T, args ...string) string {
 	t.Helper()

@@ -25,7 +25,7 @@ func BenchmarkFedGetPods(b *testing.B) {
 		b.Skip("needs the lab")
 	}
 	ctx := context.Background()
-	bin := buildFed(b)
+	bin := buildKubectlFed(b)
 	ns := fmt.Sprintf("bench-get-%d", time.Now().UnixNano()%1000000)
 	members := []string{"member1", "member2", "member3"}
 	for _, m := range members {

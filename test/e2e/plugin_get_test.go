@@ -1,11 +1,8 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,34 +14,7 @@ import (
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	"github.com/fedhq/fed/plugin"
-	"github.com/fedhq/fed/test/lab"
 )
-
-// buildFed builds kubectl-fed from the working tree, as buildKubectlFed does, for tests and
-// benchmarks alike.
-func buildFed(tb testing.TB) string {
-	tb.Helper()
-	root, err := lab.RepoRoot()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	bin := filepath.Join(tb.TempDir(), "kubectl-fed")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/kubectl-fed")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		tb.Fatalf("building kubectl-fed: %v\n%s", err, out)
-	}
-	return bin
-}
-
-// runFed runs kubectl-fed against the lab's host and returns its standard output and error.
-func runFed(bin string, args ...string) (string, string, error) {
-	cmd := exec.Command(bin, append([]string{"--kubeconfig", theLab.Host.Kubeconfig}, args...)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	return stdout.String(), stderr.String(), err
-}
 
 // rows parses a table of kubectl fed get into its rows' fields, keyed "NAME CLUSTER".
 func rows(out string) map[string][]string {
@@ -65,7 +35,7 @@ func rows(out string) map[string][]string {
 // code for an unknown cluster and a cluster whose proxy fails.
 func TestFedGet(t *testing.T) {
 	ctx := context.Background()
-	bin := buildFed(t)
+	bin := buildKubectlFed(t)
 	ns := fmt.Sprintf("e2e-get-%d", time.Now().UnixNano()%1000000)
 	fleet := theLab.FleetKubeconfig()
 	members := []string{"member1", "member2"}

@@ -17,10 +17,8 @@ limitations under the License.
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os/exec"
 	"reflect"
 	"strings"
 	"testing"
@@ -31,15 +29,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 )
-
-// runFedHost runs a kubectl-fed binary against the lab's host.
-func runFedHost(fed string, args ...string) (stdout, stderr string, err error) {
-	cmd := exec.Command(fed, append([]string{"--kubeconfig", theLab.Host.Kubeconfig}, args...)...)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err = cmd.Run()
-	return out.String(), errOut.String(), err
-}
 
 // TestKubectlFedPromote adopts a Deployment created by hand in member2 into the fleet: the
 // template and a policy pinning it to member2 appear in the fleet, the member's object is
@@ -80,7 +69,7 @@ func TestKubectlFedPromote(t *testing.T) {
 		return nil
 	})
 
-	out, errOut, err := runFedHost(fed, "promote", "deployment", "web", "-n", ns, "-C", "member2")
+	out, errOut, err := runFed(fed, "promote", "deployment", "web", "-n", ns, "-C", "member2")
 	if err != nil {
 		t.Fatalf("kubectl fed promote: %v\n%s", err, errOut)
 	}
@@ -142,7 +131,7 @@ func TestKubectlFedPromote(t *testing.T) {
 	// Refusals.
 	fails := func(wantErr string, args ...string) {
 		t.Helper()
-		out, errOut, err := runFedHost(fed, args...)
+		out, errOut, err := runFed(fed, args...)
 		if err == nil || !strings.Contains(errOut, wantErr) {
 			t.Errorf("kubectl fed %s: %v, printed %q and %q; want an error containing %q", strings.Join(args, " "), err, out, errOut, wantErr)
 		}
@@ -177,7 +166,7 @@ data:
 		{[]string{"apply", "-n", ns, "-f", file}, "configmap/applied unchanged\n"},
 		{[]string{"apply", "-n", ns, "-f", file, "--server-side"}, "configmap/applied serverside-applied\n"},
 	} {
-		out, errOut, err := runFedHost(fed, tc.args...)
+		out, errOut, err := runFed(fed, tc.args...)
 		if err != nil || out != tc.want {
 			t.Errorf("kubectl fed %s: %v, printed %q (%s), want %q", strings.Join(tc.args, " "), err, out, errOut, tc.want)
 		}
@@ -191,7 +180,7 @@ data:
 // TestKubectlFedVersion asks the lab's fed-apiserver and host for their versions.
 func TestKubectlFedVersion(t *testing.T) {
 	fed := buildKubectlFed(t)
-	out, errOut, err := runFedHost(fed, "version")
+	out, errOut, err := runFed(fed, "version")
 	if err != nil {
 		t.Fatalf("kubectl fed version: %v\n%s", err, errOut)
 	}
@@ -200,7 +189,7 @@ func TestKubectlFedVersion(t *testing.T) {
 		lines[2] != "Host Version: v1.32.4" {
 		t.Errorf("kubectl fed version printed %q", out)
 	}
-	out, errOut, err = runFedHost(fed, "version", "--server", "https://127.0.0.1:1")
+	out, errOut, err = runFed(fed, "version", "--server", "https://127.0.0.1:1")
 	if err == nil || !strings.HasPrefix(out, "Client Version: ") || strings.Contains(out, "Server Version") || !strings.Contains(errOut, "connection refused") {
 		t.Errorf("kubectl fed version against no server: %v, printed %q and %q", err, out, errOut)
 	}

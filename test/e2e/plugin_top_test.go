@@ -1,36 +1,11 @@
 package e2e
 
 import (
-	"bytes"
 	"fmt"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 )
-
-// topFed runs kubectl-fed top against the lab's host.
-func topFed(bin string, args ...string) (string, string, error) {
-	cmd := exec.Command(bin, append([]string{"--kubeconfig", theLab.Host.Kubeconfig, "top"}, args...)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	return stdout.String(), stderr.String(), err
-}
-
-// topRows parses a table of kubectl fed top into its rows' fields, keyed "NAME CLUSTER"
-// (the first two columns).
-func topRows(out string) map[string][]string {
-	m := map[string][]string{}
-	for i, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		f := strings.Fields(line)
-		if i == 0 || len(f) < 2 {
-			continue
-		}
-		m[f[0]+" "+f[1]] = f
-	}
-	return m
-}
 
 // TestFedTop checks kubectl fed top against the lab's members, whose metrics-servers scrape
 // the usage kwok simulates: every member's nodes with their CLUSTER, and the pods of one
@@ -39,7 +14,7 @@ func TestFedTop(t *testing.T) {
 	bin := buildKubectlFed(t)
 
 	t.Run("node", func(t *testing.T) {
-		out, stderr, err := topFed(bin, "node")
+		out, stderr, err := runFed(bin, "top", "node")
 		if err != nil {
 			// Another test may have joined a cluster of its own; the lab's must not fail.
 			for _, m := range theLab.Members {
@@ -51,7 +26,7 @@ func TestFedTop(t *testing.T) {
 		if !strings.HasPrefix(out, "NAME") || !strings.Contains(strings.SplitN(out, "\n", 2)[0], "CLUSTER") {
 			t.Errorf("no header with CLUSTER:\n%s", out)
 		}
-		rows := topRows(out)
+		rows := rows(out)
 		for _, m := range theLab.Members {
 			for i := 0; i < m.Member.Nodes; i++ {
 				key := fmt.Sprintf("%s-node-%d %s", m.Name, i, m.Name)
@@ -82,11 +57,11 @@ func TestFedTop(t *testing.T) {
 		waitFor(t, 2*time.Minute, func() error {
 			var stderr string
 			var err error
-			out, stderr, err = topFed(bin, "pod", "-n", ns, "-C", "member1,member2")
+			out, stderr, err = runFed(bin, "top", "pod", "-n", ns, "-C", "member1,member2")
 			if err != nil {
 				return fmt.Errorf("%v: %s", err, stderr)
 			}
-			rows := topRows(out)
+			rows := rows(out)
 			for m := range want {
 				if _, ok := rows["web-"+m+" "+m]; !ok {
 					return fmt.Errorf("no metrics of web-%s in %s yet:\n%s%s", m, m, out, stderr)
@@ -94,7 +69,7 @@ func TestFedTop(t *testing.T) {
 			}
 			return nil
 		})
-		rows := topRows(out)
+		rows := rows(out)
 		if len(rows) != 2 {
 			t.Errorf("%d rows, want the 2 pods:\n%s", len(rows), out)
 		}
