@@ -23,6 +23,7 @@ import (
 	clustercontroller "github.com/fedhq/fed/controllers/cluster"
 	"github.com/fedhq/fed/controllers/clusterclient"
 	"github.com/fedhq/fed/controllers/detector"
+	"github.com/fedhq/fed/controllers/scheduler"
 )
 
 // Config is what the controllers need to run.
@@ -74,11 +75,17 @@ func Start(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	bindings := fedFactory.Federation().V1alpha1()
+	schedulerController, err := scheduler.NewController(fedClient, clusters, bindings.ResourceBindings(), bindings.ClusterResourceBindings())
+	if err != nil {
+		return err
+	}
 	// Informers are registered by the calls above; only now may the factories start them.
 	fedFactory.Start(ctx.Done())
 	hostFactory.Start(ctx.Done())
 	go clusterController.Run(ctx, cfg.ClusterWorkers, secrets.Informer().HasSynced)
 	go detectorController.Run(ctx, 4)
+	go schedulerController.Run(ctx, 4)
 	go func() {
 		<-ctx.Done()
 		fedFactory.Shutdown()

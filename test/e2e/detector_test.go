@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -136,4 +137,39 @@ spec:
 	if out, _ := runKubectl(theLab.Host.Kubeconfig, "get", "clusterrole", name, "--ignore-not-found", "-o", "name"); out != "" {
 		t.Errorf("the template reached the host: %s", out)
 	}
+}
+
+// TestSchedulerPlacesBindings runs the seeds' nginx example (2 replicas divided 1:1 over
+// member1 and member2) to its binding's placement, scales it, moves it, and asks for a
+// cluster that does not exist.
+func TestSchedulerPlacesBindings(t *testing.T) {
+	fleet := theLab.FleetKubeconfig()
+	ns := testNamespace(t, theLab.Host.Kubeconfig)
+	kubectl(t, fleet, "apply", "-n", ns, "-f", filepath.Join(examples, "nginx.yaml"))
+	placed := func(clusters, status, reason string) {
+		t.Helper()
+		waitFor(t, 20*time.Second, func() error {
+			out, err := runKubectl(fleet, "get", "rb", "nginx-deployment", "-n", ns, "-o",
+				`jsonpath={range .spec.clusters[*]}{.name}={.replicas} {end}|{.status.conditions[?(@.type=="Scheduled")].status}|{.status.conditions[?(@.type=="Scheduled")].reason}`)
+			if err != nil {
+				return err
+			}
+			if want := clusters + "|" + status + "|" + reason; out != want {
+				return fmt.Errorf("binding placed %q, want %q", out, want)
+			}
+			return nil
+		})
+	}
+	placed("member1=1 member2=1 ", "True", "Success")
+
+	kubectl(t, fleet, "scale", "deployment", "nginx", "-n", ns, "--replicas=4")
+	placed("member1=2 member2=2 ", "True", "Success")
+
+	kubectl(t, fleet, "patch", "pp", "nginx-propagation", "-n", ns, "--type=json", "-p",
+		`[{"op":"replace","path":"/spec/placement","value":{"clusterAffinity":{"clusterNames":["member2"]}}}]`)
+	placed("member2=4 ", "True", "Success")
+
+	kubectl(t, fleet, "patch", "pp", "nginx-propagation", "-n", ns, "--type=json", "-p",
+		`[{"op":"replace","path":"/spec/placement","value":{"clusterAffinity":{"clusterNames":["nosuch"]}}}]`)
+	placed("member2=4 ", "False", "NoClusterFit")
 }

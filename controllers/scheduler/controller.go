@@ -1,0 +1,245 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	"github.com/fedhq/fed/apis/generated/clientset/versioned"
+	clusterinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/cluster/v1alpha1"
+	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
+	clusterlisters "github.com/fedhq/fed/apis/generated/listers/cluster/v1alpha1"
+	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
+)
+
+// key names a ResourceBinding (Namespace set) or a ClusterResourceBinding.
+type key struct{ Namespace, Name string }
+
+// Controller writes where each binding goes (spec.clusters) and its Scheduled condition,
+// again whenever the binding or a cluster changes.
+type Controller struct {
+	fed      versioned.Interface
+	clusters clusterlisters.ClusterLister
+	rbs      fedlisters.ResourceBindingLister
+	crbs     fedlisters.ClusterResourceBindingLister
+	synced   []cache.InformerSynced
+	queue    workqueue.TypedRateLimitingInterface[key]
+}
+
+// NewController schedules the bindings of the informers on the clusters of clusters.
+func NewController(fed versioned.Interface, clusters clusterinformers.ClusterInformer,
+	rbs fedinformers.ResourceBindingInformer, crbs fedinformers.ClusterResourceBindingInformer) (*Controller, error) {
+	c := &Controller{
+		fed:      fed,
+		clusters: clusters.Lister(),
+		rbs:      rbs.Lister(),
+		crbs:     crbs.Lister(),
+		synced:   []cache.InformerSynced{clusters.Informer().HasSynced, rbs.Informer().HasSynced, crbs.Informer().HasSynced},
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[key](),
+			workqueue.TypedRateLimitingQueueConfig[key]{Name: "scheduler"}),
+	}
+	enqueue := func(obj any) {
+		if m, err := meta.Accessor(obj); err == nil {
+			c.queue.Add(key{Namespace: m.GetNamespace(), Name: m.GetName()})
+		}
+	}
+	for _, inf := range []cache.SharedIndexInformer{rbs.Informer(), crbs.Informer()} {
+		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    enqueue,
+			UpdateFunc: func(_, obj any) { enqueue(obj) },
+		}); err != nil {
+			return nil, err
+		}
+	}
+	// A cluster that joins, leaves or changes its labels or taints may change any placement.
+	all := func(any) { c.enqueueAll() }
+	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    all,
+		UpdateFunc: func(old, obj any) { c.clusterChanged(old, obj) },
+		DeleteFunc: all,
+	}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// clusterChanged reschedules when what placement reads of a cluster changed: its labels,
+// provider, region, zone or taints (not its status, which changes every probe).
+func (c *Controller) clusterChanged(old, obj any) {
+	o, okOld := old.(metav1.Object)
+	n, okNew := obj.(metav1.Object)
+	if okOld && okNew && o.GetGeneration() == n.GetGeneration() && apiequality.Semantic.DeepEqual(o.GetLabels(), n.GetLabels()) {
+		return
+	}
+	c.enqueueAll()
+}
+
+func (c *Controller) enqueueAll() {
+	if rbs, err := c.rbs.List(labels.Everything()); err == nil {
+		for _, b := range rbs {
+			c.queue.Add(key{Namespace: b.Namespace, Name: b.Name})
+		}
+	}
+	if crbs, err := c.crbs.List(labels.Everything()); err == nil {
+		for _, b := range crbs {
+			c.queue.Add(key{Name: b.Name})
+		}
+	}
+}
+
+// Run schedules with workers until ctx is done.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	defer utilruntime.HandleCrash()
+	defer c.queue.ShutDown()
+	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
+		return
+	}
+	for range workers {
+		go wait.UntilWithContext(ctx, c.worker, time.Second)
+	}
+	<-ctx.Done()
+}
+
+func (c *Controller) worker(ctx context.Context) {
+	for {
+		k, quit := c.queue.Get()
+		if quit {
+			return
+		}
+		if err := c.reconcile(ctx, k); err != nil {
+			utilruntime.HandleErrorWithContext(ctx, err, "Scheduling a binding", "namespace", k.Namespace, "name", k.Name)
+			c.queue.AddRateLimited(k)
+		} else {
+			c.queue.Forget(k)
+		}
+		c.queue.Done(k)
+	}
+}
+
+// binding is what the controller reads and writes of a ResourceBinding or a
+// ClusterResourceBinding.
+type binding struct {
+	meta         metav1.Object
+	spec         *federationv1alpha1.ResourceBindingSpec
+	status       *federationv1alpha1.ResourceBindingStatus
+	update       func(context.Context) error
+	updateStatus func(context.Context) error
+}
+
+func (c *Controller) get(k key) (*binding, error) {
+	bindings := c.fed.FederationV1alpha1()
+	if k.Namespace != "" {
+		cur, err := c.rbs.ResourceBindings(k.Namespace).Get(k.Name)
+		if err != nil {
+			return nil, err
+		}
+		b := cur.DeepCopy()
+		client := bindings.ResourceBindings(k.Namespace)
+		return &binding{meta: b, spec: &b.Spec, status: &b.Status,
+			update: func(ctx context.Context) error {
+				out, err := client.Update(ctx, b, metav1.UpdateOptions{})
+				if err == nil {
+					b.ObjectMeta, b.Status = out.ObjectMeta, out.Status
+				}
+				return err
+			},
+			updateStatus: func(ctx context.Context) error {
+				_, err := client.UpdateStatus(ctx, b, metav1.UpdateOptions{})
+				return err
+			},
+		}, nil
+	}
+	cur, err := c.crbs.Get(k.Name)
+	if err != nil {
+		return nil, err
+	}
+	b := cur.DeepCopy()
+	client := bindings.ClusterResourceBindings()
+	return &binding{meta: b, spec: &b.Spec, status: &b.Status,
+		update: func(ctx context.Context) error {
+			out, err := client.Update(ctx, b, metav1.UpdateOptions{})
+			if err == nil {
+				b.ObjectMeta, b.Status = out.ObjectMeta, out.Status
+			}
+			return err
+		},
+		updateStatus: func(ctx context.Context) error {
+			_, err := client.UpdateStatus(ctx, b, metav1.UpdateOptions{})
+			return err
+		},
+	}, nil
+}
+
+// reconcile places one binding: its clusters when its placement can be met, and its
+// Scheduled condition either way (an unschedulable binding keeps where it was).
+func (c *Controller) reconcile(ctx context.Context, k key) error {
+	b, err := c.get(k)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if b.meta.GetDeletionTimestamp() != nil {
+		return nil
+	}
+	clusters, err := c.clusters.List(labels.Everything())
+	if err != nil {
+		return err
+	}
+	cond := metav1.Condition{Type: federationv1alpha1.BindingConditionScheduled, Status: metav1.ConditionTrue, Reason: "Success",
+		Message: "the binding is scheduled"}
+	targets, err := Schedule(clusters, b.spec.Placement, b.spec.Replicas)
+	var u *Unschedulable
+	switch {
+	case errors.As(err, &u):
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, u.Reason, u.Message
+	case err != nil:
+		return err
+	case !apiequality.Semantic.DeepEqual(targets, b.spec.Clusters):
+		b.spec.Clusters = targets
+		if err := b.update(ctx); err != nil {
+			return err
+		}
+	}
+	cond.ObservedGeneration = b.meta.GetGeneration()
+	changed := meta.SetStatusCondition(&b.status.Conditions, cond)
+	if b.status.SchedulerObservedGeneration != b.meta.GetGeneration() {
+		b.status.SchedulerObservedGeneration, changed = b.meta.GetGeneration(), true
+	}
+	if cond.Status == metav1.ConditionTrue && changed {
+		now := metav1.Now()
+		b.status.LastScheduledTime = &now
+	}
+	if !changed {
+		return nil
+	}
+	return b.updateStatus(ctx)
+}
