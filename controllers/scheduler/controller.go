@@ -197,6 +197,12 @@ func (c *Controller) get(k key) (*binding, error) {
 	}, nil
 }
 
+// ours tells whether a binding is this scheduler's: spec.schedulerName is fed's default
+// scheduler, or empty. A binding naming another scheduler is left to it.
+func ours(name string) bool {
+	return name == "" || name == federationv1alpha1.DefaultSchedulerName
+}
+
 // reconcile places one binding: its clusters when its placement can be met, and its
 // Scheduled condition either way (an unschedulable binding keeps where it was).
 func (c *Controller) reconcile(ctx context.Context, k key) error {
@@ -207,7 +213,7 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 	if err != nil {
 		return err
 	}
-	if b.meta.GetDeletionTimestamp() != nil {
+	if b.meta.GetDeletionTimestamp() != nil || !ours(b.spec.SchedulerName) {
 		return nil
 	}
 	clusters, err := c.clusters.List(labels.Everything())
