@@ -126,7 +126,7 @@ func (c CompletedConfig) installFleet(s *genericapiserver.GenericAPIServer, host
 	if err != nil {
 		return err
 	}
-	f := fleet.New(fleet.Config{
+	f, err := fleet.New(fleet.Config{
 		RESTOptionsGetter:   c.GenericConfig.RESTOptionsGetter,
 		Host:                host,
 		HostValidator:       &hostvalidation.Validator{Client: validationClient, Namespace: clusterv1alpha1.FedNamespace},
@@ -136,6 +136,9 @@ func (c CompletedConfig) installFleet(s *genericapiserver.GenericAPIServer, host
 		MaxRequestBodyBytes: c.GenericConfig.MaxRequestBodyBytes,
 		MinRequestTimeout:   time.Duration(c.GenericConfig.MinRequestTimeout) * time.Second,
 	})
+	if err != nil {
+		return err
+	}
 	c.fleet.Store(f)
 	started := make(chan struct{})
 	if err := s.AddReadyzChecks(healthz.NamedCheck("fleet", func(*http.Request) error {

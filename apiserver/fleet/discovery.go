@@ -17,10 +17,7 @@ limitations under the License.
 package fleet
 
 import (
-	"encoding/json"
-	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"sort"
 	"strings"
 
@@ -175,7 +172,7 @@ func (f *Fleet) fedDiscovery() ([]metav1.APIGroup, []apidiscoveryv2.APIGroupDisc
 		return nil, nil
 	}
 	var list metav1.APIGroupList
-	if err := f.fedGet("/apis", "application/json", &list); err != nil {
+	if err := f.fedDo(http.MethodGet, "/apis", "", "application/json", &list); err != nil {
 		klog.ErrorS(err, "Reading fed-apiserver's own API groups")
 	}
 	var groups []metav1.APIGroup
@@ -185,7 +182,7 @@ func (f *Fleet) fedDiscovery() ([]metav1.APIGroup, []apidiscoveryv2.APIGroupDisc
 		}
 	}
 	var agg apidiscoveryv2.APIGroupDiscoveryList
-	if err := f.fedGet("/apis", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList", &agg); err != nil {
+	if err := f.fedDo(http.MethodGet, "/apis", "", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList", &agg); err != nil {
 		klog.ErrorS(err, "Reading fed-apiserver's own API groups (aggregated discovery)")
 	}
 	var aggGroups []apidiscoveryv2.APIGroupDiscovery
@@ -195,15 +192,4 @@ func (f *Fleet) fedDiscovery() ([]metav1.APIGroup, []apidiscoveryv2.APIGroupDisc
 		}
 	}
 	return groups, aggGroups
-}
-
-func (f *Fleet) fedGet(path, accept string, into any) error {
-	rec := httptest.NewRecorder()
-	req := httptest.NewRequest(http.MethodGet, path, nil)
-	req.Header.Set("Accept", accept)
-	f.cfg.Fed.ServeHTTP(rec, req)
-	if rec.Code != http.StatusOK {
-		return fmt.Errorf("GET %s: %d %s", path, rec.Code, rec.Body.String())
-	}
-	return json.Unmarshal(rec.Body.Bytes(), into)
 }

@@ -43,6 +43,7 @@ import (
 	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/generic"
 	registryrest "k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
@@ -89,6 +90,9 @@ type Fleet struct {
 	fedGroups map[string]bool
 	admit     admission.Interface
 
+	// hostDiscovery asks the host for its kinds and OpenAPI documents.
+	hostDiscovery *discovery.DiscoveryClient
+
 	mu       sync.Mutex // serialises rebuilds of the served set
 	storages map[string]*restStorage
 	host     atomic.Pointer[hostState]
@@ -98,7 +102,7 @@ type Fleet struct {
 }
 
 // New returns the fleet; it serves once Start has read the host's kinds.
-func New(cfg Config) *Fleet {
+func New(cfg Config) (*Fleet, error) {
 	if cfg.RefreshInterval == 0 {
 		cfg.RefreshInterval = time.Minute
 	}
@@ -107,7 +111,12 @@ func New(cfg Config) *Fleet {
 		f.fedGroups[g] = true
 	}
 	f.admit = admission.NewChainHandler(&namespaceLifecycle{Handler: admission.NewHandler(admission.Create, admission.Delete), fleet: f})
-	return f
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg.Host)
+	if err != nil {
+		return nil, fmt.Errorf("the host's discovery: %w", err)
+	}
+	f.hostDiscovery = dc
+	return f, nil
 }
 
 // Start reads the host's kinds, creates the fleet's system namespaces and keeps the

@@ -83,11 +83,7 @@ var fieldLabels = map[schema.GroupResource]map[string][]string{
 // readHost reads the kinds the host serves (its preferred version of each group) and their
 // OpenAPI schemas.
 func (f *Fleet) readHost(ctx context.Context) (*hostState, error) {
-	dc, err := discovery.NewDiscoveryClientForConfig(f.cfg.Host)
-	if err != nil {
-		return nil, err
-	}
-	groups, lists, err := dc.ServerGroupsAndResources()
+	groups, lists, err := f.hostDiscovery.ServerGroupsAndResources()
 	if err != nil {
 		var failed *discovery.ErrGroupDiscoveryFailed
 		if !errors.As(err, &failed) || len(lists) == 0 {
@@ -170,12 +166,7 @@ func hasVerbs(verbs []string, want ...string) bool {
 // document, server-side apply still works, treating lists as atomic.
 func (f *Fleet) readHostOpenAPI(ctx context.Context) ([]byte, managedfields.TypeConverter) {
 	deduced := managedfields.NewDeducedTypeConverter()
-	dc, err := discovery.NewDiscoveryClientForConfig(f.cfg.Host)
-	if err != nil {
-		klog.ErrorS(err, "Reading the host's OpenAPI")
-		return nil, deduced
-	}
-	raw, err := dc.RESTClient().Get().AbsPath("/openapi/v2").SetHeader("Accept", "application/json").Do(ctx).Raw()
+	raw, err := f.hostDiscovery.RESTClient().Get().AbsPath("/openapi/v2").SetHeader("Accept", "application/json").Do(ctx).Raw()
 	if err != nil {
 		klog.ErrorS(err, "Reading the host's OpenAPI v2 document; server-side apply treats lists as atomic")
 		return nil, deduced

@@ -274,8 +274,14 @@ func (f *Fleet) deleteFedObjects(namespace string) (int, error) {
 
 // fedCall makes a request to fed-apiserver's own handler as fed-apiserver.
 func (f *Fleet) fedCall(method, path, namespace string, into any) error {
+	return f.fedDo(method, path, namespace, "application/json", into)
+}
+
+// fedDo makes a request to fed-apiserver's own handler as fed-apiserver, accepting accept,
+// and decodes the answer into into (unless nil).
+func (f *Fleet) fedDo(method, path, namespace, accept string, into any) error {
 	req := httptest.NewRequest(method, path, nil)
-	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Accept", accept)
 	info, err := requestInfoFactory.NewRequestInfo(req)
 	if err != nil {
 		return err

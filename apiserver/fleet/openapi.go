@@ -27,7 +27,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
-	"k8s.io/client-go/discovery"
 	"k8s.io/kube-openapi/pkg/handler3"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
@@ -166,11 +165,7 @@ func crdGroupVersions(crds []*unstructured.Unstructured) []schema.GroupVersion {
 
 // hostGet reads a document of the host's, with the request's query.
 func (f *Fleet) hostGet(req *http.Request, path string) ([]byte, error) {
-	dc, err := discovery.NewDiscoveryClientForConfig(f.cfg.Host)
-	if err != nil {
-		return nil, err
-	}
-	r := dc.RESTClient().Get().AbsPath(path).SetHeader("Accept", "application/json")
+	r := f.hostDiscovery.RESTClient().Get().AbsPath(path).SetHeader("Accept", "application/json")
 	for k, vs := range req.URL.Query() {
 		for _, v := range vs {
 			r = r.Param(k, v)
