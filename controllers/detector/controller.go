@@ -300,10 +300,35 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 		return err
 	}
 	name := BindingName(tmpl.GetKind(), tmpl.GetName())
-	if k.Namespace != "" {
-		return c.syncResourceBinding(ctx, tmpl, name, best)
+	var want *federationv1alpha1.ResourceBindingSpec
+	var labels map[string]string
+	if best != nil {
+		spec := BindingSpec(tmpl, best)
+		want, labels = &spec, BindingLabels(best)
 	}
-	return c.syncClusterResourceBinding(ctx, tmpl, name, best)
+	bindings := c.fed.FederationV1alpha1()
+	if ns := k.Namespace; ns != "" {
+		current, err := c.rbs.ResourceBindings(ns).Get(name)
+		if err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+		return syncBinding(ctx, bindings.ResourceBindings(ns), current, err == nil,
+			func() *federationv1alpha1.ResourceBinding {
+				return &federationv1alpha1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}}
+			},
+			func(b *federationv1alpha1.ResourceBinding) *federationv1alpha1.ResourceBindingSpec { return &b.Spec }, want, labels)
+	}
+	current, err := c.crbs.Get(name)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	return syncBinding(ctx, bindings.ClusterResourceBindings(), current, err == nil,
+		func() *federationv1alpha1.ClusterResourceBinding {
+			return &federationv1alpha1.ClusterResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		},
+		func(b *federationv1alpha1.ClusterResourceBinding) *federationv1alpha1.ResourceBindingSpec {
+			return &b.Spec
+		}, want, labels)
 }
 
 // bestPolicy is the policy that propagates a template, or nil.
@@ -332,59 +357,46 @@ func (c *Controller) bestPolicy(tmpl *unstructured.Unstructured) (*Policy, error
 	return Best(tmpl, policies), nil
 }
 
-func (c *Controller) syncResourceBinding(ctx context.Context, tmpl *unstructured.Unstructured, name string, best *Policy) error {
-	client := c.fed.FederationV1alpha1().ResourceBindings(tmpl.GetNamespace())
-	current, err := c.rbs.ResourceBindings(tmpl.GetNamespace()).Get(name)
-	if err != nil && !apierrors.IsNotFound(err) {
-		return err
-	}
-	if best == nil {
-		if current == nil {
-			return nil
-		}
-		return ignoreNotFound(client.Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &current.UID}}))
-	}
-	spec := BindingSpec(tmpl, best)
-	if current == nil {
-		b := &federationv1alpha1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: tmpl.GetNamespace(), Labels: BindingLabels(best)}, Spec: spec}
-		_, err := client.Create(ctx, b, metav1.CreateOptions{})
-		return err
-	}
-	spec.Clusters = current.Spec.Clusters
-	if apiequality.Semantic.DeepEqual(current.Spec, spec) && apiequality.Semantic.DeepEqual(current.Labels, BindingLabels(best)) {
-		return nil
-	}
-	b := current.DeepCopy()
-	b.Spec, b.Labels = spec, BindingLabels(best)
-	_, err = client.Update(ctx, b, metav1.UpdateOptions{})
-	return err
+// bindingObject is a ResourceBinding or a ClusterResourceBinding.
+type bindingObject interface {
+	metav1.Object
+	runtime.Object
 }
 
-func (c *Controller) syncClusterResourceBinding(ctx context.Context, tmpl *unstructured.Unstructured, name string, best *Policy) error {
-	client := c.fed.FederationV1alpha1().ClusterResourceBindings()
-	current, err := c.crbs.Get(name)
-	if err != nil && !apierrors.IsNotFound(err) {
-		return err
-	}
-	if best == nil {
-		if current == nil {
+// bindingClient is the typed client of ResourceBindings or ClusterResourceBindings.
+type bindingClient[T bindingObject] interface {
+	Create(context.Context, T, metav1.CreateOptions) (T, error)
+	Update(context.Context, T, metav1.UpdateOptions) (T, error)
+	Delete(context.Context, string, metav1.DeleteOptions) error
+}
+
+// syncBinding makes a binding what want says: deleted when want is nil, created, or
+// updated when its spec (but for the scheduler's clusters) or labels differ. current is
+// the binding the informer has, if exists; fresh makes a new one with its name.
+func syncBinding[T bindingObject](ctx context.Context, client bindingClient[T], current T, exists bool, fresh func() T,
+	specOf func(T) *federationv1alpha1.ResourceBindingSpec, want *federationv1alpha1.ResourceBindingSpec, labels map[string]string) error {
+	if want == nil {
+		if !exists {
 			return nil
 		}
-		return ignoreNotFound(client.Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &current.UID}}))
+		uid := current.GetUID()
+		return ignoreNotFound(client.Delete(ctx, current.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}))
 	}
-	spec := BindingSpec(tmpl, best)
-	if current == nil {
-		b := &federationv1alpha1.ClusterResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: BindingLabels(best)}, Spec: spec}
+	if !exists {
+		b := fresh()
+		*specOf(b) = *want
+		b.SetLabels(labels)
 		_, err := client.Create(ctx, b, metav1.CreateOptions{})
 		return err
 	}
-	spec.Clusters = current.Spec.Clusters
-	if apiequality.Semantic.DeepEqual(current.Spec, spec) && apiequality.Semantic.DeepEqual(current.Labels, BindingLabels(best)) {
+	want.Clusters = specOf(current).Clusters
+	if apiequality.Semantic.DeepEqual(*specOf(current), *want) && apiequality.Semantic.DeepEqual(current.GetLabels(), labels) {
 		return nil
 	}
-	b := current.DeepCopy()
-	b.Spec, b.Labels = spec, BindingLabels(best)
-	_, err = client.Update(ctx, b, metav1.UpdateOptions{})
+	b := current.DeepCopyObject().(T)
+	*specOf(b) = *want
+	b.SetLabels(labels)
+	_, err := client.Update(ctx, b, metav1.UpdateOptions{})
 	return err
 }
 
