@@ -7,23 +7,33 @@ import (
 	"fmt"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	kubeinformers "k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions"
+	"github.com/fedhq/fed/controllers/binding"
 	clustercontroller "github.com/fedhq/fed/controllers/cluster"
 	"github.com/fedhq/fed/controllers/clusterclient"
 	"github.com/fedhq/fed/controllers/detector"
+	"github.com/fedhq/fed/controllers/execution"
 	"github.com/fedhq/fed/controllers/scheduler"
+	"github.com/fedhq/fed/controllers/templates"
 )
 
 // Config is what the controllers need to run.
@@ -47,6 +57,10 @@ func Start(ctx context.Context, cfg Config) error {
 	if cfg.ClusterWorkers <= 0 {
 		cfg.ClusterWorkers = 4
 	}
+	// The controllers write many objects at once through the loopback; fed-apiserver's
+	// priority and fairness, not a client-side limit, decide how fast.
+	cfg.Fed = rest.CopyConfig(cfg.Fed)
+	cfg.Fed.QPS, cfg.Fed.Burst = 2000, 4000
 	fedClient, err := versioned.NewForConfig(rest.CopyConfig(cfg.Fed))
 	if err != nil {
 		return fmt.Errorf("fed client: %w", err)
@@ -71,21 +85,53 @@ func Start(ctx context.Context, cfg Config) error {
 	if err := clusterController.WatchSecrets(secrets.Informer()); err != nil {
 		return err
 	}
-	detectorController, err := newDetector(cfg.Fed, fedClient, fedFactory)
+	tmpls, err := newTemplates(cfg.Fed)
 	if err != nil {
 		return err
 	}
-	bindings := fedFactory.Federation().V1alpha1()
-	schedulerController, err := scheduler.NewController(fedClient, clusters, bindings.ResourceBindings(), bindings.ClusterResourceBindings())
+	fed := fedFactory.Federation().V1alpha1()
+	detectorController, err := detector.NewController(fedClient, tmpls, fed.PropagationPolicies(), fed.ClusterPropagationPolicies(),
+		fed.ResourceBindings(), fed.ClusterResourceBindings())
 	if err != nil {
+		return err
+	}
+	schedulerController, err := scheduler.NewController(fedClient, clusters, fed.ResourceBindings(), fed.ClusterResourceBindings())
+	if err != nil {
+		return err
+	}
+	bindingController, err := binding.NewController(fedClient, tmpls, fed.ResourceBindings(), fed.ClusterResourceBindings(), fed.Works())
+	if err != nil {
+		return err
+	}
+	executionController, err := execution.NewController(fedClient, fed.Works(), members, namespaceManifest(tmpls))
+	if err != nil {
+		return err
+	}
+	recorder, err := fleetRecorder(ctx, cfg.Fed)
+	if err != nil {
+		return err
+	}
+	detectorController.Recorder = recorder
+	executionController.Recorder = recorder
+	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: func(obj any) {
+		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
+		if c, ok := obj.(*clusterv1alpha1.Cluster); ok {
+			executionController.ForgetCluster(c.Name)
+		}
+	}}); err != nil {
 		return err
 	}
 	// Informers are registered by the calls above; only now may the factories start them.
 	fedFactory.Start(ctx.Done())
 	hostFactory.Start(ctx.Done())
+	tmpls.Start(ctx)
 	go clusterController.Run(ctx, cfg.ClusterWorkers, secrets.Informer().HasSynced)
 	go detectorController.Run(ctx, 4)
 	go schedulerController.Run(ctx, 4)
+	go bindingController.Run(ctx, 8)
+	go executionController.Run(ctx, 16)
 	go func() {
 		<-ctx.Done()
 		fedFactory.Shutdown()
@@ -95,9 +141,23 @@ func Start(ctx context.Context, cfg Config) error {
 	return nil
 }
 
-// newDetector binds the fleet's templates to policies. It reads templates from the fleet
-// API, which fed-apiserver serves at FleetPath of the same loopback address.
-func newDetector(fed *rest.Config, fedClient versioned.Interface, fedFactory fedinformers.SharedInformerFactory) (*detector.Controller, error) {
+// fleetRecorder records events in the fleet, where `kubectl describe` of a template finds
+// them.
+func fleetRecorder(ctx context.Context, fed *rest.Config) (record.EventRecorder, error) {
+	fleetConfig := rest.CopyConfig(fed)
+	fleetConfig.Host = strings.TrimSuffix(fleetConfig.Host, "/") + federationv1alpha1.FleetPath
+	client, err := kubernetes.NewForConfig(fleetConfig)
+	if err != nil {
+		return nil, err
+	}
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
+	return broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "fed"}), nil
+}
+
+// newTemplates reads the fleet's templates, which fed-apiserver serves at FleetPath of the
+// same loopback address.
+func newTemplates(fed *rest.Config) (*templates.Templates, error) {
 	fleetConfig := rest.CopyConfig(fed)
 	fleetConfig.Host = strings.TrimSuffix(fleetConfig.Host, "/") + federationv1alpha1.FleetPath
 	fleet, err := dynamic.NewForConfig(fleetConfig)
@@ -108,8 +168,20 @@ func newDetector(fed *rest.Config, fedClient versioned.Interface, fedFactory fed
 	if err != nil {
 		return nil, fmt.Errorf("fleet discovery: %w", err)
 	}
-	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
-	informers := fedFactory.Federation().V1alpha1()
-	return detector.NewController(fedClient, fleet, mapper, informers.PropagationPolicies(), informers.ClusterPropagationPolicies(),
-		informers.ResourceBindings(), informers.ClusterResourceBindings())
+	return templates.New(fleet, restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))), nil
+}
+
+// namespaceManifest is what execution applies to a member for a namespace of the fleet
+// before the first object in it: the fleet's Namespace template as fed applies any.
+func namespaceManifest(tmpls *templates.Templates) execution.NamespaceManifest {
+	gvr := schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+	return func(name string) *unstructured.Unstructured {
+		ns, err := tmpls.Get(gvr, "", name)
+		if err != nil {
+			return nil
+		}
+		m := binding.Manifest(ns, &federationv1alpha1.ResourceBindingSpec{}, federationv1alpha1.TargetCluster{})
+		delete(m.Object, "spec") // finalizers are the member's
+		return m
+	}
 }

@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 )
 
@@ -37,6 +38,18 @@ const (
 // Deployment and a Service of the same name have their own.
 func BindingName(kind, name string) string {
 	return name + "-" + strings.ToLower(kind)
+}
+
+// Skipped says whether fed leaves a template where it is whatever the policies say: the
+// fleet's kube-* namespaces, fed's own namespace and the execution namespaces, and what
+// they hold, are not for members.
+func Skipped(obj *unstructured.Unstructured) bool {
+	ns := obj.GetNamespace()
+	if ns == "" && obj.GetKind() == "Namespace" && obj.GetAPIVersion() == "v1" {
+		ns = obj.GetName()
+	}
+	return strings.HasPrefix(ns, "kube-") || ns == clusterv1alpha1.FedNamespace ||
+		strings.HasPrefix(ns, federationv1alpha1.ExecutionNamespacePrefix)
 }
 
 // BindingLabels are the labels naming the policy on a binding.
@@ -59,7 +72,6 @@ func BindingSpec(obj *unstructured.Unstructured, p *Policy) federationv1alpha1.R
 			Namespace:       obj.GetNamespace(),
 			Name:            obj.GetName(),
 			UID:             obj.GetUID(),
-			ResourceVersion: obj.GetResourceVersion(),
 		},
 		PropagateDeps:               spec.PropagateDeps,
 		Placement:                   placement,

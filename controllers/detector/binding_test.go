@@ -125,7 +125,7 @@ spec: {replicas: 2, template: {spec: {containers: [{name: nginx, image: nginx}]}
 		PropagateDeps:      true,
 	}}
 	spec := BindingSpec(tmpl, policy)
-	want := federationv1alpha1.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: "nginx", UID: "u-1", ResourceVersion: "42"}
+	want := federationv1alpha1.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: "nginx", UID: "u-1"}
 	if spec.Resource != want {
 		t.Errorf("resource %+v, want %+v", spec.Resource, want)
 	}

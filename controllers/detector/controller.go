@@ -18,13 +18,12 @@ package detector
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -32,9 +31,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
@@ -42,6 +40,7 @@ import (
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
 	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
+	"github.com/fedhq/fed/controllers/templates"
 )
 
 // key names a template.
@@ -55,38 +54,35 @@ type key struct {
 // (cluster-scoped) that says which policy propagates it and how, or none when no policy
 // selects it. It watches the policies, and the templates of every kind a policy names.
 type Controller struct {
-	fed      versioned.Interface
-	mapper   meta.ResettableRESTMapper
-	policies fedlisters.PropagationPolicyLister
-	cluster  fedlisters.ClusterPropagationPolicyLister
-	rbs      fedlisters.ResourceBindingLister
-	crbs     fedlisters.ClusterResourceBindingLister
-	synced   []cache.InformerSynced
+	fed       versioned.Interface
+	templates *templates.Templates
+	policies  fedlisters.PropagationPolicyLister
+	cluster   fedlisters.ClusterPropagationPolicyLister
+	rbs       fedlisters.ResourceBindingLister
+	crbs      fedlisters.ClusterResourceBindingLister
+	synced    []cache.InformerSynced
 
-	templates dynamicinformer.DynamicSharedInformerFactory
-	mu        sync.Mutex
-	watched   map[schema.GroupVersionResource]cache.GenericLister
-	ctx       context.Context
+	mu      sync.Mutex
+	started bool
+	// Recorder, set before Run, records events on the templates in the fleet.
+	Recorder record.EventRecorder
 
 	queue workqueue.TypedRateLimitingInterface[key]
 }
 
-// NewController watches policies and bindings with the fed informers and templates with
-// fleet, a dynamic client of the fleet API; mapper maps the kinds policies name to the
-// fleet's resources.
-func NewController(fed versioned.Interface, fleet dynamic.Interface, mapper meta.ResettableRESTMapper,
+// NewController watches policies and bindings with the fed informers and the templates of
+// the kinds policies name through tmpls.
+func NewController(fed versioned.Interface, tmpls *templates.Templates,
 	pps fedinformers.PropagationPolicyInformer, cpps fedinformers.ClusterPropagationPolicyInformer,
 	rbs fedinformers.ResourceBindingInformer, crbs fedinformers.ClusterResourceBindingInformer) (*Controller, error) {
 	c := &Controller{
 		fed:       fed,
-		mapper:    mapper,
+		templates: tmpls,
 		policies:  pps.Lister(),
 		cluster:   cpps.Lister(),
 		rbs:       rbs.Lister(),
 		crbs:      crbs.Lister(),
 		synced:    []cache.InformerSynced{pps.Informer().HasSynced, cpps.Informer().HasSynced, rbs.Informer().HasSynced, crbs.Informer().HasSynced},
-		templates: dynamicinformer.NewDynamicSharedInformerFactory(fleet, 0),
-		watched:   map[schema.GroupVersionResource]cache.GenericLister{},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[key](),
 			workqueue.TypedRateLimitingQueueConfig[key]{Name: "detector"}),
 	}
@@ -139,6 +135,9 @@ func NewController(fed versioned.Interface, fleet dynamic.Interface, mapper meta
 			return nil, err
 		}
 	}
+	tmpls.AddHandler(func(gvr schema.GroupVersionResource, obj *unstructured.Unstructured) {
+		c.queue.Add(key{GVR: gvr, Namespace: obj.GetNamespace(), Name: obj.GetName()})
+	})
 	return c, nil
 }
 
@@ -146,81 +145,31 @@ func NewController(fed versioned.Interface, fleet dynamic.Interface, mapper meta
 // templates.
 func (c *Controller) policyChanged(spec *federationv1alpha1.PropagationSpec) {
 	for _, sel := range spec.ResourceSelectors {
-		gvr, err := c.resourceFor(sel.APIVersion, sel.Kind)
+		gvr, _, err := c.templates.Resource(sel.APIVersion, sel.Kind)
 		if err != nil {
 			klog.V(2).InfoS("A policy names a kind the fleet does not serve", "apiVersion", sel.APIVersion, "kind", sel.Kind, "err", err)
 			continue
 		}
-		lister := c.watch(gvr)
-		if lister == nil {
-			continue
+		c.mu.Lock()
+		started := c.started
+		c.mu.Unlock()
+		if !started {
+			continue // Run looks at the policies that came before it
 		}
-		objs, err := lister.List(labels.Everything())
-		if err != nil {
-			continue
-		}
-		for _, obj := range objs {
-			if m, err := meta.Accessor(obj); err == nil {
-				c.queue.Add(key{GVR: gvr, Namespace: m.GetNamespace(), Name: m.GetName()})
-			}
+		// A new informer tells of every template as it lists them; an old one is asked.
+		c.templates.Watch(gvr)
+		for _, obj := range c.templates.List(gvr) {
+			c.queue.Add(key{GVR: gvr, Namespace: obj.GetNamespace(), Name: obj.GetName()})
 		}
 	}
-}
-
-func (c *Controller) resourceFor(apiVersion, kind string) (schema.GroupVersionResource, error) {
-	gv, err := schema.ParseGroupVersion(apiVersion)
-	if err != nil {
-		return schema.GroupVersionResource{}, err
-	}
-	mapping, err := c.mapper.RESTMapping(gv.WithKind(kind).GroupKind(), gv.Version)
-	if meta.IsNoMatchError(err) {
-		c.mapper.Reset() // a CRD may have been applied since
-		mapping, err = c.mapper.RESTMapping(gv.WithKind(kind).GroupKind(), gv.Version)
-	}
-	if err != nil {
-		return schema.GroupVersionResource{}, err
-	}
-	return mapping.Resource, nil
 }
 
 func (c *Controller) enqueueRef(ref federationv1alpha1.ObjectReference) {
-	gvr, err := c.resourceFor(ref.APIVersion, ref.Kind)
+	gvr, _, err := c.templates.Resource(ref.APIVersion, ref.Kind)
 	if err != nil {
 		return
 	}
 	c.queue.Add(key{GVR: gvr, Namespace: ref.Namespace, Name: ref.Name})
-}
-
-// watch starts an informer for the templates of a resource once, and returns its lister.
-func (c *Controller) watch(gvr schema.GroupVersionResource) cache.GenericLister {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if l, ok := c.watched[gvr]; ok {
-		return l
-	}
-	if c.ctx == nil {
-		return nil // Run starts the informers of the policies seen before
-	}
-	inf := c.templates.ForResource(gvr)
-	enqueue := func(obj any) {
-		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = d.Obj
-		}
-		if m, err := meta.Accessor(obj); err == nil {
-			c.queue.Add(key{GVR: gvr, Namespace: m.GetNamespace(), Name: m.GetName()})
-		}
-	}
-	if _, err := inf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    enqueue,
-		UpdateFunc: func(_, obj any) { enqueue(obj) },
-		DeleteFunc: enqueue,
-	}); err != nil {
-		utilruntime.HandleError(err)
-		return nil
-	}
-	c.templates.Start(c.ctx.Done())
-	c.watched[gvr] = inf.Lister()
-	return inf.Lister()
 }
 
 // Run reconciles templates with workers until ctx is done.
@@ -231,7 +180,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 		return
 	}
 	c.mu.Lock()
-	c.ctx = ctx
+	c.started = true
 	c.mu.Unlock()
 	// The policies that came before Run: watch their kinds now.
 	if pps, err := c.policies.List(labels.Everything()); err == nil {
@@ -248,7 +197,6 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 		go wait.UntilWithContext(ctx, c.worker, time.Second)
 	}
 	<-ctx.Done()
-	c.templates.Shutdown()
 }
 
 func (c *Controller) worker(ctx context.Context) {
@@ -269,35 +217,21 @@ func (c *Controller) worker(ctx context.Context) {
 
 // reconcile makes the binding of one template what its best policy says.
 func (c *Controller) reconcile(ctx context.Context, k key) error {
-	c.mu.Lock()
-	lister := c.watched[k.GVR]
-	c.mu.Unlock()
-	if lister == nil {
-		return nil
-	}
-	var obj runtime.Object
-	var err error
-	if k.Namespace != "" {
-		obj, err = lister.ByNamespace(k.Namespace).Get(k.Name)
-	} else {
-		obj, err = lister.Get(k.Name)
-	}
+	tmpl, err := c.templates.Get(k.GVR, k.Namespace, k.Name)
 	if apierrors.IsNotFound(err) {
 		return c.deleteBinding(ctx, k)
 	}
 	if err != nil {
 		return err
 	}
-	tmpl, ok := obj.(*unstructured.Unstructured)
-	if !ok {
-		return fmt.Errorf("template %T", obj)
-	}
 	if tmpl.GetDeletionTimestamp() != nil {
 		return nil
 	}
-	best, err := c.bestPolicy(tmpl)
-	if err != nil {
-		return err
+	var best *Policy
+	if !Skipped(tmpl) {
+		if best, err = c.bestPolicy(tmpl); err != nil {
+			return err
+		}
 	}
 	name := BindingName(tmpl.GetKind(), tmpl.GetName())
 	var want *federationv1alpha1.ResourceBindingSpec
@@ -312,6 +246,11 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 		if err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
+		if err == nil {
+			c.policyEvent(tmpl, current.Labels, labels, best)
+		} else {
+			c.policyEvent(tmpl, nil, labels, best)
+		}
 		return syncBinding(ctx, bindings.ResourceBindings(ns), current, err == nil,
 			func() *federationv1alpha1.ResourceBinding {
 				return &federationv1alpha1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}}
@@ -322,6 +261,11 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 	if err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
+	if err == nil {
+		c.policyEvent(tmpl, current.Labels, labels, best)
+	} else {
+		c.policyEvent(tmpl, nil, labels, best)
+	}
 	return syncBinding(ctx, bindings.ClusterResourceBindings(), current, err == nil,
 		func() *federationv1alpha1.ClusterResourceBinding {
 			return &federationv1alpha1.ClusterResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: name}}
@@ -329,6 +273,18 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 		func(b *federationv1alpha1.ClusterResourceBinding) *federationv1alpha1.ResourceBindingSpec {
 			return &b.Spec
 		}, want, labels)
+}
+
+// policyEvent tells on the template that a policy now propagates it.
+func (c *Controller) policyEvent(tmpl *unstructured.Unstructured, was, now map[string]string, best *Policy) {
+	if c.Recorder == nil || best == nil || apiequality.Semantic.DeepEqual(was, now) {
+		return
+	}
+	what := "ClusterPropagationPolicy " + best.Name
+	if best.Namespace != "" {
+		what = "PropagationPolicy " + best.Namespace + "/" + best.Name
+	}
+	c.Recorder.Eventf(tmpl, corev1.EventTypeNormal, "PolicyApplied", "propagated by %s", what)
 }
 
 // bestPolicy is the policy that propagates a template, or nil.
@@ -402,7 +358,7 @@ func syncBinding[T bindingObject](ctx context.Context, client bindingClient[T], 
 
 // deleteBinding deletes the binding of a template that is gone.
 func (c *Controller) deleteBinding(ctx context.Context, k key) error {
-	gvk, err := c.mapper.KindFor(k.GVR)
+	gvk, err := c.templates.Kind(k.GVR)
 	if err != nil {
 		return err
 	}

@@ -40,6 +40,34 @@ const (
 // among clusterNames when they are given, and matching the label and field selectors.
 // A nil affinity selects every cluster. An invalid selector selects none and says why.
 func MatchesAffinity(c *clusterv1alpha1.Cluster, a *federationv1alpha1.ClusterAffinity) (bool, error) {
+	m, err := newAffinityMatcher(a)
+	if err != nil {
+		return false, err
+	}
+	return m.matches(c)
+}
+
+// affinityMatcher is a ClusterAffinity with its label selector parsed, so that matching
+// many clusters parses it once.
+type affinityMatcher struct {
+	affinity *federationv1alpha1.ClusterAffinity
+	selector labels.Selector
+}
+
+func newAffinityMatcher(a *federationv1alpha1.ClusterAffinity) (*affinityMatcher, error) {
+	m := &affinityMatcher{affinity: a}
+	if a != nil && a.LabelSelector != nil {
+		selector, err := metav1.LabelSelectorAsSelector(a.LabelSelector)
+		if err != nil {
+			return nil, fmt.Errorf("clusterAffinity.labelSelector: %w", err)
+		}
+		m.selector = selector
+	}
+	return m, nil
+}
+
+func (m *affinityMatcher) matches(c *clusterv1alpha1.Cluster) (bool, error) {
+	a := m.affinity
 	if a == nil {
 		return true, nil
 	}
@@ -49,14 +77,8 @@ func MatchesAffinity(c *clusterv1alpha1.Cluster, a *federationv1alpha1.ClusterAf
 	if len(a.ClusterNames) > 0 && !slices.Contains(a.ClusterNames, c.Name) {
 		return false, nil
 	}
-	if a.LabelSelector != nil {
-		selector, err := metav1.LabelSelectorAsSelector(a.LabelSelector)
-		if err != nil {
-			return false, fmt.Errorf("clusterAffinity.labelSelector: %w", err)
-		}
-		if !selector.Matches(labels.Set(c.Labels)) {
-			return false, nil
-		}
+	if m.selector != nil && !m.selector.Matches(labels.Set(c.Labels)) {
+		return false, nil
 	}
 	if a.FieldSelector != nil {
 		for _, req := range a.FieldSelector.MatchExpressions {
@@ -111,11 +133,19 @@ func Tolerates(taints []corev1.Taint, tolerations []corev1.Toleration, effects .
 // StaticWeights are the weights of clusters under a static weight list: a cluster takes the
 // weight of the first entry whose target selects it, and 0 when none does.
 func StaticWeights(clusters []*clusterv1alpha1.Cluster, list []federationv1alpha1.StaticClusterWeight) ([]Weight, error) {
+	matchers := make([]*affinityMatcher, len(list))
+	for i := range list {
+		m, err := newAffinityMatcher(&list[i].TargetCluster)
+		if err != nil {
+			return nil, fmt.Errorf("weightPreference.staticWeightList[%d].targetCluster: %w", i, err)
+		}
+		matchers[i] = m
+	}
 	out := make([]Weight, 0, len(clusters))
 	for _, c := range clusters {
 		w := Weight{Cluster: c.Name}
-		for i := range list {
-			ok, err := MatchesAffinity(c, &list[i].TargetCluster)
+		for i, m := range matchers {
+			ok, err := m.matches(c)
 			if err != nil {
 				return nil, fmt.Errorf("weightPreference.staticWeightList[%d].targetCluster: %w", i, err)
 			}

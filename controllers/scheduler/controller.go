@@ -90,8 +90,13 @@ func NewController(fed versioned.Interface, clusters clusterinformers.ClusterInf
 	return c, nil
 }
 
+// noFitRetry is how long a binding no cluster fits waits before it is scheduled again.
+const noFitRetry = time.Minute
+
 // clusterChanged reschedules when what placement reads of a cluster changed: its labels,
-// provider, region, zone or taints (not its status, which changes every probe).
+// provider, region, zone or taints. Not its status, which changes every probe: the room a
+// cluster has is read when a binding is scheduled, and a binding that did not fit is
+// retried after noFitRetry.
 func (c *Controller) clusterChanged(old, obj any) {
 	o, okOld := old.(metav1.Object)
 	n, okNew := obj.(metav1.Object)
@@ -222,21 +227,33 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 	}
 	cond := metav1.Condition{Type: federationv1alpha1.BindingConditionScheduled, Status: metav1.ConditionTrue, Reason: "Success",
 		Message: "the binding is scheduled"}
-	targets, err := Schedule(clusters, b.spec.Placement, b.spec.Replicas)
+	in := Input{Placement: b.spec.Placement, Replicas: b.spec.Replicas, Previous: b.spec.Clusters}
+	if rr := b.spec.ReplicaRequirements; rr != nil {
+		in.ResourceRequest = rr.ResourceRequest
+	}
+	result, err := Schedule(clusters, in)
 	var u *Unschedulable
 	switch {
 	case errors.As(err, &u):
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, u.Reason, u.Message
+		if u.Reason == ReasonNoClusterFit {
+			// Room frees up without an event that enqueues bindings (cluster status
+			// changes do not), so look again later.
+			c.queue.AddAfter(k, noFitRetry)
+		}
 	case err != nil:
 		return err
-	case !apiequality.Semantic.DeepEqual(targets, b.spec.Clusters):
-		b.spec.Clusters = targets
+	case !apiequality.Semantic.DeepEqual(result.Clusters, b.spec.Clusters):
+		b.spec.Clusters = result.Clusters
 		if err := b.update(ctx); err != nil {
 			return err
 		}
 	}
 	cond.ObservedGeneration = b.meta.GetGeneration()
 	changed := meta.SetStatusCondition(&b.status.Conditions, cond)
+	if err == nil && b.status.SchedulerObservedAffinityName != result.AffinityName {
+		b.status.SchedulerObservedAffinityName, changed = result.AffinityName, true
+	}
 	if b.status.SchedulerObservedGeneration != b.meta.GetGeneration() {
 		b.status.SchedulerObservedGeneration, changed = b.meta.GetGeneration(), true
 	}

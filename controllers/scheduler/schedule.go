@@ -17,6 +17,7 @@ limitations under the License.
 package scheduler
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -25,6 +26,16 @@ import (
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+)
+
+// Reasons of an Unschedulable, written into the binding's Scheduled condition.
+const (
+	// ReasonNoClusterFit: no cluster, or not enough of them, meets the placement now.
+	ReasonNoClusterFit = "NoClusterFit"
+	// ReasonInvalidPlacement: the placement contradicts itself or cannot be read.
+	ReasonInvalidPlacement = "InvalidPlacement"
+	// ReasonUnsupported: the placement asks for something this scheduler does not do.
+	ReasonUnsupported = "Unsupported"
 )
 
 // Unschedulable is why a placement has no result; its Reason goes into the binding's
@@ -36,102 +47,323 @@ type Unschedulable struct {
 
 func (u *Unschedulable) Error() string { return u.Message }
 
-// Candidates are the clusters a placement may use: selected by its cluster affinity (the
-// first of its clusterAffinities that selects any), and tolerating their NoSchedule and
-// NoExecute taints. Clusters come back in name order.
-func Candidates(clusters []*clusterv1alpha1.Cluster, placement *federationv1alpha1.Placement) ([]*clusterv1alpha1.Cluster, error) {
+// Input is what scheduling reads of a binding.
+type Input struct {
+	// Placement is the binding's placement; nil places on every cluster, duplicated.
+	Placement *federationv1alpha1.Placement
+	// Replicas is the replica count, 0 for kinds without replicas.
+	Replicas int32
+	// ResourceRequest is what one replica requests; empty when unknown, and then every
+	// cluster is taken to hold any number of replicas.
+	ResourceRequest corev1.ResourceList
+	// Previous is the binding's current result, which scheduling changes as little as the
+	// placement allows.
+	Previous []federationv1alpha1.TargetCluster
+}
+
+// Result is where a binding goes.
+type Result struct {
+	// Clusters are the target clusters in name order; for divided workloads only those
+	// that get replicas.
+	Clusters []federationv1alpha1.TargetCluster
+	// AffinityName is the group of clusterAffinities the clusters were chosen from; empty
+	// without clusterAffinities.
+	AffinityName string
+}
+
+// Schedule places a binding on clusters. It is a pure function of its arguments:
+//
+//   - Candidates are the clusters the cluster affinity selects that tolerate their
+//     NoExecute taints and, unless they are in the previous result, their NoSchedule taints.
+//     A cluster of the previous result with a NoSchedule taint stays but gets no more
+//     replicas than it had.
+//   - With clusterAffinities the groups are tried in order and the first that can hold the
+//     workload (candidates, spread constraints and capacity) wins, every time.
+//   - Spread constraints choose among the candidates (see spreadRuleOf); a static weight
+//     list ignores them, as the seeds say.
+//   - Duplicated gives every chosen cluster all replicas. Divided never gives a cluster more
+//     replicas than AvailableReplicas estimates it can hold (plus those it already runs),
+//     skips clusters without room for one, and divides by static weights, equal weights,
+//     available replicas (dynamicWeight), or packs them into the fewest clusters
+//     (Aggregated). With a previous result, scaling adds to or removes from clusters
+//     without moving replicas between them; see divideDynamic and aggregate.
+func Schedule(clusters []*clusterv1alpha1.Cluster, in Input) (Result, error) {
 	var p federationv1alpha1.Placement
-	if placement != nil {
-		p = *placement
+	if in.Placement != nil {
+		p = *in.Placement
 	}
 	if p.ClusterAffinity != nil && len(p.ClusterAffinities) > 0 {
-		return nil, &Unschedulable{Reason: "InvalidPlacement", Message: "clusterAffinity and clusterAffinities may not both be set"}
+		return Result{}, invalid("clusterAffinity and clusterAffinities may not both be set")
 	}
-	affinities := []*federationv1alpha1.ClusterAffinity{p.ClusterAffinity}
-	if len(p.ClusterAffinities) > 0 {
-		affinities = affinities[:0]
-		for i := range p.ClusterAffinities {
-			affinities = append(affinities, &p.ClusterAffinities[i].ClusterAffinity)
+	s, err := newScheduling(clusters, &p, in)
+	if err != nil {
+		return Result{}, err
+	}
+	if len(p.ClusterAffinities) == 0 {
+		targets, err := s.placeIn(p.ClusterAffinity)
+		return Result{Clusters: targets}, err
+	}
+	misses := make([]string, 0, len(p.ClusterAffinities))
+	for i := range p.ClusterAffinities {
+		term := &p.ClusterAffinities[i]
+		targets, err := s.placeIn(&term.ClusterAffinity)
+		if err == nil {
+			return Result{Clusters: targets, AffinityName: term.AffinityName}, nil
 		}
+		if u, ok := err.(*Unschedulable); !ok || u.Reason != ReasonNoClusterFit {
+			return Result{}, err
+		}
+		misses = append(misses, fmt.Sprintf("%s: %s", term.AffinityName, err))
+	}
+	return Result{}, noFit("no group of clusterAffinities can hold the workload: %s", strings.Join(misses, "; "))
+}
+
+// mode is how replicas are given out.
+type mode int
+
+const (
+	modeDuplicated mode = iota
+	modeEqual
+	modeStatic
+	modeDynamic
+	modeAggregated
+)
+
+func modeOf(rs *federationv1alpha1.ReplicaSchedulingStrategy) (mode, error) {
+	if rs == nil || rs.ReplicaSchedulingType == federationv1alpha1.ReplicaSchedulingTypeDuplicated {
+		return modeDuplicated, nil
+	}
+	// An empty type is Divided, as defaulting would make it.
+	if rs.ReplicaSchedulingType != "" && rs.ReplicaSchedulingType != federationv1alpha1.ReplicaSchedulingTypeDivided {
+		return 0, invalid("replicaSchedulingType %q is not Duplicated or Divided", rs.ReplicaSchedulingType)
+	}
+	factor := rs.DynamicWeight
+	if wp := rs.WeightPreference; wp != nil && wp.DynamicWeight != "" {
+		factor = wp.DynamicWeight
+	}
+	switch rs.ReplicaDivisionPreference {
+	case federationv1alpha1.ReplicaDivisionPreferenceAggregated:
+		return modeAggregated, nil
+	case federationv1alpha1.ReplicaDivisionPreferenceDynamic:
+		factor = cmp.Or(factor, federationv1alpha1.DynamicWeightByAvailableReplicas)
+	case federationv1alpha1.ReplicaDivisionPreferenceWeighted, "":
+	default:
+		return 0, invalid("replicaDivisionPreference %q is not Aggregated or Weighted", rs.ReplicaDivisionPreference)
+	}
+	switch {
+	case factor == federationv1alpha1.DynamicWeightByAvailableReplicas:
+		return modeDynamic, nil
+	case factor != "":
+		return 0, invalid("dynamicWeight %q is not AvailableReplicas", factor)
+	case rs.WeightPreference != nil && len(rs.WeightPreference.StaticWeightList) > 0:
+		return modeStatic, nil
+	}
+	return modeEqual, nil
+}
+
+// scheduling is one call of Schedule: what it reads of the placement and of each cluster,
+// worked out once for all groups of clusterAffinities.
+type scheduling struct {
+	placement *federationv1alpha1.Placement
+	replicas  int64
+	mode      mode
+	spread    *spreadRule
+	clusters  []clusterState // in name order
+	previous  map[string]int32
+}
+
+// clusterState is what scheduling needs of one cluster, whatever group it is tried in.
+type clusterState struct {
+	cluster    *clusterv1alpha1.Cluster
+	evicted    bool // an untolerated NoExecute taint
+	cordoned   bool // an untolerated NoSchedule taint
+	available  int64
+	staticW    int64
+	inPrevious bool
+	previous   int32
+}
+
+func newScheduling(clusters []*clusterv1alpha1.Cluster, p *federationv1alpha1.Placement, in Input) (*scheduling, error) {
+	m, err := modeOf(p.ReplicaScheduling)
+	if err != nil {
+		return nil, err
+	}
+	s := &scheduling{placement: p, replicas: int64(max(in.Replicas, 0)), mode: m, spread: noSpread,
+		previous: make(map[string]int32, len(in.Previous))}
+	if m != modeStatic {
+		if s.spread, err = spreadRuleOf(p.SpreadConstraints); err != nil {
+			return nil, err
+		}
+	}
+	for _, t := range in.Previous {
+		s.previous[t.Name] += t.Replicas
 	}
 	sorted := slices.Clone(clusters)
 	slices.SortFunc(sorted, func(a, b *clusterv1alpha1.Cluster) int { return strings.Compare(a.Name, b.Name) })
-	var tainted []string
-	for _, affinity := range affinities {
-		var out []*clusterv1alpha1.Cluster
-		for _, c := range sorted {
-			ok, err := MatchesAffinity(c, affinity)
-			if err != nil {
-				return nil, &Unschedulable{Reason: "InvalidPlacement", Message: err.Error()}
-			}
-			if !ok {
-				continue
-			}
-			if !Tolerates(c.Spec.Taints, p.ClusterTolerations, corev1.TaintEffectNoSchedule, corev1.TaintEffectNoExecute) {
-				tainted = append(tainted, c.Name)
-				continue
-			}
-			out = append(out, c)
-		}
-		if len(out) > 0 {
-			return out, nil
+	var weights []Weight
+	if m == modeStatic {
+		if weights, err = StaticWeights(sorted, p.ReplicaScheduling.WeightPreference.StaticWeightList); err != nil {
+			return nil, invalid("%s", err)
 		}
 	}
-	msg := "no cluster matches the placement's cluster affinity"
-	if len(tainted) > 0 {
-		msg = fmt.Sprintf("no cluster matches the placement: %s have taints the placement does not tolerate", strings.Join(tainted, ", "))
+	s.clusters = make([]clusterState, len(sorted))
+	for i, c := range sorted {
+		prev, inPrev := s.previous[c.Name]
+		st := clusterState{cluster: c, inPrevious: inPrev, previous: prev,
+			evicted:  !Tolerates(c.Spec.Taints, p.ClusterTolerations, corev1.TaintEffectNoExecute),
+			cordoned: !Tolerates(c.Spec.Taints, p.ClusterTolerations, corev1.TaintEffectNoSchedule),
+		}
+		if s.divided() {
+			st.available = AvailableReplicas(c, in.ResourceRequest)
+		}
+		if weights != nil {
+			st.staticW = weights[i].Weight
+		}
+		s.clusters[i] = st
 	}
-	return nil, &Unschedulable{Reason: "NoClusterFit", Message: msg}
+	return s, nil
 }
 
-// Assign gives the candidates their replicas by the placement's replica scheduling:
-// Duplicated (the default) gives each all of them; Divided by static weights (or equal
-// weights when none are listed) divides them, and clusters left with none are dropped.
-func Assign(candidates []*clusterv1alpha1.Cluster, placement *federationv1alpha1.Placement, replicas int32) ([]federationv1alpha1.TargetCluster, error) {
-	var strategy *federationv1alpha1.ReplicaSchedulingStrategy
-	if placement != nil {
-		strategy = placement.ReplicaScheduling
+// divided tells whether replicas are divided: Divided with replicas to divide.
+func (s *scheduling) divided() bool { return s.mode != modeDuplicated && s.replicas > 0 }
+
+// candidate is a cluster a group may use.
+type candidate struct {
+	cluster    *clusterv1alpha1.Cluster
+	inPrevious bool
+	previous   int64
+	// capacity is how many replicas of this workload the cluster can run: what it can
+	// still hold plus what it runs already, or only what it runs when it takes no new
+	// placements.
+	capacity int64
+	weight   int64
+}
+
+// preferred orders candidates: those of the previous result first, then those that can
+// hold the most, then by name.
+func preferred(a, b candidate) int {
+	if a.inPrevious != b.inPrevious {
+		if a.inPrevious {
+			return -1
+		}
+		return 1
 	}
-	if strategy == nil || strategy.ReplicaSchedulingType != federationv1alpha1.ReplicaSchedulingTypeDivided || replicas == 0 {
-		out := make([]federationv1alpha1.TargetCluster, len(candidates))
-		for i, c := range candidates {
-			out[i] = federationv1alpha1.TargetCluster{Name: c.Name, Replicas: replicas}
+	return cmp.Or(cmp.Compare(b.capacity, a.capacity), strings.Compare(a.cluster.Name, b.cluster.Name))
+}
+
+// placeIn places the workload on the clusters one affinity selects.
+func (s *scheduling) placeIn(affinity *federationv1alpha1.ClusterAffinity) ([]federationv1alpha1.TargetCluster, error) {
+	cands, err := s.candidates(affinity)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(cands, preferred)
+	sel := selection{}
+	if s.divided() {
+		if s.spread.constrained {
+			sel.budget = int(s.replicas)
+		}
+		if s.mode == modeAggregated {
+			sel.need = s.replicas
+		}
+	}
+	chosen, err := s.spread.pick(cands, sel)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(chosen, func(a, b candidate) int { return strings.Compare(a.cluster.Name, b.cluster.Name) })
+	if !s.divided() {
+		out := make([]federationv1alpha1.TargetCluster, len(chosen))
+		for i, c := range chosen {
+			out[i] = federationv1alpha1.TargetCluster{Name: c.cluster.Name, Replicas: int32(s.replicas)}
 		}
 		return out, nil
 	}
-	if strategy.ReplicaDivisionPreference != federationv1alpha1.ReplicaDivisionPreferenceWeighted ||
-		strategy.WeightPreference != nil && strategy.WeightPreference.DynamicWeight != "" {
-		return nil, &Unschedulable{Reason: "Unsupported", Message: fmt.Sprintf(
-			"replicaDivisionPreference %q and dynamic weights are not implemented yet; use Weighted with a staticWeightList", strategy.ReplicaDivisionPreference)}
+	floor := int64(0)
+	if s.spread.constrained {
+		floor = 1
 	}
-	var weights []Weight
-	if strategy.WeightPreference != nil && len(strategy.WeightPreference.StaticWeightList) > 0 {
-		var err error
-		if weights, err = StaticWeights(candidates, strategy.WeightPreference.StaticWeightList); err != nil {
-			return nil, &Unschedulable{Reason: "InvalidPlacement", Message: err.Error()}
-		}
-	} else {
-		for _, c := range candidates {
-			weights = append(weights, Weight{Cluster: c.Name, Weight: 1})
-		}
+	var counts []int64
+	switch s.mode {
+	case modeAggregated:
+		counts, err = s.aggregate(chosen, floor)
+	case modeDynamic:
+		counts, err = s.divideDynamic(chosen, floor)
+	default:
+		counts, err = s.divideFixed(chosen, floor)
+	}
+	if err != nil {
+		return nil, err
 	}
 	var out []federationv1alpha1.TargetCluster
-	for _, a := range DivideByWeight(replicas, weights) {
-		if a.Replicas > 0 {
-			out = append(out, federationv1alpha1.TargetCluster{Name: a.Cluster, Replicas: a.Replicas})
+	for i, c := range chosen {
+		if counts[i] > 0 {
+			out = append(out, federationv1alpha1.TargetCluster{Name: c.cluster.Name, Replicas: int32(counts[i])})
 		}
-	}
-	if len(out) == 0 {
-		return nil, &Unschedulable{Reason: "NoClusterFit", Message: "the static weight list gives every candidate cluster weight 0"}
 	}
 	return out, nil
 }
 
-// Schedule is Candidates then Assign.
-func Schedule(clusters []*clusterv1alpha1.Cluster, placement *federationv1alpha1.Placement, replicas int32) ([]federationv1alpha1.TargetCluster, error) {
-	candidates, err := Candidates(clusters, placement)
+// candidates are the clusters an affinity selects that the placement may use, with their
+// capacity. For a divided workload, clusters without room for one replica are left out;
+// so are clusters a static weight list gives weight 0.
+func (s *scheduling) candidates(affinity *federationv1alpha1.ClusterAffinity) ([]candidate, error) {
+	m, err := newAffinityMatcher(affinity)
 	if err != nil {
-		return nil, err
+		return nil, invalid("%s", err)
 	}
-	return Assign(candidates, placement, replicas)
+	var out []candidate
+	var tainted, full, unweighted []string
+	for i := range s.clusters {
+		st := &s.clusters[i]
+		ok, err := m.matches(st.cluster)
+		if err != nil {
+			return nil, invalid("%s", err)
+		}
+		if !ok {
+			continue
+		}
+		if st.evicted || st.cordoned && !st.inPrevious {
+			tainted = append(tainted, st.cluster.Name)
+			continue
+		}
+		c := candidate{cluster: st.cluster, inPrevious: st.inPrevious, previous: int64(st.previous), weight: 1}
+		if s.divided() {
+			c.capacity = min(st.available+c.previous, Unlimited)
+			if st.cordoned {
+				c.capacity = c.previous
+			}
+			if c.capacity < 1 {
+				full = append(full, st.cluster.Name)
+				continue
+			}
+			switch s.mode {
+			case modeStatic:
+				if c.weight = st.staticW; c.weight <= 0 {
+					unweighted = append(unweighted, st.cluster.Name)
+					continue
+				}
+			case modeDynamic:
+				c.weight = c.capacity
+			}
+		}
+		out = append(out, c)
+	}
+	if len(out) > 0 {
+		return out, nil
+	}
+	var why []string
+	if len(tainted) > 0 {
+		why = append(why, fmt.Sprintf("%s have taints the placement does not tolerate", strings.Join(tainted, ", ")))
+	}
+	if len(full) > 0 {
+		why = append(why, fmt.Sprintf("%s have no room for one more replica", strings.Join(full, ", ")))
+	}
+	if len(unweighted) > 0 {
+		why = append(why, fmt.Sprintf("the static weight list gives %s weight 0", strings.Join(unweighted, ", ")))
+	}
+	if len(why) == 0 {
+		return nil, noFit("no cluster matches the placement's cluster affinity")
+	}
+	return nil, noFit("no cluster fits the placement: %s", strings.Join(why, "; "))
 }

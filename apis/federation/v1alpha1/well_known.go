@@ -36,3 +36,38 @@ const (
 	// adopted from a template; `kubectl fed get` shows ADOPTION Y for it. Propagation sets it.
 	LabelManaged = "federation.fedhq.io/managed"
 )
+
+// Names fed gives to the objects of propagation.
+const (
+	// ExecutionNamespacePrefix starts the name of each member's execution namespace in the
+	// fleet, fed-es-<cluster>, which holds the Works for that member. The detector never
+	// propagates anything in it, nor the namespace itself.
+	ExecutionNamespacePrefix = "fed-es-"
+
+	// AnnotationBinding, on a Work, names its binding: "<namespace>/<name>" for a
+	// ResourceBinding, "<name>" for a ClusterResourceBinding.
+	AnnotationBinding = "federation.fedhq.io/binding"
+
+	// AnnotationWork, on a member object, names the Work in the member's execution
+	// namespace that applied it.
+	AnnotationWork = "federation.fedhq.io/work"
+
+	// AnnotationTemplateUID, on a member object, is the UID of the template fed made it
+	// from. It stays when fed releases the object (its policy was deleted), so that the same
+	// template can take it back without a conflict, while another cannot.
+	AnnotationTemplateUID = "federation.fedhq.io/template-uid"
+
+	// AnnotationConflictResolution, on a manifest of a Work, is the policy's
+	// conflictResolution; execution reads it and removes it before applying.
+	AnnotationConflictResolution = "federation.fedhq.io/conflict-resolution"
+
+	// FinalizerExecution keeps a Work until execution has removed (or released) its
+	// objects from the member.
+	FinalizerExecution = "federation.fedhq.io/execution"
+
+	// FieldManager is the server-side apply field manager of every member object fed writes.
+	FieldManager = "fed"
+)
+
+// ExecutionNamespace is the namespace of the fleet that holds the Works of a member.
+func ExecutionNamespace(cluster string) string { return ExecutionNamespacePrefix + cluster }

@@ -1,0 +1,474 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package binding turns each scheduled binding into one Work per target cluster, holding
+// the template's manifest for that cluster, and reports back: the per-cluster state of the
+// Works in the binding's status and the fleet-wide status in the template's.
+package binding
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	"github.com/fedhq/fed/apis/generated/clientset/versioned"
+	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
+	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
+	"github.com/fedhq/fed/controllers/detector"
+	"github.com/fedhq/fed/controllers/interpreter"
+	"github.com/fedhq/fed/controllers/templates"
+)
+
+// key names a binding; Namespace is empty for a ClusterResourceBinding.
+type key struct{ Namespace, Name string }
+
+// byBinding indexes Works by the binding they belong to.
+const byBinding = "binding"
+
+// Override customises a template's manifest for one cluster; it returns the manifest and
+// the policies it applied. Nil applies none.
+type Override func(manifest *unstructured.Unstructured, cluster string) (*unstructured.Unstructured, []string, error)
+
+// Controller keeps the Works of every binding and writes back their state.
+type Controller struct {
+	fed       versioned.Interface
+	templates *templates.Templates
+	rbs       fedlisters.ResourceBindingLister
+	crbs      fedlisters.ClusterResourceBindingLister
+	works     cache.Indexer
+	synced    []cache.InformerSynced
+	// Override, set before Run, customises manifests per cluster.
+	Override Override
+
+	namespaces sync.Map // execution namespaces known to exist
+	queue      workqueue.TypedRateLimitingInterface[key]
+}
+
+// NewController watches bindings, Works and templates.
+func NewController(fed versioned.Interface, tmpls *templates.Templates, rbs fedinformers.ResourceBindingInformer,
+	crbs fedinformers.ClusterResourceBindingInformer, works fedinformers.WorkInformer) (*Controller, error) {
+	if err := works.Informer().AddIndexers(cache.Indexers{byBinding: func(obj any) ([]string, error) {
+		w, ok := obj.(*federationv1alpha1.Work)
+		if !ok {
+			return nil, nil
+		}
+		if b := w.Annotations[federationv1alpha1.AnnotationBinding]; b != "" {
+			return []string{b}, nil
+		}
+		return nil, nil
+	}}); err != nil {
+		return nil, err
+	}
+	c := &Controller{
+		fed:       fed,
+		templates: tmpls,
+		rbs:       rbs.Lister(),
+		crbs:      crbs.Lister(),
+		works:     works.Informer().GetIndexer(),
+		synced:    []cache.InformerSynced{rbs.Informer().HasSynced, crbs.Informer().HasSynced, works.Informer().HasSynced},
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[key](),
+			workqueue.TypedRateLimitingQueueConfig[key]{Name: "binding"}),
+	}
+	enqueue := func(obj any) {
+		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
+		switch o := obj.(type) {
+		case *federationv1alpha1.ResourceBinding:
+			c.queue.Add(key{Namespace: o.Namespace, Name: o.Name})
+		case *federationv1alpha1.ClusterResourceBinding:
+			c.queue.Add(key{Name: o.Name})
+		case *federationv1alpha1.Work:
+			if b := o.Annotations[federationv1alpha1.AnnotationBinding]; b != "" {
+				ns, name, _ := cache.SplitMetaNamespaceKey(b)
+				c.queue.Add(key{Namespace: ns, Name: name})
+			}
+		}
+	}
+	handler := cache.ResourceEventHandlerFuncs{
+		AddFunc:    enqueue,
+		UpdateFunc: func(_, obj any) { enqueue(obj) },
+		DeleteFunc: enqueue,
+	}
+	for _, inf := range []cache.SharedIndexInformer{rbs.Informer(), crbs.Informer(), works.Informer()} {
+		if _, err := inf.AddEventHandler(handler); err != nil {
+			return nil, err
+		}
+	}
+	tmpls.AddHandler(func(_ schema.GroupVersionResource, obj *unstructured.Unstructured) {
+		c.queue.Add(key{Namespace: obj.GetNamespace(), Name: detector.BindingName(obj.GetKind(), obj.GetName())})
+	})
+	return c, nil
+}
+
+// EnqueueAll looks again at every binding (an override policy changed).
+func (c *Controller) EnqueueAll() {
+	if rbs, err := c.rbs.List(labels.Everything()); err == nil {
+		for _, b := range rbs {
+			c.queue.Add(key{Namespace: b.Namespace, Name: b.Name})
+		}
+	}
+	if crbs, err := c.crbs.List(labels.Everything()); err == nil {
+		for _, b := range crbs {
+			c.queue.Add(key{Name: b.Name})
+		}
+	}
+}
+
+// Run reconciles bindings with workers until ctx is done.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	defer utilruntime.HandleCrash()
+	defer c.queue.ShutDown()
+	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
+		return
+	}
+	for range workers {
+		go wait.UntilWithContext(ctx, c.worker, time.Second)
+	}
+	<-ctx.Done()
+}
+
+func (c *Controller) worker(ctx context.Context) {
+	for {
+		k, quit := c.queue.Get()
+		if quit {
+			return
+		}
+		err := c.reconcile(ctx, k)
+		switch {
+		case errors.Is(err, templates.ErrNotSynced):
+			c.queue.AddAfter(k, 200*time.Millisecond)
+			c.queue.Forget(k)
+		case err != nil:
+			utilruntime.HandleErrorWithContext(ctx, err, "Syncing the Works of a binding", "namespace", k.Namespace, "name", k.Name)
+			c.queue.AddRateLimited(k)
+		default:
+			c.queue.Forget(k)
+		}
+		c.queue.Done(k)
+	}
+}
+
+// binding is what the controller needs of either kind of binding.
+type binding struct {
+	spec       *federationv1alpha1.ResourceBindingSpec
+	status     *federationv1alpha1.ResourceBindingStatus
+	generation int64
+	deleting   bool
+	// updateStatus writes a new status.
+	updateStatus func(context.Context, federationv1alpha1.ResourceBindingStatus) error
+}
+
+func (c *Controller) binding(k key) (*binding, error) {
+	bindings := c.fed.FederationV1alpha1()
+	if k.Namespace != "" {
+		rb, err := c.rbs.ResourceBindings(k.Namespace).Get(k.Name)
+		if err != nil {
+			return nil, err
+		}
+		return &binding{spec: &rb.Spec, status: &rb.Status, generation: rb.Generation, deleting: rb.DeletionTimestamp != nil,
+			updateStatus: func(ctx context.Context, s federationv1alpha1.ResourceBindingStatus) error {
+				b := rb.DeepCopy()
+				b.Status = s
+				_, err := bindings.ResourceBindings(k.Namespace).UpdateStatus(ctx, b, metav1.UpdateOptions{})
+				return err
+			}}, nil
+	}
+	crb, err := c.crbs.Get(k.Name)
+	if err != nil {
+		return nil, err
+	}
+	return &binding{spec: &crb.Spec, status: &crb.Status, generation: crb.Generation, deleting: crb.DeletionTimestamp != nil,
+		updateStatus: func(ctx context.Context, s federationv1alpha1.ResourceBindingStatus) error {
+			b := crb.DeepCopy()
+			b.Status = s
+			_, err := bindings.ClusterResourceBindings().UpdateStatus(ctx, b, metav1.UpdateOptions{})
+			return err
+		}}, nil
+}
+
+// worksOf returns the Works of a binding by cluster.
+func (c *Controller) worksOf(k key) (map[string]*federationv1alpha1.Work, error) {
+	objs, err := c.works.ByIndex(byBinding, BindingKey(k.Namespace, k.Name))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*federationv1alpha1.Work{}
+	for _, obj := range objs {
+		w := obj.(*federationv1alpha1.Work)
+		if cluster, ok := strings.CutPrefix(w.Namespace, federationv1alpha1.ExecutionNamespacePrefix); ok {
+			out[cluster] = w
+		}
+	}
+	return out, nil
+}
+
+// reconcile makes the Works of one binding what its spec says and reports their state.
+func (c *Controller) reconcile(ctx context.Context, k key) error {
+	works, err := c.worksOf(k)
+	if err != nil {
+		return err
+	}
+	b, err := c.binding(k)
+	if apierrors.IsNotFound(err) {
+		return c.unbind(ctx, works)
+	}
+	if err != nil {
+		return err
+	}
+	if b.deleting {
+		return c.unbind(ctx, works)
+	}
+	tmpl, gvr, err := c.templates.Ref(b.spec.Resource)
+	if apierrors.IsNotFound(err) {
+		return nil // the detector deletes the binding of a template that is gone
+	}
+	if err != nil {
+		return err
+	}
+	if tmpl.GetUID() != b.spec.Resource.UID || tmpl.GetDeletionTimestamp() != nil {
+		return nil // an older template's binding, or one on its way out
+	}
+	var errs []error
+	targets := map[string]bool{}
+	for _, t := range b.spec.Clusters {
+		targets[t.Name] = true
+		if err := c.syncWork(ctx, k, b.spec, tmpl, t, works[t.Name]); err != nil {
+			errs = append(errs, fmt.Errorf("cluster %s: %w", t.Name, err))
+		}
+	}
+	for cluster, w := range works {
+		if !targets[cluster] {
+			// Scheduled away: the member's copy goes, whatever the policy keeps on deletion.
+			errs = append(errs, c.removeWork(ctx, w, false))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return c.report(ctx, b, tmpl, gvr, works)
+}
+
+// syncWork creates or updates the Work of a binding for one cluster.
+func (c *Controller) syncWork(ctx context.Context, k key, spec *federationv1alpha1.ResourceBindingSpec, tmpl *unstructured.Unstructured,
+	target federationv1alpha1.TargetCluster, current *federationv1alpha1.Work) error {
+	manifest := Manifest(tmpl, spec, target)
+	if c.Override != nil {
+		var err error
+		if manifest, _, err = c.Override(manifest, target.Name); err != nil {
+			return err
+		}
+	}
+	want, err := WorkSpec(manifest, spec, target.Name)
+	if err != nil {
+		return err
+	}
+	ns := federationv1alpha1.ExecutionNamespace(target.Name)
+	works := c.fed.FederationV1alpha1().Works(ns)
+	if current == nil {
+		if err := c.ensureNamespace(ctx, ns); err != nil {
+			return err
+		}
+		w := &federationv1alpha1.Work{
+			ObjectMeta: metav1.ObjectMeta{
+				Name:        WorkName(k.Namespace, k.Name),
+				Namespace:   ns,
+				Annotations: map[string]string{federationv1alpha1.AnnotationBinding: BindingKey(k.Namespace, k.Name)},
+				Finalizers:  []string{federationv1alpha1.FinalizerExecution},
+			},
+			Spec: want,
+		}
+		_, err := works.Create(ctx, w, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			return nil // the informer will tell of it
+		}
+		return err
+	}
+	if current.DeletionTimestamp != nil {
+		return fmt.Errorf("the Work %s/%s is still being deleted", ns, current.Name)
+	}
+	if workSpecEqual(&current.Spec, &want) {
+		return nil
+	}
+	w := current.DeepCopy()
+	w.Spec = want
+	_, err = works.Update(ctx, w, metav1.UpdateOptions{})
+	return err
+}
+
+// workSpecEqual compares Work specs with their manifests as JSON values, not bytes.
+func workSpecEqual(a, b *federationv1alpha1.WorkSpec) bool {
+	if !apiequality.Semantic.DeepEqual(a.SuspendDispatching, b.SuspendDispatching) ||
+		!apiequality.Semantic.DeepEqual(a.PreserveResourcesOnDeletion, b.PreserveResourcesOnDeletion) ||
+		len(a.Workload.Manifests) != len(b.Workload.Manifests) {
+		return false
+	}
+	for i := range a.Workload.Manifests {
+		var x, y any
+		if json.Unmarshal(a.Workload.Manifests[i].Raw, &x) != nil || json.Unmarshal(b.Workload.Manifests[i].Raw, &y) != nil {
+			return false
+		}
+		if !apiequality.Semantic.DeepEqual(x, y) {
+			return false
+		}
+	}
+	return true
+}
+
+// ensureNamespace creates a member's execution namespace in the fleet once.
+func (c *Controller) ensureNamespace(ctx context.Context, name string) error {
+	if _, ok := c.namespaces.Load(name); ok {
+		return nil
+	}
+	ns := &unstructured.Unstructured{}
+	ns.SetAPIVersion("v1")
+	ns.SetKind("Namespace")
+	ns.SetName(name)
+	_, err := c.templates.Client.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}).Create(ctx, ns, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating the execution namespace %s: %w", name, err)
+	}
+	c.namespaces.Store(name, true)
+	return nil
+}
+
+// unbind removes the Works of a binding that is gone. When the template is still in the
+// fleet, its policy let it go: the members keep their objects (released, no longer fed's).
+// When the template is gone too, so are the members' objects, unless the policy said to
+// preserve them.
+func (c *Controller) unbind(ctx context.Context, works map[string]*federationv1alpha1.Work) error {
+	var errs []error
+	for _, w := range works {
+		keep, err := c.templateExists(w)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if p := w.Spec.PreserveResourcesOnDeletion; p != nil && *p {
+			keep = true
+		}
+		errs = append(errs, c.removeWork(ctx, w, keep))
+	}
+	return errors.Join(errs...)
+}
+
+// templateExists says whether the template of a Work's manifest is in the fleet.
+func (c *Controller) templateExists(w *federationv1alpha1.Work) (bool, error) {
+	if len(w.Spec.Workload.Manifests) == 0 {
+		return false, nil
+	}
+	var m unstructured.Unstructured
+	if err := m.UnmarshalJSON(w.Spec.Workload.Manifests[0].Raw); err != nil {
+		return false, nil
+	}
+	gvr, _, err := c.templates.Resource(m.GetAPIVersion(), m.GetKind())
+	if meta.IsNoMatchError(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	_, err = c.templates.Get(gvr, m.GetNamespace(), m.GetName())
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// removeWork deletes a Work, first saying whether execution keeps the member's objects.
+func (c *Controller) removeWork(ctx context.Context, w *federationv1alpha1.Work, keep bool) error {
+	works := c.fed.FederationV1alpha1().Works(w.Namespace)
+	if w.DeletionTimestamp != nil && w.Spec.PreserveResourcesOnDeletion != nil && *w.Spec.PreserveResourcesOnDeletion == keep {
+		return nil
+	}
+	if p := w.Spec.PreserveResourcesOnDeletion; (p != nil && *p) != keep {
+		u := w.DeepCopy()
+		u.Spec.PreserveResourcesOnDeletion = ptrTo(keep)
+		var err error
+		if w, err = works.Update(ctx, u, metav1.UpdateOptions{}); err != nil {
+			return ignoreNotFound(err)
+		}
+	}
+	if w.DeletionTimestamp != nil {
+		return nil
+	}
+	uid := w.UID
+	return ignoreNotFound(works.Delete(ctx, w.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}))
+}
+
+// report writes the per-cluster state of the Works into the binding's status, and the
+// fleet-wide status of the kinds the interpreter sums into the template's.
+func (c *Controller) report(ctx context.Context, b *binding, tmpl *unstructured.Unstructured, gvr schema.GroupVersionResource,
+	works map[string]*federationv1alpha1.Work) error {
+	items := Aggregate(b.spec.Clusters, works)
+	status := b.status.DeepCopy()
+	status.AggregatedStatus = items
+	meta.SetStatusCondition(&status.Conditions, FullyApplied(items, b.generation))
+	if !apiequality.Semantic.DeepEqual(status, b.status) {
+		if err := b.updateStatus(ctx, *status); err != nil {
+			return err
+		}
+	}
+	sum, ok := interpreter.AggregateStatus(tmpl, items)
+	if !ok {
+		return nil
+	}
+	current, _, _ := unstructured.NestedMap(tmpl.Object, "status")
+	if jsonEqual(current, sum) {
+		return nil
+	}
+	u := tmpl.DeepCopy()
+	u.Object["status"] = sum
+	_, err := c.templates.Client.Resource(gvr).Namespace(tmpl.GetNamespace()).UpdateStatus(ctx, u, metav1.UpdateOptions{})
+	return err
+}
+
+// jsonEqual compares two JSON-like values as JSON, so int64 and float64 of one number agree.
+func jsonEqual(a, b any) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	var u, v any
+	_ = json.Unmarshal(x, &u)
+	_ = json.Unmarshal(y, &v)
+	return apiequality.Semantic.DeepEqual(u, v)
+}
+
+func ignoreNotFound(err error) error {
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,216 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package binding
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+)
+
+// WorkName is the name of the Work of a binding in each execution namespace: the
+// binding's name, after its namespace and a dot for a ResourceBinding. A namespace has no
+// dot, and a binding name ends in its kind, so no two bindings share a Work name.
+func WorkName(bindingNamespace, bindingName string) string {
+	if bindingNamespace == "" {
+		return bindingName
+	}
+	return bindingNamespace + "." + bindingName
+}
+
+// BindingKey is how a Work names its binding in AnnotationBinding.
+func BindingKey(bindingNamespace, bindingName string) string {
+	if bindingNamespace == "" {
+		return bindingName
+	}
+	return bindingNamespace + "/" + bindingName
+}
+
+// metadataDropped are the fields of a template's metadata that belong to the fleet's copy
+// alone: members give their objects their own.
+var metadataDropped = []string{"uid", "resourceVersion", "generation", "creationTimestamp", "deletionTimestamp",
+	"deletionGracePeriodSeconds", "managedFields", "ownerReferences", "finalizers", "selfLink"}
+
+// lastApplied is kubectl's record of the last apply to the fleet; it says nothing true
+// about the member's object.
+const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
+
+// Manifest is what fed applies to one member for a template: the template without its
+// status and fleet-only metadata, labelled as fed's, with the cluster's replicas when the
+// placement divides them.
+func Manifest(tmpl *unstructured.Unstructured, spec *federationv1alpha1.ResourceBindingSpec, target federationv1alpha1.TargetCluster) *unstructured.Unstructured {
+	obj := tmpl.DeepCopy()
+	delete(obj.Object, "status")
+	if md, ok := obj.Object["metadata"].(map[string]any); ok {
+		for _, f := range metadataDropped {
+			delete(md, f)
+		}
+	}
+	annotations := obj.GetAnnotations()
+	delete(annotations, lastApplied)
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	if uid := tmpl.GetUID(); uid != "" {
+		annotations[federationv1alpha1.AnnotationTemplateUID] = string(uid)
+	}
+	if spec.ConflictResolution == federationv1alpha1.ConflictOverwrite {
+		annotations[federationv1alpha1.AnnotationConflictResolution] = string(federationv1alpha1.ConflictOverwrite)
+	}
+	obj.SetAnnotations(annotations)
+	labels := obj.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[federationv1alpha1.LabelManaged] = "true"
+	obj.SetLabels(labels)
+	if divided(spec.Placement) && spec.Replicas > 0 {
+		if _, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "replicas"); found || hasReplicas(obj) {
+			_ = unstructured.SetNestedField(obj.Object, int64(target.Replicas), "spec", "replicas")
+		}
+	}
+	return obj
+}
+
+// hasReplicas says whether a kind counts replicas in spec.replicas even when the template
+// leaves it to its default.
+func hasReplicas(obj *unstructured.Unstructured) bool {
+	switch obj.GetKind() {
+	case "Deployment", "StatefulSet", "ReplicaSet":
+		return true
+	}
+	return false
+}
+
+func divided(p *federationv1alpha1.Placement) bool {
+	return p != nil && p.ReplicaScheduling != nil && p.ReplicaScheduling.ReplicaSchedulingType == federationv1alpha1.ReplicaSchedulingTypeDivided
+}
+
+// WorkSpec is the spec of the Work of a binding for one member.
+func WorkSpec(manifest *unstructured.Unstructured, spec *federationv1alpha1.ResourceBindingSpec, cluster string) (federationv1alpha1.WorkSpec, error) {
+	raw, err := json.Marshal(manifest.Object)
+	if err != nil {
+		return federationv1alpha1.WorkSpec{}, fmt.Errorf("encoding the manifest: %w", err)
+	}
+	out := federationv1alpha1.WorkSpec{
+		Workload:                    federationv1alpha1.WorkloadTemplate{Manifests: []runtime.RawExtension{{Raw: raw}}},
+		PreserveResourcesOnDeletion: spec.PreserveResourcesOnDeletion,
+	}
+	if Suspended(spec.Suspension, cluster) {
+		out.SuspendDispatching = ptrTo(true)
+	}
+	return out, nil
+}
+
+// Suspended says whether a binding's suspension stops updates to a cluster.
+func Suspended(s *federationv1alpha1.Suspension, cluster string) bool {
+	if s == nil {
+		return false
+	}
+	if s.Dispatching != nil && *s.Dispatching {
+		return true
+	}
+	if s.DispatchingOnClusters != nil {
+		for _, name := range s.DispatchingOnClusters.ClusterNames {
+			if name == cluster {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// Aggregate is the per-cluster state of a binding's template, read from its Works, in
+// the order of the clusters. A cluster without a Work yet has no Applied state.
+func Aggregate(targets []federationv1alpha1.TargetCluster, works map[string]*federationv1alpha1.Work) []federationv1alpha1.AggregatedStatusItem {
+	var out []federationv1alpha1.AggregatedStatusItem
+	for _, t := range targets {
+		item := federationv1alpha1.AggregatedStatusItem{ClusterName: t.Name, Health: federationv1alpha1.ResourceUnknown}
+		if w := works[t.Name]; w != nil {
+			if c := findCondition(w.Status.Conditions, federationv1alpha1.WorkConditionApplied); c != nil {
+				item.Applied = c.Status == metav1.ConditionTrue
+				if !item.Applied {
+					item.AppliedMessage = c.Message
+				}
+			}
+			if len(w.Status.ManifestStatuses) > 0 {
+				ms := w.Status.ManifestStatuses[0]
+				item.Status = ms.Status.DeepCopy()
+				if ms.Health != "" {
+					item.Health = ms.Health
+				}
+			}
+		}
+		out = append(out, item)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ClusterName < out[j].ClusterName })
+	return out
+}
+
+func findCondition(conditions []metav1.Condition, t string) *metav1.Condition {
+	for i := range conditions {
+		if conditions[i].Type == t {
+			return &conditions[i]
+		}
+	}
+	return nil
+}
+
+// FullyApplied is the binding's FullyApplied condition for its per-cluster state.
+func FullyApplied(items []federationv1alpha1.AggregatedStatusItem, generation int64) metav1.Condition {
+	c := metav1.Condition{Type: federationv1alpha1.BindingConditionFullyApplied, ObservedGeneration: generation}
+	var failed, pending []string
+	for _, it := range items {
+		switch {
+		case it.Applied:
+		case it.AppliedMessage != "":
+			failed = append(failed, it.ClusterName+": "+it.AppliedMessage)
+		default:
+			pending = append(pending, it.ClusterName)
+		}
+	}
+	switch {
+	case len(items) == 0:
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, "NotScheduled", "no cluster is chosen yet"
+	case len(failed) > 0:
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, "ApplyFailed", joinMessages(failed)
+	case len(pending) > 0:
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, "Applying", "not applied yet in "+joinMessages(pending)
+	default:
+		c.Status, c.Reason, c.Message = metav1.ConditionTrue, "FullyApplied", fmt.Sprintf("applied in all %d clusters", len(items))
+	}
+	return c
+}
+
+func joinMessages(s []string) string {
+	out := ""
+	for i, m := range s {
+		if i > 0 {
+			out += "; "
+		}
+		out += m
+	}
+	return out
+}

@@ -1,0 +1,509 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package execution applies each Work's manifests to its member cluster with server-side
+// apply, takes the objects away again when the Work goes, and records in the Work the
+// state of each object as the member reports it.
+package execution
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	"github.com/fedhq/fed/apis/generated/clientset/versioned"
+	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
+	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
+	"github.com/fedhq/fed/controllers/clusterclient"
+	"github.com/fedhq/fed/controllers/interpreter"
+)
+
+// Condition reasons of a Work's Applied condition.
+const (
+	ReasonApplied    = "Applied"
+	ReasonFailed     = "ApplyFailed"
+	ReasonConflict   = "Conflict"
+	ReasonSuspended  = "Suspended"
+	ReasonUnreachble = "ClusterUnreachable"
+)
+
+// NamespaceManifest returns what to apply to a member for a namespace of the fleet before
+// anything in it, or nil for a bare namespace.
+type NamespaceManifest func(name string) *unstructured.Unstructured
+
+// Controller applies Works to members.
+type Controller struct {
+	fed        versioned.Interface
+	works      fedlisters.WorkLister
+	synced     cache.InformerSynced
+	members    *members
+	namespaces NamespaceManifest
+	// Recorder, set before Run, records events on the templates in the fleet.
+	Recorder record.EventRecorder
+
+	// applied remembers the member objects' generation (or resourceVersion, for kinds
+	// without one) after fed last applied them: a later one means someone else changed the
+	// object, and fed applies it again.
+	applied sync.Map // objectKey → string
+
+	queue workqueue.TypedRateLimitingInterface[types.NamespacedName]
+}
+
+type objectKey struct {
+	cluster         string
+	gvr             schema.GroupVersionResource
+	namespace, name string
+}
+
+// NewController applies the Works of the informer to the members configs reaches.
+func NewController(fed versioned.Interface, works fedinformers.WorkInformer, configs *clusterclient.Cache, namespaces NamespaceManifest) (*Controller, error) {
+	c := &Controller{
+		fed:        fed,
+		works:      works.Lister(),
+		synced:     works.Informer().HasSynced,
+		namespaces: namespaces,
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[types.NamespacedName](),
+			workqueue.TypedRateLimitingQueueConfig[types.NamespacedName]{Name: "execution"}),
+	}
+	c.members = &members{configs: configs, members: map[string]*member{}, onEvent: c.memberObjectChanged}
+	enqueue := func(obj any) {
+		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
+		if w, ok := obj.(*federationv1alpha1.Work); ok {
+			c.queue.Add(types.NamespacedName{Namespace: w.Namespace, Name: w.Name})
+		}
+	}
+	if _, err := works.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    enqueue,
+		UpdateFunc: func(_, obj any) { enqueue(obj) },
+		DeleteFunc: enqueue,
+	}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// memberObjectChanged brings a change of a managed member object to its Work.
+func (c *Controller) memberObjectChanged(cluster string, obj metav1.Object) {
+	if w := obj.GetAnnotations()[federationv1alpha1.AnnotationWork]; w != "" {
+		c.queue.Add(types.NamespacedName{Namespace: federationv1alpha1.ExecutionNamespace(cluster), Name: w})
+	}
+}
+
+// ForgetCluster stops watching a member that left the fleet.
+func (c *Controller) ForgetCluster(name string) { c.members.forget(name) }
+
+// Run applies Works with workers until ctx is done.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	defer utilruntime.HandleCrash()
+	defer c.queue.ShutDown()
+	c.members.mu.Lock()
+	c.members.ctx = ctx
+	c.members.mu.Unlock()
+	if !cache.WaitForCacheSync(ctx.Done(), c.synced) {
+		return
+	}
+	for range workers {
+		go wait.UntilWithContext(ctx, c.worker, time.Second)
+	}
+	<-ctx.Done()
+}
+
+func (c *Controller) worker(ctx context.Context) {
+	for {
+		k, quit := c.queue.Get()
+		if quit {
+			return
+		}
+		if err := c.reconcile(ctx, k); err != nil {
+			utilruntime.HandleErrorWithContext(ctx, err, "Applying a Work", "work", k)
+			c.queue.AddRateLimited(k)
+		} else {
+			c.queue.Forget(k)
+		}
+		c.queue.Done(k)
+	}
+}
+
+func (c *Controller) reconcile(ctx context.Context, k types.NamespacedName) error {
+	cluster, ok := strings.CutPrefix(k.Namespace, federationv1alpha1.ExecutionNamespacePrefix)
+	if !ok {
+		return nil
+	}
+	w, err := c.works.Works(k.Namespace).Get(k.Name)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if w.DeletionTimestamp != nil {
+		return c.cleanup(ctx, cluster, w)
+	}
+	if !slices.Contains(w.Finalizers, federationv1alpha1.FinalizerExecution) {
+		u := w.DeepCopy()
+		u.Finalizers = append(u.Finalizers, federationv1alpha1.FinalizerExecution)
+		_, err := c.fed.FederationV1alpha1().Works(w.Namespace).Update(ctx, u, metav1.UpdateOptions{})
+		return ignoreNotFound(err)
+	}
+	mb, err := c.members.get(cluster)
+	if err != nil {
+		return errors.Join(err, c.writeStatus(ctx, w, nil, metav1.ConditionFalse, ReasonUnreachble, err.Error()))
+	}
+	suspended := w.Spec.SuspendDispatching != nil && *w.Spec.SuspendDispatching
+	applied := findCondition(w.Status.Conditions, federationv1alpha1.WorkConditionApplied)
+	changed := applied == nil || applied.ObservedGeneration != w.Generation || applied.Status != metav1.ConditionTrue
+	var statuses []federationv1alpha1.ManifestStatus
+	var failures []string
+	reason := ReasonApplied
+	for i, raw := range w.Spec.Workload.Manifests {
+		ms, err := c.applyManifest(ctx, cluster, mb, w, int32(i), raw.Raw, changed && !suspended)
+		if ms != nil {
+			statuses = append(statuses, *ms)
+		}
+		if err != nil {
+			if errors.As(err, new(*conflictError)) {
+				reason = ReasonConflict
+			} else if reason == ReasonApplied {
+				reason = ReasonFailed
+			}
+			failures = append(failures, err.Error())
+		}
+	}
+	switch {
+	case len(failures) > 0:
+		err := c.writeStatus(ctx, w, statuses, metav1.ConditionFalse, reason, strings.Join(failures, "; "))
+		if reason == ReasonConflict {
+			return err // waits for the policy or the member object to change
+		}
+		return errors.Join(errors.New(strings.Join(failures, "; ")), err)
+	case suspended && changed:
+		return c.writeStatus(ctx, w, statuses, metav1.ConditionFalse, ReasonSuspended, "dispatching to this cluster is suspended by the policy")
+	case suspended:
+		return c.writeStatus(ctx, w, statuses, applied.Status, applied.Reason, applied.Message)
+	}
+	return c.writeStatus(ctx, w, statuses, metav1.ConditionTrue, ReasonApplied, "applied to the cluster")
+}
+
+// conflictError is a member object of the same name that fed did not create.
+type conflictError struct{ msg string }
+
+func (e *conflictError) Error() string { return e.msg }
+
+// applyManifest applies one manifest when the Work changed or the member's object is not
+// what fed last applied, and returns the object's state.
+func (c *Controller) applyManifest(ctx context.Context, cluster string, mb *member, w *federationv1alpha1.Work, ordinal int32, raw []byte, workChanged bool) (*federationv1alpha1.ManifestStatus, error) {
+	obj := &unstructured.Unstructured{}
+	if err := obj.UnmarshalJSON(raw); err != nil {
+		return nil, fmt.Errorf("manifest %d: %w", ordinal, err)
+	}
+	gvk := obj.GroupVersionKind()
+	id := federationv1alpha1.ResourceIdentifier{Ordinal: ordinal, Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind,
+		Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	mapping, err := mb.mapping(gvk)
+	if err != nil {
+		what := gvk.Kind + "." + gvk.GroupVersion().String()
+		return &federationv1alpha1.ManifestStatus{Identifier: id, Health: federationv1alpha1.ResourceUnknown},
+			fmt.Errorf("cluster %s does not serve %s (propagate its CustomResourceDefinition first): %v", cluster, what, err)
+	}
+	id.Resource = mapping.Resource.Resource
+	if mapping.Scope.Name() != meta.RESTScopeNameNamespace {
+		obj.SetNamespace("")
+		id.Namespace = ""
+	}
+	client := resourceClient(mb.client, mapping.Resource, obj.GetNamespace())
+	inf := mb.informer(mapping.Resource, cluster, c.members.onEvent)
+	current, err := c.current(ctx, inf, client, obj)
+	if err != nil {
+		return &federationv1alpha1.ManifestStatus{Identifier: id, Health: federationv1alpha1.ResourceUnknown}, err
+	}
+	annotations := obj.GetAnnotations()
+	overwrite := annotations[federationv1alpha1.AnnotationConflictResolution] == string(federationv1alpha1.ConflictOverwrite)
+	delete(annotations, federationv1alpha1.AnnotationConflictResolution)
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[federationv1alpha1.AnnotationWork] = w.Name
+	obj.SetAnnotations(annotations)
+
+	ok := objectKey{cluster: cluster, gvr: mapping.Resource, namespace: obj.GetNamespace(), name: obj.GetName()}
+	if current != nil && !fedMade(current, obj) && !overwrite {
+		kind := strings.ToLower(gvk.Kind)
+		err := &conflictError{fmt.Sprintf(
+			"%s %s already exists in cluster %s and fed did not create it; set conflictResolution: Overwrite in the policy to let fed take it over",
+			kind, qualified(obj), cluster)}
+		if workChanged {
+			c.event(obj, corev1.EventTypeWarning, ReasonConflict, "%s", err.msg)
+		}
+		return &federationv1alpha1.ManifestStatus{Identifier: id, Health: federationv1alpha1.ResourceUnknown}, err
+	}
+	last, _ := c.applied.Load(ok)
+	if workChanged || current == nil || current.GetLabels()[federationv1alpha1.LabelManaged] != "true" ||
+		current.GetAnnotations()[federationv1alpha1.AnnotationWork] != w.Name || last != version(current) {
+		if ns := obj.GetNamespace(); ns != "" {
+			if err := c.ensureNamespace(ctx, mb, ns); err != nil {
+				return &federationv1alpha1.ManifestStatus{Identifier: id, Health: federationv1alpha1.ResourceUnknown}, err
+			}
+		}
+		current, err = client.Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: federationv1alpha1.FieldManager, Force: true})
+		if err != nil {
+			err = fmt.Errorf("applying %s %s to cluster %s: %w", strings.ToLower(gvk.Kind), qualified(obj), cluster, err)
+			c.event(obj, corev1.EventTypeWarning, ReasonFailed, "%v", err)
+			return &federationv1alpha1.ManifestStatus{Identifier: id, Health: federationv1alpha1.ResourceUnknown}, err
+		}
+		c.applied.Store(ok, version(current))
+		c.event(obj, corev1.EventTypeNormal, "Synced", "applied to cluster %s", cluster)
+	}
+	return &federationv1alpha1.ManifestStatus{Identifier: id, Status: interpreter.ReflectStatus(current), Health: interpreter.Health(current)}, nil
+}
+
+// event records an event on the template a manifest was made from.
+func (c *Controller) event(manifest *unstructured.Unstructured, eventType, reason, format string, args ...any) {
+	if c.Recorder == nil {
+		return
+	}
+	ref := &corev1.ObjectReference{APIVersion: manifest.GetAPIVersion(), Kind: manifest.GetKind(), Namespace: manifest.GetNamespace(),
+		Name: manifest.GetName(), UID: types.UID(manifest.GetAnnotations()[federationv1alpha1.AnnotationTemplateUID])}
+	c.Recorder.Eventf(ref, eventType, reason, format, args...)
+}
+
+// fedMade says whether fed may apply a manifest over the member's object without the
+// policy's leave: fed manages it, or made it from the same template and released it.
+func fedMade(current, manifest *unstructured.Unstructured) bool {
+	if current.GetLabels()[federationv1alpha1.LabelManaged] == "true" {
+		return true
+	}
+	uid := current.GetAnnotations()[federationv1alpha1.AnnotationTemplateUID]
+	return uid != "" && uid == manifest.GetAnnotations()[federationv1alpha1.AnnotationTemplateUID]
+}
+
+// version is what tells fed that someone else changed a member object: its generation,
+// or its resourceVersion for kinds without one.
+func version(obj *unstructured.Unstructured) string {
+	if g := obj.GetGeneration(); g > 0 {
+		return strconv.FormatInt(g, 10)
+	}
+	return obj.GetResourceVersion()
+}
+
+func qualified(obj *unstructured.Unstructured) string {
+	if ns := obj.GetNamespace(); ns != "" {
+		return ns + "/" + obj.GetName()
+	}
+	return obj.GetName()
+}
+
+func resourceClient(client dynamic.Interface, gvr schema.GroupVersionResource, namespace string) dynamic.ResourceInterface {
+	if namespace == "" {
+		return client.Resource(gvr)
+	}
+	return client.Resource(gvr).Namespace(namespace)
+}
+
+// current returns the member's object of a manifest, nil when it has none: from the
+// informer of managed objects when it has listed and holds it, else from the member.
+func (c *Controller) current(ctx context.Context, inf cache.SharedIndexInformer, client dynamic.ResourceInterface, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	if inf.HasSynced() {
+		key := obj.GetName()
+		if ns := obj.GetNamespace(); ns != "" {
+			key = ns + "/" + key
+		}
+		if o, exists, err := inf.GetIndexer().GetByKey(key); err == nil && exists {
+			return o.(*unstructured.Unstructured), nil
+		}
+	}
+	current, err := client.Get(ctx, obj.GetName(), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return current, err
+}
+
+// ensureNamespace creates a namespace in the member before anything is applied in it,
+// from the fleet's Namespace template when there is one.
+func (c *Controller) ensureNamespace(ctx context.Context, mb *member, name string) error {
+	if _, ok := mb.namespaces.Load(name); ok {
+		return nil
+	}
+	gvr := schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+	var ns *unstructured.Unstructured
+	if c.namespaces != nil {
+		ns = c.namespaces(name)
+	}
+	if ns == nil {
+		ns = &unstructured.Unstructured{}
+		ns.SetAPIVersion("v1")
+		ns.SetKind("Namespace")
+		ns.SetName(name)
+		ns.SetLabels(map[string]string{federationv1alpha1.LabelManaged: "true"})
+	}
+	_, err := mb.client.Resource(gvr).Create(ctx, ns, metav1.CreateOptions{FieldManager: federationv1alpha1.FieldManager})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating namespace %s in the cluster: %w", name, err)
+	}
+	mb.namespaces.Store(name, true)
+	return nil
+}
+
+// cleanup removes a deleted Work's objects from the member, or releases them (fed's label
+// and annotation removed) when the Work preserves them, then lets the Work go. Objects fed
+// does not manage under this Work are never touched.
+func (c *Controller) cleanup(ctx context.Context, cluster string, w *federationv1alpha1.Work) error {
+	if !slices.Contains(w.Finalizers, federationv1alpha1.FinalizerExecution) {
+		return nil
+	}
+	mb, err := c.members.get(cluster)
+	if apierrors.IsNotFound(err) {
+		return c.removeFinalizer(ctx, w) // the cluster left the fleet
+	}
+	if err != nil {
+		return err
+	}
+	preserve := w.Spec.PreserveResourcesOnDeletion != nil && *w.Spec.PreserveResourcesOnDeletion
+	var errs []error
+	for _, raw := range w.Spec.Workload.Manifests {
+		obj := &unstructured.Unstructured{}
+		if err := obj.UnmarshalJSON(raw.Raw); err != nil {
+			continue
+		}
+		mapping, err := mb.mapping(obj.GroupVersionKind())
+		if meta.IsNoMatchError(err) {
+			continue // nothing of that kind can be there
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if mapping.Scope.Name() != meta.RESTScopeNameNamespace {
+			obj.SetNamespace("")
+		}
+		client := resourceClient(mb.client, mapping.Resource, obj.GetNamespace())
+		current, err := client.Get(ctx, obj.GetName(), metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if current.GetLabels()[federationv1alpha1.LabelManaged] != "true" || current.GetAnnotations()[federationv1alpha1.AnnotationWork] != w.Name {
+			continue
+		}
+		c.applied.Delete(objectKey{cluster: cluster, gvr: mapping.Resource, namespace: obj.GetNamespace(), name: obj.GetName()})
+		uid := current.GetUID()
+		if preserve {
+			patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
+				"uid":         uid,
+				"labels":      map[string]any{federationv1alpha1.LabelManaged: nil},
+				"annotations": map[string]any{federationv1alpha1.AnnotationWork: nil},
+			}})
+			_, err = client.Patch(ctx, obj.GetName(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: federationv1alpha1.FieldManager})
+		} else {
+			err = client.Delete(ctx, obj.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+		}
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return c.removeFinalizer(ctx, w)
+}
+
+func (c *Controller) removeFinalizer(ctx context.Context, w *federationv1alpha1.Work) error {
+	u := w.DeepCopy()
+	u.Finalizers = slices.DeleteFunc(u.Finalizers, func(f string) bool { return f == federationv1alpha1.FinalizerExecution })
+	_, err := c.fed.FederationV1alpha1().Works(w.Namespace).Update(ctx, u, metav1.UpdateOptions{})
+	return ignoreNotFound(err)
+}
+
+// writeStatus records the Applied and Available conditions and the objects' state.
+func (c *Controller) writeStatus(ctx context.Context, w *federationv1alpha1.Work, statuses []federationv1alpha1.ManifestStatus,
+	applied metav1.ConditionStatus, reason, message string) error {
+	status := w.Status.DeepCopy()
+	if statuses != nil {
+		status.ManifestStatuses = statuses
+	}
+	meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: federationv1alpha1.WorkConditionApplied,
+		Status: applied, Reason: reason, Message: message, ObservedGeneration: w.Generation})
+	meta.SetStatusCondition(&status.Conditions, available(status.ManifestStatuses, w.Generation))
+	if apiequality.Semantic.DeepEqual(status, &w.Status) {
+		return nil
+	}
+	u := w.DeepCopy()
+	u.Status = *status
+	_, err := c.fed.FederationV1alpha1().Works(w.Namespace).UpdateStatus(ctx, u, metav1.UpdateOptions{})
+	return ignoreNotFound(err)
+}
+
+// available is the Available condition for the objects' health.
+func available(statuses []federationv1alpha1.ManifestStatus, generation int64) metav1.Condition {
+	c := metav1.Condition{Type: federationv1alpha1.WorkConditionAvailable, ObservedGeneration: generation,
+		Status: metav1.ConditionTrue, Reason: "Healthy", Message: "every object is healthy"}
+	for _, s := range statuses {
+		id := strings.ToLower(s.Identifier.Kind) + " " + s.Identifier.Name
+		switch s.Health {
+		case federationv1alpha1.ResourceUnhealthy:
+			return metav1.Condition{Type: c.Type, ObservedGeneration: generation, Status: metav1.ConditionFalse, Reason: "Unhealthy", Message: id + " is not healthy"}
+		case federationv1alpha1.ResourceUnknown, "":
+			c.Status, c.Reason, c.Message = metav1.ConditionUnknown, "HealthUnknown", "fed cannot tell whether "+id+" is healthy"
+		}
+	}
+	if len(statuses) == 0 {
+		c.Status, c.Reason, c.Message = metav1.ConditionUnknown, "NotApplied", "nothing is applied yet"
+	}
+	return c
+}
+
+func findCondition(conditions []metav1.Condition, t string) *metav1.Condition {
+	for i := range conditions {
+		if conditions[i].Type == t {
+			return &conditions[i]
+		}
+	}
+	return nil
+}
+
+func ignoreNotFound(err error) error {
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
