@@ -103,6 +103,9 @@ func Start(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	if err := bindingController.Overrides(fed.OverridePolicies(), fed.ClusterOverridePolicies(), clusters.Lister()); err != nil {
+		return err
+	}
 	executionController, err := execution.NewController(fedClient, fed.Works(), members, namespaceManifest(tmpls))
 	if err != nil {
 		return err
@@ -112,6 +115,7 @@ func Start(ctx context.Context, cfg Config) error {
 		return err
 	}
 	detectorController.Recorder = recorder
+	bindingController.Recorder = recorder
 	executionController.Recorder = recorder
 	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: func(obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {

@@ -198,6 +198,12 @@ func (f *Fleet) nativeHooks(r *resource) {
 		return
 	}
 	gvr, namespaced := r.gvr, r.namespaced
+	if gvr.Resource == "events" {
+		// Events are the fleet's own record of what happened to templates (fed's controllers
+		// write one per sync), never templates: a host round trip for each would cost more
+		// than it checks.
+		return
+	}
 	r.validate = func(ctx context.Context, obj *unstructured.Unstructured, fieldValidation string) ([]string, error) {
 		return v.Validate(ctx, gvr, namespaced, obj, fieldValidation)
 	}

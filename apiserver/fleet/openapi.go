@@ -27,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
+	"k8s.io/kube-openapi/pkg/handler"
 	"k8s.io/kube-openapi/pkg/handler3"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
@@ -60,6 +61,17 @@ func (f *Fleet) serveOpenAPI(w http.ResponseWriter, req *http.Request, set *serv
 	}
 	if body == nil {
 		http.NotFound(w, req)
+		return
+	}
+	// kubectl's client-side validation asks for the v2 document in protobuf.
+	if p == "/openapi/v2" && strings.Contains(req.Header.Get("Accept"), "protobuf") {
+		proto, err := handler.ToProtoBinary(body)
+		if err != nil {
+			responsewriters.InternalError(w, req, err)
+			return
+		}
+		w.Header().Set("Content-Type", "application/com.github.proto-openapi.spec.v2.v1.0+protobuf")
+		_, _ = w.Write(proto)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")

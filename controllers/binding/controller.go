@@ -28,6 +28,7 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -38,6 +39,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
@@ -69,6 +71,8 @@ type Controller struct {
 	synced    []cache.InformerSynced
 	// Override, set before Run, customises manifests per cluster.
 	Override Override
+	// Recorder, set before Run, records events on the templates in the fleet.
+	Recorder record.EventRecorder
 
 	namespaces sync.Map // execution namespaces known to exist
 	queue      workqueue.TypedRateLimitingInterface[key]
@@ -96,7 +100,7 @@ func NewController(fed versioned.Interface, tmpls *templates.Templates, rbs fedi
 		crbs:      crbs.Lister(),
 		works:     works.Informer().GetIndexer(),
 		synced:    []cache.InformerSynced{rbs.Informer().HasSynced, crbs.Informer().HasSynced, works.Informer().HasSynced},
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[key](),
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.NewTypedItemExponentialFailureRateLimiter[key](5*time.Millisecond, 30*time.Second),
 			workqueue.TypedRateLimitingQueueConfig[key]{Name: "binding"}),
 	}
 	enqueue := func(obj any) {
@@ -127,6 +131,7 @@ func NewController(fed versioned.Interface, tmpls *templates.Templates, rbs fedi
 	}
 	tmpls.AddHandler(func(_ schema.GroupVersionResource, obj *unstructured.Unstructured) {
 		c.queue.Add(key{Namespace: obj.GetNamespace(), Name: detector.BindingName(obj.GetKind(), obj.GetName())})
+		c.dependencyChanged(obj)
 	})
 	return c, nil
 }
@@ -169,6 +174,8 @@ func (c *Controller) worker(ctx context.Context) {
 		case errors.Is(err, templates.ErrNotSynced):
 			c.queue.AddAfter(k, 200*time.Millisecond)
 			c.queue.Forget(k)
+		case apierrors.IsConflict(err):
+			c.queue.Forget(k) // a newer object is on its way from the informer, which queues it
 		case err != nil:
 			utilruntime.HandleErrorWithContext(ctx, err, "Syncing the Works of a binding", "namespace", k.Namespace, "name", k.Name)
 			c.queue.AddRateLimited(k)
@@ -283,18 +290,43 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 func (c *Controller) syncWork(ctx context.Context, k key, spec *federationv1alpha1.ResourceBindingSpec, tmpl *unstructured.Unstructured,
 	target federationv1alpha1.TargetCluster, current *federationv1alpha1.Work) error {
 	manifest := Manifest(tmpl, spec, target)
+	annotations := map[string]string{federationv1alpha1.AnnotationBinding: BindingKey(k.Namespace, k.Name)}
 	if c.Override != nil {
-		var err error
-		if manifest, _, err = c.Override(manifest, target.Name); err != nil {
-			return err
+		overridden, applied, err := c.Override(manifest, target.Name)
+		switch {
+		case err != nil:
+			// This cluster's Work keeps what it had and says why; the others go on.
+			annotations[federationv1alpha1.AnnotationOverrideError] = err.Error()
+			if c.Recorder != nil {
+				c.Recorder.Eventf(tmpl, corev1.EventTypeWarning, "OverrideFailed", "cluster %s: %v", target.Name, err)
+			}
+			if current != nil {
+				manifest = nil
+			}
+		case len(applied) > 0:
+			manifest = overridden
+			annotations[federationv1alpha1.AnnotationAppliedOverrides] = strings.Join(applied, ",")
 		}
-	}
-	want, err := WorkSpec(manifest, spec, target.Name)
-	if err != nil {
-		return err
 	}
 	ns := federationv1alpha1.ExecutionNamespace(target.Name)
 	works := c.fed.FederationV1alpha1().Works(ns)
+	var want federationv1alpha1.WorkSpec
+	if manifest == nil {
+		want = current.Spec
+	} else {
+		manifests := []*unstructured.Unstructured{manifest}
+		if spec.PropagateDeps {
+			deps, err := c.dependencies(tmpl, spec, target)
+			if err != nil {
+				return err
+			}
+			manifests = append(manifests, deps...)
+		}
+		var err error
+		if want, err = WorkSpec(manifests, spec, target.Name); err != nil {
+			return err
+		}
+	}
 	if current == nil {
 		if err := c.ensureNamespace(ctx, ns); err != nil {
 			return err
@@ -303,7 +335,7 @@ func (c *Controller) syncWork(ctx context.Context, k key, spec *federationv1alph
 			ObjectMeta: metav1.ObjectMeta{
 				Name:        WorkName(k.Namespace, k.Name),
 				Namespace:   ns,
-				Annotations: map[string]string{federationv1alpha1.AnnotationBinding: BindingKey(k.Namespace, k.Name)},
+				Annotations: annotations,
 				Finalizers:  []string{federationv1alpha1.FinalizerExecution},
 			},
 			Spec: want,
@@ -317,13 +349,53 @@ func (c *Controller) syncWork(ctx context.Context, k key, spec *federationv1alph
 	if current.DeletionTimestamp != nil {
 		return fmt.Errorf("the Work %s/%s is still being deleted", ns, current.Name)
 	}
-	if workSpecEqual(&current.Spec, &want) {
+	if workSpecEqual(&current.Spec, &want) && apiequality.Semantic.DeepEqual(current.Annotations, annotations) {
 		return nil
 	}
 	w := current.DeepCopy()
 	w.Spec = want
-	_, err = works.Update(ctx, w, metav1.UpdateOptions{})
+	w.Annotations = annotations
+	_, err := works.Update(ctx, w, metav1.UpdateOptions{})
 	return err
+}
+
+// dependencies are the manifests of the templates a workload refers to (ConfigMaps,
+// Secrets, its ServiceAccount, PersistentVolumeClaims), for a binding with propagateDeps.
+// One the fleet does not have is left out: the member may have its own.
+func (c *Controller) dependencies(tmpl *unstructured.Unstructured, spec *federationv1alpha1.ResourceBindingSpec,
+	target federationv1alpha1.TargetCluster) ([]*unstructured.Unstructured, error) {
+	var out []*unstructured.Unstructured
+	for _, ref := range interpreter.Dependencies(tmpl) {
+		dep, _, err := c.templates.Ref(ref)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Manifest(dep, &federationv1alpha1.ResourceBindingSpec{ConflictResolution: spec.ConflictResolution}, target))
+	}
+	return out, nil
+}
+
+// dependencyKinds are the kinds a workload may depend on.
+var dependencyKinds = map[string]bool{"ConfigMap": true, "Secret": true, "ServiceAccount": true, "PersistentVolumeClaim": true}
+
+// dependencyChanged looks again at the bindings with propagateDeps in the namespace of a
+// template that may be a dependency.
+func (c *Controller) dependencyChanged(obj *unstructured.Unstructured) {
+	if obj.GetAPIVersion() != "v1" || !dependencyKinds[obj.GetKind()] {
+		return
+	}
+	rbs, err := c.rbs.ResourceBindings(obj.GetNamespace()).List(labels.Everything())
+	if err != nil {
+		return
+	}
+	for _, b := range rbs {
+		if b.Spec.PropagateDeps {
+			c.queue.Add(key{Namespace: b.Namespace, Name: b.Name})
+		}
+	}
 }
 
 // workSpecEqual compares Work specs with their manifests as JSON values, not bytes.

@@ -106,15 +106,16 @@ func divided(p *federationv1alpha1.Placement) bool {
 	return p != nil && p.ReplicaScheduling != nil && p.ReplicaScheduling.ReplicaSchedulingType == federationv1alpha1.ReplicaSchedulingTypeDivided
 }
 
-// WorkSpec is the spec of the Work of a binding for one member.
-func WorkSpec(manifest *unstructured.Unstructured, spec *federationv1alpha1.ResourceBindingSpec, cluster string) (federationv1alpha1.WorkSpec, error) {
-	raw, err := json.Marshal(manifest.Object)
-	if err != nil {
-		return federationv1alpha1.WorkSpec{}, fmt.Errorf("encoding the manifest: %w", err)
-	}
-	out := federationv1alpha1.WorkSpec{
-		Workload:                    federationv1alpha1.WorkloadTemplate{Manifests: []runtime.RawExtension{{Raw: raw}}},
-		PreserveResourcesOnDeletion: spec.PreserveResourcesOnDeletion,
+// WorkSpec is the spec of the Work of a binding for one member: the template's manifest
+// first, then those of its dependencies.
+func WorkSpec(manifests []*unstructured.Unstructured, spec *federationv1alpha1.ResourceBindingSpec, cluster string) (federationv1alpha1.WorkSpec, error) {
+	out := federationv1alpha1.WorkSpec{PreserveResourcesOnDeletion: spec.PreserveResourcesOnDeletion}
+	for _, m := range manifests {
+		raw, err := json.Marshal(m.Object)
+		if err != nil {
+			return federationv1alpha1.WorkSpec{}, fmt.Errorf("encoding the manifest: %w", err)
+		}
+		out.Workload.Manifests = append(out.Workload.Manifests, runtime.RawExtension{Raw: raw})
 	}
 	if Suspended(spec.Suspension, cluster) {
 		out.SuspendDispatching = ptrTo(true)

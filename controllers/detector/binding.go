@@ -67,11 +67,11 @@ func BindingSpec(obj *unstructured.Unstructured, p *Policy) federationv1alpha1.R
 	placement := spec.Placement.DeepCopy()
 	out := federationv1alpha1.ResourceBindingSpec{
 		Resource: federationv1alpha1.ObjectReference{
-			APIVersion:      obj.GetAPIVersion(),
-			Kind:            obj.GetKind(),
-			Namespace:       obj.GetNamespace(),
-			Name:            obj.GetName(),
-			UID:             obj.GetUID(),
+			APIVersion: obj.GetAPIVersion(),
+			Kind:       obj.GetKind(),
+			Namespace:  obj.GetNamespace(),
+			Name:       obj.GetName(),
+			UID:        obj.GetUID(),
 		},
 		PropagateDeps:               spec.PropagateDeps,
 		Placement:                   placement,

@@ -18,6 +18,7 @@ package detector
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -83,7 +84,7 @@ func NewController(fed versioned.Interface, tmpls *templates.Templates,
 		rbs:       rbs.Lister(),
 		crbs:      crbs.Lister(),
 		synced:    []cache.InformerSynced{pps.Informer().HasSynced, cpps.Informer().HasSynced, rbs.Informer().HasSynced, crbs.Informer().HasSynced},
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[key](),
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.NewTypedItemExponentialFailureRateLimiter[key](5*time.Millisecond, 30*time.Second),
 			workqueue.TypedRateLimitingQueueConfig[key]{Name: "detector"}),
 	}
 	policyChanged := func(obj any) {
@@ -205,7 +206,11 @@ func (c *Controller) worker(ctx context.Context) {
 		if quit {
 			return
 		}
-		if err := c.reconcile(ctx, k); err != nil {
+		err := c.reconcile(ctx, k)
+		if errors.Is(err, templates.ErrNotSynced) {
+			c.queue.Forget(k)
+			c.queue.AddAfter(k, 200*time.Millisecond)
+		} else if err != nil && !apierrors.IsConflict(err) {
 			utilruntime.HandleErrorWithContext(ctx, err, "Binding a template", "resource", k.GVR, "namespace", k.Namespace, "name", k.Name)
 			c.queue.AddRateLimited(k)
 		} else {

@@ -36,6 +36,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -55,11 +56,12 @@ import (
 
 // Condition reasons of a Work's Applied condition.
 const (
-	ReasonApplied    = "Applied"
-	ReasonFailed     = "ApplyFailed"
-	ReasonConflict   = "Conflict"
-	ReasonSuspended  = "Suspended"
-	ReasonUnreachble = "ClusterUnreachable"
+	ReasonApplied        = "Applied"
+	ReasonFailed         = "ApplyFailed"
+	ReasonConflict       = "Conflict"
+	ReasonSuspended      = "Suspended"
+	ReasonOverrideFailed = "OverrideFailed"
+	ReasonUnreachble     = "ClusterUnreachable"
 )
 
 // NamespaceManifest returns what to apply to a member for a namespace of the fleet before
@@ -97,7 +99,7 @@ func NewController(fed versioned.Interface, works fedinformers.WorkInformer, con
 		works:      works.Lister(),
 		synced:     works.Informer().HasSynced,
 		namespaces: namespaces,
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[types.NamespacedName](),
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.NewTypedItemExponentialFailureRateLimiter[types.NamespacedName](5*time.Millisecond, 30*time.Second),
 			workqueue.TypedRateLimitingQueueConfig[types.NamespacedName]{Name: "execution"}),
 	}
 	c.members = &members{configs: configs, members: map[string]*member{}, onEvent: c.memberObjectChanged}
@@ -151,10 +153,11 @@ func (c *Controller) worker(ctx context.Context) {
 		if quit {
 			return
 		}
-		if err := c.reconcile(ctx, k); err != nil {
+		if err := c.reconcile(ctx, k); err != nil && !apierrors.IsConflict(err) {
 			utilruntime.HandleErrorWithContext(ctx, err, "Applying a Work", "work", k)
 			c.queue.AddRateLimited(k)
 		} else {
+			// A conflict means a newer Work is on its way from the informer, which queues it.
 			c.queue.Forget(k)
 		}
 		c.queue.Done(k)
@@ -185,6 +188,9 @@ func (c *Controller) reconcile(ctx context.Context, k types.NamespacedName) erro
 	mb, err := c.members.get(cluster)
 	if err != nil {
 		return errors.Join(err, c.writeStatus(ctx, w, nil, metav1.ConditionFalse, ReasonUnreachble, err.Error()))
+	}
+	if msg := w.Annotations[federationv1alpha1.AnnotationOverrideError]; msg != "" {
+		return c.writeStatus(ctx, w, nil, metav1.ConditionFalse, ReasonOverrideFailed, msg)
 	}
 	suspended := w.Spec.SuspendDispatching != nil && *w.Spec.SuspendDispatching
 	applied := findCondition(w.Status.Conditions, federationv1alpha1.WorkConditionApplied)
@@ -281,7 +287,15 @@ func (c *Controller) applyManifest(ctx context.Context, cluster string, mb *memb
 				return &federationv1alpha1.ManifestStatus{Identifier: id, Health: federationv1alpha1.ResourceUnknown}, err
 			}
 		}
-		current, err = client.Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: federationv1alpha1.FieldManager, Force: true})
+		if current != nil && !fedMade(current, obj) {
+			// Taking over (the policy says Overwrite): the member's object becomes the
+			// template's as a whole, not merged with what others set in it.
+			obj.SetResourceVersion(current.GetResourceVersion())
+			current, err = client.Update(ctx, obj, metav1.UpdateOptions{FieldManager: federationv1alpha1.FieldManager})
+			obj.SetResourceVersion("")
+		} else {
+			current, err = client.Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: federationv1alpha1.FieldManager, Force: true})
+		}
 		if err != nil {
 			err = fmt.Errorf("applying %s %s to cluster %s: %w", strings.ToLower(gvk.Kind), qualified(obj), cluster, err)
 			c.event(obj, corev1.EventTypeWarning, ReasonFailed, "%v", err)
@@ -397,10 +411,13 @@ func (c *Controller) cleanup(ctx context.Context, cluster string, w *federationv
 	}
 	preserve := w.Spec.PreserveResourcesOnDeletion != nil && *w.Spec.PreserveResourcesOnDeletion
 	var errs []error
-	for _, raw := range w.Spec.Workload.Manifests {
+	for i, raw := range w.Spec.Workload.Manifests {
 		obj := &unstructured.Unstructured{}
 		if err := obj.UnmarshalJSON(raw.Raw); err != nil {
 			continue
+		}
+		if i > 0 && c.sharedDependency(w, obj) {
+			continue // another workload of the member still needs it
 		}
 		mapping, err := mb.mapping(obj.GroupVersionKind())
 		if meta.IsNoMatchError(err) {
@@ -422,7 +439,7 @@ func (c *Controller) cleanup(ctx context.Context, cluster string, w *federationv
 			errs = append(errs, err)
 			continue
 		}
-		if current.GetLabels()[federationv1alpha1.LabelManaged] != "true" || current.GetAnnotations()[federationv1alpha1.AnnotationWork] != w.Name {
+		if current.GetLabels()[federationv1alpha1.LabelManaged] != "true" || (i == 0 && current.GetAnnotations()[federationv1alpha1.AnnotationWork] != w.Name) {
 			continue
 		}
 		c.applied.Delete(objectKey{cluster: cluster, gvr: mapping.Resource, namespace: obj.GetNamespace(), name: obj.GetName()})
@@ -445,6 +462,28 @@ func (c *Controller) cleanup(ctx context.Context, cluster string, w *federationv
 		return err
 	}
 	return c.removeFinalizer(ctx, w)
+}
+
+// sharedDependency says whether another live Work of the member holds the same object
+// among its manifests (two workloads propagating one ConfigMap with propagateDeps).
+func (c *Controller) sharedDependency(w *federationv1alpha1.Work, obj *unstructured.Unstructured) bool {
+	works, err := c.works.Works(w.Namespace).List(labels.Everything())
+	if err != nil {
+		return true
+	}
+	for _, other := range works {
+		if other.Name == w.Name || other.DeletionTimestamp != nil {
+			continue
+		}
+		for _, raw := range other.Spec.Workload.Manifests {
+			var m unstructured.Unstructured
+			if m.UnmarshalJSON(raw.Raw) == nil && m.GroupVersionKind() == obj.GroupVersionKind() &&
+				m.GetNamespace() == obj.GetNamespace() && m.GetName() == obj.GetName() {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (c *Controller) removeFinalizer(ctx context.Context, w *federationv1alpha1.Work) error {

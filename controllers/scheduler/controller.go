@@ -62,7 +62,7 @@ func NewController(fed versioned.Interface, clusters clusterinformers.ClusterInf
 		rbs:      rbs.Lister(),
 		crbs:     crbs.Lister(),
 		synced:   []cache.InformerSynced{clusters.Informer().HasSynced, rbs.Informer().HasSynced, crbs.Informer().HasSynced},
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[key](),
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.NewTypedItemExponentialFailureRateLimiter[key](5*time.Millisecond, 30*time.Second),
 			workqueue.TypedRateLimitingQueueConfig[key]{Name: "scheduler"}),
 	}
 	enqueue := func(obj any) {

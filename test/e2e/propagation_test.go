@@ -17,11 +17,17 @@ limitations under the License.
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sync/errgroup"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 )
 
 // memberKubeconfig is the admin kubeconfig of a member of the lab.
@@ -103,4 +109,336 @@ func TestPropagationNginx(t *testing.T) {
 	expectOutput(t, time.Minute, m1, "", ready...)
 	expectOutput(t, time.Minute, m2, "", ready...)
 	expectOutput(t, 30*time.Second, fleet, "", "get", "works", "-A", "--field-selector", "metadata.name="+ns+".nginx-deployment", "-o", "name")
+}
+
+// TestPropagationCRD propagates the guestbook CRD of the seeds and a Guestbook to member1
+// only.
+func TestPropagationCRD(t *testing.T) {
+	fleet := theLab.FleetKubeconfig()
+	ns := testNamespace(t, theLab.Host.Kubeconfig)
+	m1, m2 := memberKubeconfig("member1"), memberKubeconfig("member2")
+	kubectl(t, fleet, "apply", "-f", filepath.Join(examples, "guestbooks-crd.yaml"))
+	t.Cleanup(func() {
+		_, _ = runKubectl(fleet, "delete", "cpp", "guestbooks-crd", "--ignore-not-found")
+		_, _ = runKubectl(fleet, "delete", "crd", "guestbooks.webapp.my.domain", "--ignore-not-found")
+	})
+	kubectlStdin(t, fleet, `apiVersion: federation.fedhq.io/v1alpha1
+kind: ClusterPropagationPolicy
+metadata:
+  name: guestbooks-crd
+spec:
+  resourceSelectors:
+  - apiVersion: apiextensions.k8s.io/v1
+    kind: CustomResourceDefinition
+    name: guestbooks.webapp.my.domain
+  placement:
+    clusterAffinity:
+      clusterNames: [member1]
+`, "apply", "-f", "-")
+	waitFor(t, 30*time.Second, func() error {
+		_, err := runKubectl(fleet, "get", "guestbooks", "-n", ns)
+		return err
+	})
+	kubectl(t, fleet, "apply", "-n", ns, "-f", filepath.Join(examples, "guestbook.yaml"))
+	kubectlStdin(t, fleet, `apiVersion: federation.fedhq.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: guestbook
+spec:
+  resourceSelectors:
+  - apiVersion: webapp.my.domain/v1
+    kind: Guestbook
+  placement:
+    clusterAffinity:
+      clusterNames: [member1]
+`, "apply", "-n", ns, "-f", "-")
+
+	expectOutput(t, time.Minute, m1, "True", "get", "crd", "guestbooks.webapp.my.domain", "-o", `jsonpath={.status.conditions[?(@.type=="Established")].status}`)
+	expectOutput(t, time.Minute, m1, "2 Name true", "get", "guestbook", "guestbook-sample", "-n", ns, "--ignore-not-found",
+		"-o", "jsonpath={.spec.size} {.spec.alias} {.metadata.labels.federation\\.fedhq\\.io/managed}")
+	expectOutput(t, 5*time.Second, m2, "", "get", "crd", "guestbooks.webapp.my.domain", "--ignore-not-found", "-o", "name")
+	expectOutput(t, 30*time.Second, fleet, "True", "get", "rb", "guestbook-sample-guestbook", "-n", ns, "-o", `jsonpath={.status.conditions[?(@.type=="FullyApplied")].status}`)
+}
+
+// TestPropagationConflict shows that fed leaves alone a member object of the same name it
+// did not create, says why in the binding and an event, and takes it over only when the
+// policy says conflictResolution: Overwrite.
+func TestPropagationConflict(t *testing.T) {
+	fleet := theLab.FleetKubeconfig()
+	ns := testNamespace(t, theLab.Host.Kubeconfig)
+	m1 := memberKubeconfig("member1")
+	kubectl(t, m1, "create", "namespace", ns)
+	t.Cleanup(func() { _, _ = runKubectl(m1, "delete", "namespace", ns, "--wait=false") })
+	kubectl(t, m1, "create", "deployment", "web", "-n", ns, "--image=busybox:mine")
+
+	policy := `apiVersion: federation.fedhq.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: web
+spec:
+  conflictResolution: %s
+  resourceSelectors:
+  - apiVersion: apps/v1
+    kind: Deployment
+    name: web
+  placement:
+    clusterAffinity:
+      clusterNames: [member1]
+`
+	kubectl(t, fleet, "create", "deployment", "web", "-n", ns, "--image=nginx:fleet")
+	kubectlStdin(t, fleet, fmt.Sprintf(policy, "Abort"), "apply", "-n", ns, "-f", "-")
+
+	applied := []string{"get", "rb", "web-deployment", "-n", ns, "-o",
+		`jsonpath={.status.aggregatedStatus[0].clusterName} applied={.status.aggregatedStatus[0].applied} {.status.conditions[?(@.type=="FullyApplied")].reason}`}
+	expectOutput(t, 30*time.Second, fleet, "member1 applied= ApplyFailed", applied...)
+	msg := kubectl(t, fleet, "get", "rb", "web-deployment", "-n", ns, "-o", "jsonpath={.status.aggregatedStatus[0].appliedMessage}")
+	if !strings.Contains(msg, "deployment "+ns+"/web already exists in cluster member1 and fed did not create it") ||
+		!strings.Contains(msg, "conflictResolution: Overwrite") {
+		t.Errorf("the binding says %q, want why and what to do", msg)
+	}
+	waitFor(t, 30*time.Second, func() error {
+		out, err := runKubectl(fleet, "get", "events", "-n", ns, "--field-selector", "involvedObject.name=web,reason=Conflict", "-o", "jsonpath={.items[*].type}")
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(out, "Warning") {
+			return fmt.Errorf("no Warning event Conflict on the template (got %q)", out)
+		}
+		return nil
+	})
+	image := []string{"get", "deploy", "web", "-n", ns, "-o", "jsonpath={.spec.template.spec.containers[0].image} {.metadata.labels.federation\\.fedhq\\.io/managed}"}
+	expectOutput(t, 5*time.Second, m1, "busybox:mine", image...)
+
+	kubectlStdin(t, fleet, fmt.Sprintf(policy, "Overwrite"), "apply", "-n", ns, "-f", "-")
+	expectOutput(t, 30*time.Second, m1, "nginx:fleet true", image...)
+	expectOutput(t, 30*time.Second, fleet, "member1 applied=true FullyApplied", applied...)
+}
+
+// TestPropagationSurvivesKill kills fed-apiserver while it propagates 200 templates to the
+// three members and starts it again: in the end every template is in every member once,
+// with one Work each, and nothing else of fed's is left there.
+func TestPropagationSurvivesKill(t *testing.T) {
+	const n = 200
+	fleet := theLab.FleetKubeconfig()
+	ns := testNamespace(t, theLab.Host.Kubeconfig)
+	cfg, err := clientConfigFor(fleet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.QPS, cfg.Burst = 200, 400 // kubectl's 5 per second would take 40 s for 200
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	configMaps := client.CoreV1().ConfigMaps(ns)
+	inParallel(t, n, func(i int) error {
+		_, err := configMaps.Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%03d", i)},
+			Data: map[string]string{"i": fmt.Sprint(i)}}, metav1.CreateOptions{})
+		return err
+	})
+
+	count := func(kubeconfig string, args ...string) int {
+		out, err := runKubectl(kubeconfig, args...)
+		if err != nil {
+			return -1
+		}
+		return len(strings.Fields(out))
+	}
+	managed := []string{"get", "configmaps", "-n", ns, "-l", "federation.fedhq.io/managed=true", "-o", "name"}
+	// The policy comes last, so that all 200 are propagated at once, and fed-apiserver is
+	// killed as soon as the first of them reaches member1.
+	kubectlStdin(t, fleet, `apiVersion: federation.fedhq.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: all-configmaps
+spec:
+  resourceSelectors:
+  - apiVersion: v1
+    kind: ConfigMap
+`, "apply", "-n", ns, "-f", "-")
+	start := time.Now()
+	waitFor(t, time.Minute, func() error {
+		if count(memberKubeconfig("member1"), managed...) <= 0 {
+			return fmt.Errorf("nothing propagated to member1 yet")
+		}
+		return nil
+	})
+	if err := theLab.KillProcess("fed-apiserver"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := theLab.Up(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("fed-apiserver killed %s after the policy, and started again", time.Since(start).Round(time.Millisecond))
+	for _, m := range []string{"member1", "member2", "member3"} {
+		waitFor(t, 2*time.Minute, func() error {
+			if got := count(memberKubeconfig(m), managed...); got != n {
+				return fmt.Errorf("%s has %d of the %d ConfigMaps", m, got, n)
+			}
+			return nil
+		})
+		// One Work per template, none left over from before the kill.
+		works := 0
+		for _, w := range strings.Fields(kubectl(t, fleet, "get", "works", "-n", "fed-es-"+m, "-o", "name")) {
+			if strings.HasPrefix(w, "work.federation.fedhq.io/"+ns+".") {
+				works++
+			}
+		}
+		if works != n {
+			t.Errorf("%s has %d Works of the namespace, want %d", m, works, n)
+		}
+	}
+	t.Logf("all in their clusters %s after the policy", time.Since(start).Round(time.Millisecond))
+	// Deleting the templates leaves nothing of fed's behind.
+	start = time.Now()
+	inParallel(t, n, func(i int) error {
+		return configMaps.Delete(context.Background(), fmt.Sprintf("cm-%03d", i), metav1.DeleteOptions{})
+	})
+	for _, m := range []string{"member1", "member2", "member3"} {
+		waitFor(t, 2*time.Minute, func() error {
+			if got := count(memberKubeconfig(m), managed...); got != 0 {
+				return fmt.Errorf("%s still has %d of the ConfigMaps", m, got)
+			}
+			return nil
+		})
+	}
+	t.Logf("all deleted from the members %s after the templates", time.Since(start).Round(time.Millisecond))
+}
+
+// inParallel runs f(0..n-1) on eight goroutines and fails the test on the first error.
+func inParallel(t *testing.T, n int, f func(i int) error) {
+	t.Helper()
+	var g errgroup.Group
+	g.SetLimit(8)
+	for i := range n {
+		g.Go(func() error { return f(i) })
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPropagationDependencies propagates with propagateDeps the ConfigMap and Secret a
+// Deployment refers to, to the same cluster, follows their changes, and removes them with
+// the Deployment.
+func TestPropagationDependencies(t *testing.T) {
+	fleet := theLab.FleetKubeconfig()
+	ns := testNamespace(t, theLab.Host.Kubeconfig)
+	m1, m2 := memberKubeconfig("member1"), memberKubeconfig("member2")
+	kubectlStdin(t, fleet, `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: web-config
+data:
+  greeting: hello
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: web-secret
+stringData:
+  password: s3cret
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: unrelated
+data:
+  x: "1"
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: web
+        image: nginx
+        envFrom:
+        - configMapRef: {name: web-config}
+        volumeMounts:
+        - {name: secret, mountPath: /secret}
+      volumes:
+      - name: secret
+        secret: {secretName: web-secret}
+---
+apiVersion: federation.fedhq.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: web
+spec:
+  propagateDeps: true
+  resourceSelectors:
+  - apiVersion: apps/v1
+    kind: Deployment
+    name: web
+  placement:
+    clusterAffinity:
+      clusterNames: [member1]
+`, "apply", "-n", ns, "-f", "-")
+	data := []string{"get", "configmap", "web-config", "-n", ns, "--ignore-not-found", "-o", "jsonpath={.data.greeting}"}
+	expectOutput(t, time.Minute, m1, "hello", data...)
+	expectOutput(t, 10*time.Second, m1, "secret/web-secret", "get", "secret", "web-secret", "-n", ns, "--ignore-not-found", "-o", "name")
+	expectOutput(t, 10*time.Second, m1, "1/1", "get", "deploy", "web", "-n", ns, "-o", "jsonpath={.spec.replicas}/{.status.readyReplicas}")
+	expectOutput(t, 5*time.Second, m1, "", "get", "configmap", "unrelated", "-n", ns, "--ignore-not-found", "-o", "name")
+	expectOutput(t, 5*time.Second, m2, "", data...)
+
+	kubectl(t, fleet, "patch", "configmap", "web-config", "-n", ns, "--type=merge", "-p", `{"data":{"greeting":"bonjour"}}`)
+	expectOutput(t, 30*time.Second, m1, "bonjour", data...)
+
+	kubectl(t, fleet, "delete", "deploy", "web", "-n", ns)
+	expectOutput(t, 30*time.Second, m1, "", data...)
+	expectOutput(t, 30*time.Second, m1, "", "get", "secret", "web-secret", "-n", ns, "--ignore-not-found", "-o", "name")
+}
+
+// TestPropagationSuspension stops updates to one cluster, then to all, and resumes them.
+func TestPropagationSuspension(t *testing.T) {
+	fleet := theLab.FleetKubeconfig()
+	ns := testNamespace(t, theLab.Host.Kubeconfig)
+	m1, m2 := memberKubeconfig("member1"), memberKubeconfig("member2")
+	kubectl(t, fleet, "create", "deployment", "app", "-n", ns, "--image=nginx", "--replicas=1")
+	policy := `apiVersion: federation.fedhq.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: app
+spec:
+  resourceSelectors:
+  - apiVersion: apps/v1
+    kind: Deployment
+    name: app
+  placement:
+    clusterAffinity:
+      clusterNames: [member1, member2]
+%s`
+	kubectlStdin(t, fleet, fmt.Sprintf(policy, ""), "apply", "-n", ns, "-f", "-")
+	replicas := []string{"get", "deploy", "app", "-n", ns, "--ignore-not-found", "-o", "jsonpath={.spec.replicas}"}
+	expectOutput(t, time.Minute, m1, "1", replicas...)
+	expectOutput(t, time.Minute, m2, "1", replicas...)
+
+	kubectlStdin(t, fleet, fmt.Sprintf(policy, "  suspension:\n    dispatchingOnClusters:\n      clusterNames: [member2]\n"), "apply", "-n", ns, "-f", "-")
+	expectOutput(t, 30*time.Second, fleet, "fed-es-member1=Applied fed-es-member2=Suspended", "get", "works", "-A", "--field-selector", "metadata.name="+ns+".app-deployment",
+		"-o", `jsonpath={range .items[*]}{.metadata.namespace}={.status.conditions[?(@.type=="Applied")].reason} {end}`, "--sort-by=.metadata.namespace")
+	kubectl(t, fleet, "scale", "deploy", "app", "-n", ns, "--replicas=3")
+	expectOutput(t, 30*time.Second, m1, "3", replicas...)
+	expectOutput(t, 3*time.Second, m2, "1", replicas...)
+
+	kubectlStdin(t, fleet, fmt.Sprintf(policy, "  suspension:\n    dispatching: true\n"), "apply", "-n", ns, "-f", "-")
+	time.Sleep(time.Second)
+	kubectl(t, fleet, "scale", "deploy", "app", "-n", ns, "--replicas=2")
+	time.Sleep(3 * time.Second)
+	expectOutput(t, time.Second, m1, "3", replicas...)
+	expectOutput(t, time.Second, m2, "1", replicas...)
+
+	kubectlStdin(t, fleet, fmt.Sprintf(policy, ""), "apply", "-n", ns, "-f", "-")
+	expectOutput(t, 30*time.Second, m1, "2", replicas...)
+	expectOutput(t, 30*time.Second, m2, "2", replicas...)
 }

@@ -61,6 +61,15 @@ const (
 	// conflictResolution; execution reads it and removes it before applying.
 	AnnotationConflictResolution = "federation.fedhq.io/conflict-resolution"
 
+	// AnnotationAppliedOverrides, on a member object and its Work, lists the override
+	// policies applied to it for its cluster, in order: "ClusterOverridePolicy/<name>" and
+	// "OverridePolicy/<namespace>/<name>", separated by commas.
+	AnnotationAppliedOverrides = "federation.fedhq.io/applied-overrides"
+
+	// AnnotationOverrideError, on a Work, says why the template could not be customised
+	// for the cluster; execution then applies nothing and reports it in the Work's status.
+	AnnotationOverrideError = "federation.fedhq.io/override-error"
+
 	// FinalizerExecution keeps a Work until execution has removed (or released) its
 	// objects from the member.
 	FinalizerExecution = "federation.fedhq.io/execution"

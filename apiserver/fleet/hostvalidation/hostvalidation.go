@@ -80,14 +80,6 @@ func (v *Validator) Validate(ctx context.Context, gvr schema.GroupVersionResourc
 	if namespaced {
 		o.SetNamespace(v.Namespace)
 		client = v.Client.Resource(gvr).Namespace(v.Namespace)
-		if gvr.Resource == "events" {
-			// An event must be in the namespace of the object it is about.
-			for _, field := range []string{"involvedObject", "regarding"} {
-				if ns, _, _ := unstructured.NestedString(o.Object, field, "namespace"); ns != "" && ns == t.namespace {
-					_ = unstructured.SetNestedField(o.Object, v.Namespace, field, "namespace")
-				}
-			}
-		}
 	} else {
 		o.SetNamespace("")
 	}
