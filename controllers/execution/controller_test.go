@@ -1,0 +1,91 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package execution
+
+import (
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+)
+
+func object(labels, annotations map[string]string) *unstructured.Unstructured {
+	obj := &unstructured.Unstructured{}
+	obj.SetAPIVersion("apps/v1")
+	obj.SetKind("Deployment")
+	obj.SetName("web")
+	obj.SetLabels(labels)
+	obj.SetAnnotations(annotations)
+	return obj
+}
+
+func TestFedMade(t *testing.T) {
+	manifest := object(nil, map[string]string{federationv1alpha1.AnnotationTemplateUID: "u-1"})
+	for _, tc := range []struct {
+		name    string
+		current *unstructured.Unstructured
+		want    bool
+	}{
+		{"managed by fed", object(map[string]string{federationv1alpha1.LabelManaged: "true"}, nil), true},
+		{"created by someone else", object(map[string]string{"app": "web"}, nil), false},
+		{"released by fed, same template", object(nil, map[string]string{federationv1alpha1.AnnotationTemplateUID: "u-1"}), true},
+		{"released by fed, another template", object(nil, map[string]string{federationv1alpha1.AnnotationTemplateUID: "u-2"}), false},
+		{"label not true", object(map[string]string{federationv1alpha1.LabelManaged: "false"}, nil), false},
+	} {
+		if got := fedMade(tc.current, manifest); got != tc.want {
+			t.Errorf("%s: fedMade = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestAvailable(t *testing.T) {
+	s := func(h federationv1alpha1.ResourceHealth) federationv1alpha1.ManifestStatus {
+		return federationv1alpha1.ManifestStatus{Identifier: federationv1alpha1.ResourceIdentifier{Kind: "Deployment", Name: "web"}, Health: h}
+	}
+	for _, tc := range []struct {
+		name     string
+		statuses []federationv1alpha1.ManifestStatus
+		want     metav1.ConditionStatus
+		reason   string
+	}{
+		{"nothing applied", nil, metav1.ConditionUnknown, "NotApplied"},
+		{"all healthy", []federationv1alpha1.ManifestStatus{s(federationv1alpha1.ResourceHealthy), s(federationv1alpha1.ResourceHealthy)}, metav1.ConditionTrue, "Healthy"},
+		{"one unknown", []federationv1alpha1.ManifestStatus{s(federationv1alpha1.ResourceHealthy), s(federationv1alpha1.ResourceUnknown)}, metav1.ConditionUnknown, "HealthUnknown"},
+		{"one unhealthy wins", []federationv1alpha1.ManifestStatus{s(federationv1alpha1.ResourceUnknown), s(federationv1alpha1.ResourceUnhealthy)}, metav1.ConditionFalse, "Unhealthy"},
+	} {
+		c := available(tc.statuses, 7)
+		if c.Status != tc.want || c.Reason != tc.reason || c.ObservedGeneration != 7 {
+			t.Errorf("%s: %+v, want %s %s", tc.name, c, tc.want, tc.reason)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	d := object(nil, nil)
+	d.SetGeneration(3)
+	d.SetResourceVersion("99")
+	if got := version(d); got != "3" {
+		t.Errorf("version of a Deployment = %s, want its generation", got)
+	}
+	cm := object(nil, nil)
+	cm.SetResourceVersion("99")
+	if got := version(cm); got != "99" {
+		t.Errorf("version of an object without generation = %s, want its resourceVersion", got)
+	}
+}
