@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
@@ -110,6 +112,19 @@ func Start(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	namespaces := schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+	executionController.CleanNamespaces(func(name string) (bool, error) {
+		_, err := tmpls.Get(namespaces, "", name)
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return err == nil, err
+	}, clusters.Lister(), clusters.Informer().HasSynced)
+	tmpls.AddHandler(func(gvr schema.GroupVersionResource, obj *unstructured.Unstructured) {
+		if gvr == namespaces {
+			executionController.NamespaceChanged(obj.GetName())
+		}
+	})
 	recorder, err := fleetRecorder(ctx, cfg.Fed)
 	if err != nil {
 		return err
@@ -117,7 +132,15 @@ func Start(ctx context.Context, cfg Config) error {
 	detectorController.Recorder = recorder
 	bindingController.Recorder = recorder
 	executionController.Recorder = recorder
-	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: func(obj any) {
+	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{UpdateFunc: func(old, obj any) {
+		// Override rules choose clusters by name, labels and provider/region/zone.
+		o, ok1 := old.(*clusterv1alpha1.Cluster)
+		c, ok2 := obj.(*clusterv1alpha1.Cluster)
+		if ok1 && ok2 && (!equality.Semantic.DeepEqual(o.Labels, c.Labels) || o.Spec.Provider != c.Spec.Provider ||
+			o.Spec.Region != c.Spec.Region || o.Spec.Zone != c.Spec.Zone) {
+			bindingController.EnqueueAll()
+		}
+	}, DeleteFunc: func(obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
 		}
@@ -131,11 +154,14 @@ func Start(ctx context.Context, cfg Config) error {
 	fedFactory.Start(ctx.Done())
 	hostFactory.Start(ctx.Done())
 	tmpls.Start(ctx)
+	tmpls.Watch(namespaces) // execution hears of every namespace deleted from the fleet
 	go clusterController.Run(ctx, cfg.ClusterWorkers, secrets.Informer().HasSynced)
-	go detectorController.Run(ctx, 4)
-	go schedulerController.Run(ctx, 4)
-	go bindingController.Run(ctx, 8)
-	go executionController.Run(ctx, 16)
+	// Each step waits mostly on a write to fed's storage or a member (a few milliseconds
+	// each, little CPU), so many workers keep the pipeline busy.
+	go detectorController.Run(ctx, 16)
+	go schedulerController.Run(ctx, 16)
+	go bindingController.Run(ctx, 16)
+	go executionController.Run(ctx, 32)
 	go func() {
 		<-ctx.Done()
 		fedFactory.Shutdown()
@@ -185,6 +211,7 @@ func namespaceManifest(tmpls *templates.Templates) execution.NamespaceManifest {
 			return nil
 		}
 		m := binding.Manifest(ns, &federationv1alpha1.ResourceBindingSpec{}, federationv1alpha1.TargetCluster{})
+		binding.Stamp(m, ns, &federationv1alpha1.ResourceBindingSpec{}, nil)
 		delete(m.Object, "spec") // finalizers are the member's
 		return m
 	}

@@ -16,6 +16,7 @@ import (
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
 	"k8s.io/apiserver/pkg/util/compatibility"
+	"k8s.io/client-go/rest"
 	netutils "k8s.io/utils/net"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
@@ -127,8 +128,16 @@ func (o *Options) Config() (*apiserver.Config, func() error, error) {
 	if err := o.Recommended.ApplyTo(c); err != nil {
 		return nil, noop, err
 	}
+	// Every template written to the fleet is dry-run in the host, and every proxied request
+	// reads it: client-go's default of 5 requests a second would queue them. The host's
+	// priority and fairness protect it.
+	var host *rest.Config
+	if c.ClientConfig != nil {
+		host = rest.CopyConfig(c.ClientConfig)
+		host.QPS, host.Burst = 500, 1000
+	}
 	if o.backend() != BackendBadger {
-		return &apiserver.Config{GenericConfig: c, HostClientConfig: c.ClientConfig}, noop, nil
+		return &apiserver.Config{GenericConfig: c, HostClientConfig: host}, noop, nil
 	}
 
 	storageConfig := o.etcd.StorageConfig
@@ -147,7 +156,7 @@ func (o *Options) Config() (*apiserver.Config, func() error, error) {
 		DeleteCollectionWorkers: o.etcd.DeleteCollectionWorkers,
 		CountMetricPollPeriod:   storageConfig.CountMetricPollPeriod,
 	}
-	return &apiserver.Config{GenericConfig: c, HostClientConfig: c.ClientConfig}, db.Close, nil
+	return &apiserver.Config{GenericConfig: c, HostClientConfig: host}, db.Close, nil
 }
 
 // Run starts the server and serves until ctx is done.

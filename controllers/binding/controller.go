@@ -54,6 +54,9 @@ import (
 // key names a binding; Namespace is empty for a ClusterResourceBinding.
 type key struct{ Namespace, Name string }
 
+// reportDelay is how long the binding controller lets Work changes gather before it looks.
+const reportDelay = 100 * time.Millisecond
+
 // byBinding indexes Works by the binding they belong to.
 const byBinding = "binding"
 
@@ -115,7 +118,9 @@ func NewController(fed versioned.Interface, tmpls *templates.Templates, rbs fedi
 		case *federationv1alpha1.Work:
 			if b := o.Annotations[federationv1alpha1.AnnotationBinding]; b != "" {
 				ns, name, _ := cache.SplitMetaNamespaceKey(b)
-				c.queue.Add(key{Namespace: ns, Name: name})
+				// The Works of a binding report one after the other: wait a moment so that
+				// one status write of the binding says what several did.
+				c.queue.AddAfter(key{Namespace: ns, Name: name}, reportDelay)
 			}
 		}
 	}
@@ -283,6 +288,9 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
+	if len(b.spec.Clusters) == 0 {
+		return nil // not scheduled yet: nothing to report
+	}
 	return c.report(ctx, b, tmpl, gvr, works)
 }
 
@@ -291,8 +299,11 @@ func (c *Controller) syncWork(ctx context.Context, k key, spec *federationv1alph
 	target federationv1alpha1.TargetCluster, current *federationv1alpha1.Work) error {
 	manifest := Manifest(tmpl, spec, target)
 	annotations := map[string]string{federationv1alpha1.AnnotationBinding: BindingKey(k.Namespace, k.Name)}
+	var applied []string
 	if c.Override != nil {
-		overridden, applied, err := c.Override(manifest, target.Name)
+		var overridden *unstructured.Unstructured
+		var err error
+		overridden, applied, err = c.Override(manifest, target.Name)
 		switch {
 		case err != nil:
 			// This cluster's Work keeps what it had and says why; the others go on.
@@ -314,6 +325,7 @@ func (c *Controller) syncWork(ctx context.Context, k key, spec *federationv1alph
 	if manifest == nil {
 		want = current.Spec
 	} else {
+		Stamp(manifest, tmpl, spec, applied)
 		manifests := []*unstructured.Unstructured{manifest}
 		if spec.PropagateDeps {
 			deps, err := c.dependencies(tmpl, spec, target)
@@ -373,7 +385,9 @@ func (c *Controller) dependencies(tmpl *unstructured.Unstructured, spec *federat
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Manifest(dep, &federationv1alpha1.ResourceBindingSpec{ConflictResolution: spec.ConflictResolution}, target))
+		m := Manifest(dep, &federationv1alpha1.ResourceBindingSpec{}, target)
+		Stamp(m, dep, &federationv1alpha1.ResourceBindingSpec{ConflictResolution: spec.ConflictResolution}, nil)
+		out = append(out, m)
 	}
 	return out, nil
 }

@@ -17,13 +17,10 @@ limitations under the License.
 package binding
 
 import (
-	"strings"
-
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
 
-	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
 	clusterlisters "github.com/fedhq/fed/apis/generated/listers/cluster/v1alpha1"
 	"github.com/fedhq/fed/controllers/override"
@@ -70,19 +67,7 @@ func (c *Controller) Overrides(ops fedinformers.OverridePolicyInformer, cops fed
 		if len(policies) == 0 {
 			return manifest, nil, nil
 		}
-		out, applied, err := override.Apply(manifest, cluster, policies)
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(applied) > 0 {
-			annotations := out.GetAnnotations()
-			if annotations == nil {
-				annotations = map[string]string{}
-			}
-			annotations[federationv1alpha1.AnnotationAppliedOverrides] = strings.Join(applied, ",")
-			out.SetAnnotations(annotations)
-		}
-		return out, applied, nil
+		return override.Apply(manifest, cluster, policies)
 	}
 	return nil
 }

@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -55,8 +56,8 @@ var metadataDropped = []string{"uid", "resourceVersion", "generation", "creation
 // about the member's object.
 const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 
-// Manifest is what fed applies to one member for a template: the template without its
-// status and fleet-only metadata, labelled as fed's, with the cluster's replicas when the
+// Manifest is what fed applies to one member for a template, before overrides: the
+// template without its status and fleet-only metadata, with the cluster's replicas when the
 // placement divides them.
 func Manifest(tmpl *unstructured.Unstructured, spec *federationv1alpha1.ResourceBindingSpec, target federationv1alpha1.TargetCluster) *unstructured.Unstructured {
 	obj := tmpl.DeepCopy()
@@ -66,8 +67,23 @@ func Manifest(tmpl *unstructured.Unstructured, spec *federationv1alpha1.Resource
 			delete(md, f)
 		}
 	}
-	annotations := obj.GetAnnotations()
-	delete(annotations, lastApplied)
+	if annotations := obj.GetAnnotations(); annotations != nil {
+		delete(annotations, lastApplied)
+		obj.SetAnnotations(annotations)
+	}
+	if divided(spec.Placement) && spec.Replicas > 0 {
+		if _, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "replicas"); found || hasReplicas(obj) {
+			_ = unstructured.SetNestedField(obj.Object, int64(target.Replicas), "spec", "replicas")
+		}
+	}
+	return obj
+}
+
+// Stamp marks a manifest, overrides applied, as fed's: the label LabelManaged, the
+// template's UID, the policy's conflictResolution and the overrides applied. It comes after
+// the overrides so that none can remove it.
+func Stamp(manifest *unstructured.Unstructured, tmpl *unstructured.Unstructured, spec *federationv1alpha1.ResourceBindingSpec, overrides []string) {
+	annotations := manifest.GetAnnotations()
 	if annotations == nil {
 		annotations = map[string]string{}
 	}
@@ -77,19 +93,16 @@ func Manifest(tmpl *unstructured.Unstructured, spec *federationv1alpha1.Resource
 	if spec.ConflictResolution == federationv1alpha1.ConflictOverwrite {
 		annotations[federationv1alpha1.AnnotationConflictResolution] = string(federationv1alpha1.ConflictOverwrite)
 	}
-	obj.SetAnnotations(annotations)
-	labels := obj.GetLabels()
+	if len(overrides) > 0 {
+		annotations[federationv1alpha1.AnnotationAppliedOverrides] = strings.Join(overrides, ",")
+	}
+	manifest.SetAnnotations(annotations)
+	labels := manifest.GetLabels()
 	if labels == nil {
 		labels = map[string]string{}
 	}
 	labels[federationv1alpha1.LabelManaged] = "true"
-	obj.SetLabels(labels)
-	if divided(spec.Placement) && spec.Replicas > 0 {
-		if _, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "replicas"); found || hasReplicas(obj) {
-			_ = unstructured.SetNestedField(obj.Object, int64(target.Replicas), "spec", "replicas")
-		}
-	}
-	return obj
+	manifest.SetLabels(labels)
 }
 
 // hasReplicas says whether a kind counts replicas in spec.replicas even when the template

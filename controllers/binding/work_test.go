@@ -79,6 +79,9 @@ func TestManifest(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tmpl := mustObject(t, nginx)
 			m := Manifest(tmpl, &tc.spec, federationv1alpha1.TargetCluster{Name: "member1", Replicas: 1})
+			// An override that replaces the labels and annotations cannot remove fed's marks.
+			m.SetLabels(map[string]string{"app": "nginx"})
+			Stamp(m, tmpl, &tc.spec, []string{"ClusterOverridePolicy/a", "OverridePolicy/default/b"})
 			if _, found := m.Object["status"]; found {
 				t.Error("the manifest has the template's status")
 			}
@@ -93,6 +96,9 @@ func TestManifest(t *testing.T) {
 			a := m.GetAnnotations()
 			if _, found := a["kubectl.kubernetes.io/last-applied-configuration"]; found || a["note"] != "kept" || a[federationv1alpha1.AnnotationTemplateUID] != "u-1" {
 				t.Errorf("annotations %v", a)
+			}
+			if got := a[federationv1alpha1.AnnotationAppliedOverrides]; got != "ClusterOverridePolicy/a,OverridePolicy/default/b" {
+				t.Errorf("applied overrides %q", got)
 			}
 			if got := a[federationv1alpha1.AnnotationConflictResolution] == "Overwrite"; got != tc.wantOverride {
 				t.Errorf("overwrite annotation %v, want %v", got, tc.wantOverride)

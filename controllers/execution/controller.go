@@ -75,6 +75,7 @@ type Controller struct {
 	synced     cache.InformerSynced
 	members    *members
 	namespaces NamespaceManifest
+	cleaner    *namespaceCleaner
 	// Recorder, set before Run, records events on the templates in the fleet.
 	Recorder record.EventRecorder
 
@@ -140,6 +141,9 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	c.members.mu.Unlock()
 	if !cache.WaitForCacheSync(ctx.Done(), c.synced) {
 		return
+	}
+	if c.cleaner != nil {
+		go c.cleaner.run(ctx)
 	}
 	for range workers {
 		go wait.UntilWithContext(ctx, c.worker, time.Second)

@@ -398,6 +398,20 @@ spec:
 	kubectl(t, fleet, "delete", "deploy", "web", "-n", ns)
 	expectOutput(t, 30*time.Second, m1, "", data...)
 	expectOutput(t, 30*time.Second, m1, "", "get", "secret", "web-secret", "-n", ns, "--ignore-not-found", "-o", "name")
+
+	// The namespace fed made in member1 goes with the fleet's.
+	expectOutput(t, 5*time.Second, m1, "true", "get", "namespace", ns, "-o", "jsonpath={.metadata.labels.federation\\.fedhq\\.io/managed}")
+	kubectl(t, fleet, "delete", "namespace", ns, "--wait=false")
+	waitFor(t, 30*time.Second, func() error {
+		out, err := runKubectl(m1, "get", "namespace", ns, "--ignore-not-found", "-o", "jsonpath={.status.phase}")
+		if err != nil {
+			return err
+		}
+		if out != "" && out != "Terminating" {
+			return fmt.Errorf("namespace %s is %s in member1", ns, out)
+		}
+		return nil
+	})
 }
 
 // TestPropagationSuspension stops updates to one cluster, then to all, and resumes them.

@@ -1,0 +1,462 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	watchtools "k8s.io/client-go/tools/watch"
+	"k8s.io/utils/ptr"
+
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	"github.com/fedhq/fed/apis/generated/clientset/versioned"
+	"github.com/fedhq/fed/controllers/detector"
+)
+
+const (
+	// propagationTemplates is how many Deployments BenchmarkPropagation1000Deployments
+	// propagates to each member.
+	propagationTemplates = 1000
+	// propagationWriters is how many goroutines create and delete the templates.
+	propagationWriters = 16
+)
+
+// BenchmarkPropagation1000Deployments is issue 7's figure: 1,000 Deployments created in the
+// fleet first, then one PropagationPolicy (kind-only selector, no placement: Duplicated to
+// the lab's three members). It times, from the policy's creation, how long until all 3,000
+// member objects exist, as watches of the members started before the policy see them; per
+// object, the latency from its binding's first appearance (a watch of the fleet's
+// ResourceBindings) to the member object's ADDED event; and when the last of the 1,000
+// bindings appeared. The templates have 0 replicas: the bench measures propagation, not pods
+// (with 1 replica each, the members' controller managers and kwok would run 3,000 pods on the
+// same machine). Deleting the templates, until the members have none left, is timed too,
+// off the benchmark's clock.
+func BenchmarkPropagation1000Deployments(b *testing.B) {
+	// Within `go test -timeout 20m`, with time left for the clean-up.
+	ctx, cancel := context.WithTimeout(context.Background(), 17*time.Minute)
+	defer cancel()
+	c, err := newPropagationClients()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var runs []propagationRun
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		r, err := c.run(ctx, b)
+		if err != nil {
+			b.Fatal(err)
+		}
+		runs = append(runs, r)
+	}
+	reportPropagation(b, runs)
+}
+
+// propagationClients reach the fleet (templates, policies, and fed's bindings, which the
+// fleet serves too) and each member directly.
+type propagationClients struct {
+	fleet   kubernetes.Interface
+	fed     versioned.Interface
+	members map[string]kubernetes.Interface
+}
+
+func newPropagationClients() (*propagationClients, error) {
+	cfg, err := clientConfigFor(theLab.FleetKubeconfig())
+	if err != nil {
+		return nil, err
+	}
+	cfg.QPS, cfg.Burst = 500, 1000
+	c := &propagationClients{members: map[string]kubernetes.Interface{}}
+	if c.fleet, err = kubernetes.NewForConfig(cfg); err != nil {
+		return nil, err
+	}
+	if c.fed, err = versioned.NewForConfig(cfg); err != nil {
+		return nil, err
+	}
+	for _, m := range labMembers {
+		mcfg, err := clientConfigFor(memberKubeconfig(m))
+		if err != nil {
+			return nil, err
+		}
+		if c.members[m], err = kubernetes.NewForConfig(mcfg); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// propagationRun is what one iteration measured.
+type propagationRun struct {
+	all       time.Duration // policy created → the last of the 3,000 member objects
+	bindings  time.Duration // policy created → the last of the 1,000 bindings
+	first     time.Duration // policy created → the first member object
+	latencies []time.Duration
+	deleted   time.Duration // first template delete → no member object left
+}
+
+// run propagates the templates once, in a namespace of its own, and deletes them again.
+// Only the propagation runs on the benchmark's clock.
+func (c *propagationClients) run(ctx context.Context, b *testing.B) (propagationRun, error) {
+	var r propagationRun
+	ns := fmt.Sprintf("bench-prop-%d", time.Now().UnixNano()%1_000_000_000)
+	if _, err := c.fleet.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		return r, err
+	}
+	defer c.cleanUp(ns)
+	start := time.Now()
+	if err := c.createTemplates(ctx, ns); err != nil {
+		return r, err
+	}
+	b.Logf("%d Deployments (replicas 0) created in the fleet's namespace %s in %s", propagationTemplates, ns, time.Since(start).Round(time.Millisecond))
+
+	watchCtx, stopWatches := context.WithCancel(ctx)
+	defer stopWatches()
+	arrived, err := c.watchMembers(watchCtx, ns)
+	if err != nil {
+		return r, err
+	}
+	bound, err := c.watchBindings(watchCtx, ns)
+	if err != nil {
+		return r, err
+	}
+
+	b.StartTimer()
+	policyCreated := time.Now()
+	if _, err := c.fed.FederationV1alpha1().PropagationPolicies(ns).Create(ctx, benchPolicy(), metav1.CreateOptions{}); err != nil {
+		return r, err
+	}
+	if err := arrived.waitFor(ctx, propagationTemplates, 10*time.Minute); err != nil {
+		return r, err
+	}
+	b.StopTimer()
+	if err := bound.waitFor(ctx, propagationTemplates, time.Minute); err != nil {
+		return r, err
+	}
+	r.all, r.first, r.latencies = arrived.since(policyCreated, bound)
+	r.bindings = bound.last().Sub(policyCreated)
+
+	start = time.Now()
+	if err := c.deleteTemplates(ctx, ns); err != nil {
+		return r, err
+	}
+	if err := arrived.waitFor(ctx, 0, 10*time.Minute); err != nil {
+		return r, err
+	}
+	r.deleted = time.Since(start)
+	return r, nil
+}
+
+// createTemplates creates the Deployments, propagationWriters at a time.
+func (c *propagationClients) createTemplates(ctx context.Context, ns string) error {
+	var g errgroup.Group
+	g.SetLimit(propagationWriters)
+	for i := range propagationTemplates {
+		g.Go(func() error {
+			_, err := c.fleet.AppsV1().Deployments(ns).Create(ctx, benchDeployment(i), metav1.CreateOptions{})
+			return err
+		})
+	}
+	return g.Wait()
+}
+
+// deleteTemplates deletes the Deployments one by one, propagationWriters at a time, as a
+// user's tool would.
+func (c *propagationClients) deleteTemplates(ctx context.Context, ns string) error {
+	var g errgroup.Group
+	g.SetLimit(propagationWriters)
+	for i := range propagationTemplates {
+		g.Go(func() error {
+			err := c.fleet.AppsV1().Deployments(ns).Delete(ctx, benchDeploymentName(i), metav1.DeleteOptions{})
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			return err
+		})
+	}
+	return g.Wait()
+}
+
+// cleanUp removes what a run left in the fleet, templates before the policy (deleting the
+// policy first would leave the member objects behind, as seed 004 says), then the
+// namespace. After a successful run the templates are gone already.
+func (c *propagationClients) cleanUp(ns string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	_ = c.fleet.AppsV1().Deployments(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
+	for _, m := range labMembers {
+		for ctx.Err() == nil {
+			l, err := c.members[m].AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{Limit: 1})
+			if err != nil || len(l.Items) == 0 {
+				break
+			}
+			time.Sleep(time.Second)
+		}
+	}
+	_ = c.fed.FederationV1alpha1().PropagationPolicies(ns).Delete(ctx, "bench", metav1.DeleteOptions{})
+	_ = c.fleet.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
+	// fed propagated the namespace to the members but does not delete it there when the
+	// fleet's goes; empty, it is removed here so that runs do not pile up in the lab.
+	for _, m := range labMembers {
+		_ = c.members[m].CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
+	}
+}
+
+func benchDeploymentName(i int) string { return fmt.Sprintf("bench-%04d", i) }
+
+func benchDeployment(i int) *appsv1.Deployment {
+	labels := map[string]string{"app": benchDeploymentName(i)}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: benchDeploymentName(i), Labels: labels},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To[int32](0),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.example/bench:1"}}},
+			},
+		},
+	}
+}
+
+// benchPolicy selects every Deployment of its namespace by kind only; without a placement
+// every member gets each one, Duplicated.
+func benchPolicy() *federationv1alpha1.PropagationPolicy {
+	return &federationv1alpha1.PropagationPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "bench"},
+		Spec: federationv1alpha1.PropagationSpec{
+			ResourceSelectors: []federationv1alpha1.ResourceSelector{{APIVersion: "apps/v1", Kind: "Deployment"}},
+			Placement: federationv1alpha1.Placement{ReplicaScheduling: &federationv1alpha1.ReplicaSchedulingStrategy{
+				ReplicaSchedulingType: federationv1alpha1.ReplicaSchedulingTypeDuplicated,
+			}},
+		},
+	}
+}
+
+// arrivals records, per source (a member, or the fleet's bindings), when a watch first
+// saw each object, and which are there now.
+type arrivals struct {
+	mu      sync.Mutex
+	changed *sync.Cond
+	first   map[string]map[string]time.Time
+	live    map[string]map[string]bool
+	err     error
+}
+
+func newArrivals(sources []string) *arrivals {
+	a := &arrivals{first: map[string]map[string]time.Time{}, live: map[string]map[string]bool{}}
+	a.changed = sync.NewCond(&a.mu)
+	for _, s := range sources {
+		a.first[s], a.live[s] = map[string]time.Time{}, map[string]bool{}
+	}
+	return a
+}
+
+// follow records the events of w under source until it ends.
+func (a *arrivals) follow(source string, w watch.Interface) {
+	for ev := range w.ResultChan() {
+		now := time.Now()
+		if ev.Type == watch.Error {
+			a.fail(fmt.Errorf("watching %s: %v", source, apierrors.FromObject(ev.Object)))
+			continue
+		}
+		obj, err := meta.Accessor(ev.Object)
+		if err != nil {
+			continue
+		}
+		a.mu.Lock()
+		switch ev.Type {
+		case watch.Added, watch.Modified:
+			if _, seen := a.first[source][obj.GetName()]; !seen {
+				a.first[source][obj.GetName()] = now
+			}
+			a.live[source][obj.GetName()] = true
+		case watch.Deleted:
+			delete(a.live[source], obj.GetName())
+		}
+		a.changed.Broadcast()
+		a.mu.Unlock()
+	}
+}
+
+func (a *arrivals) fail(err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.err == nil {
+		a.err = err
+	}
+	a.changed.Broadcast()
+}
+
+// waitFor returns when every source has exactly n objects, or an error at the timeout.
+func (a *arrivals) waitFor(ctx context.Context, n int, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	stop := context.AfterFunc(ctx, func() { a.fail(fmt.Errorf("not within %s", timeout)) })
+	defer stop()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for {
+		counts, done := map[string]int{}, true
+		for s, live := range a.live {
+			counts[s] = len(live)
+			done = done && len(live) == n
+		}
+		if done {
+			return nil
+		}
+		if a.err != nil {
+			return fmt.Errorf("%w: objects %v, want %d each", a.err, counts, n)
+		}
+		a.changed.Wait()
+	}
+}
+
+// last is when the last object of any source was first seen.
+func (a *arrivals) last() time.Time {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var last time.Time
+	for _, first := range a.first {
+		for _, t := range first {
+			if t.After(last) {
+				last = t
+			}
+		}
+	}
+	return last
+}
+
+// since returns, for member arrivals, the time from start to the last and the first
+// object, and each object's latency from its binding's first appearance in bound.
+func (a *arrivals) since(start time.Time, bound *arrivals) (last, first time.Duration, latencies []time.Duration) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	bound.mu.Lock()
+	defer bound.mu.Unlock()
+	first = time.Duration(1<<63 - 1)
+	for _, objs := range a.first {
+		for name, t := range objs {
+			last, first = max(last, t.Sub(start)), min(first, t.Sub(start))
+			if b, ok := bound.first[""][detector.BindingName("Deployment", name)]; ok {
+				latencies = append(latencies, t.Sub(b))
+			}
+		}
+	}
+	slices.Sort(latencies)
+	return last, first, latencies
+}
+
+// watchMembers watches the namespace's Deployments in every member from now on.
+func (c *propagationClients) watchMembers(ctx context.Context, ns string) (*arrivals, error) {
+	a := newArrivals(labMembers)
+	for _, m := range labMembers {
+		deployments := c.members[m].AppsV1().Deployments(ns)
+		l, err := deployments.List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		if len(l.Items) > 0 {
+			return nil, fmt.Errorf("%s already has %d Deployments in %s", m, len(l.Items), ns)
+		}
+		if err := a.start(ctx, m, l.ResourceVersion, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			return deployments.Watch(ctx, o)
+		}); err != nil {
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
+// watchBindings watches the namespace's ResourceBindings in the fleet from now on.
+func (c *propagationClients) watchBindings(ctx context.Context, ns string) (*arrivals, error) {
+	a := newArrivals([]string{""})
+	bindings := c.fed.FederationV1alpha1().ResourceBindings(ns)
+	l, err := bindings.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return a, a.start(ctx, "", l.ResourceVersion, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+		return bindings.Watch(ctx, o)
+	})
+}
+
+// start follows a watch from resourceVersion on, reconnecting when the server ends it.
+func (a *arrivals) start(ctx context.Context, source, resourceVersion string, w cache.WatchFuncWithContext) error {
+	rw, err := watchtools.NewRetryWatcherWithContext(ctx, resourceVersion, &cache.ListWatch{WatchFuncWithContext: w})
+	if err != nil {
+		return err
+	}
+	go func() {
+		<-ctx.Done()
+		rw.Stop()
+	}()
+	go a.follow(source, rw)
+	return nil
+}
+
+// reportPropagation reports the runs' means, and the latencies of all their objects.
+func reportPropagation(b *testing.B, runs []propagationRun) {
+	var all, bindings, first, deleted time.Duration
+	var latencies []time.Duration
+	for _, r := range runs {
+		all, bindings, first, deleted = all+r.all, bindings+r.bindings, first+r.first, deleted+r.deleted
+		latencies = append(latencies, r.latencies...)
+	}
+	n := time.Duration(len(runs))
+	all, bindings, first, deleted = all/n, bindings/n, first/n, deleted/n
+	slices.Sort(latencies)
+	objects := float64(propagationTemplates * len(labMembers))
+	p50, p99, worst := percentile(latencies, 0.50), percentile(latencies, 0.99), percentile(latencies, 1)
+	b.ReportMetric(all.Seconds(), "s")
+	b.ReportMetric(objects/all.Seconds(), "objects/s")
+	b.ReportMetric(ms(p50), "p50-ms")
+	b.ReportMetric(ms(p99), "p99-ms")
+	b.ReportMetric(ms(worst), "max-ms")
+	b.ReportMetric(bindings.Seconds(), "bindings-s")
+	b.ReportMetric(objects/deleted.Seconds(), "deleted-objects/s")
+	fmt.Printf("propagation of %d Deployments (replicas 0: propagation, not pods) to %d members: all %.0f member objects %s after the policy (%.0f objects/s), "+
+		"the first %s, all %d bindings %s; per object from its binding: p50 %s, p99 %s, max %s (%d measured); deleting the templates emptied the members in %s (%.0f objects/s)\n",
+		propagationTemplates, len(labMembers), objects, all.Round(time.Millisecond), objects/all.Seconds(),
+		first.Round(time.Millisecond), propagationTemplates, bindings.Round(time.Millisecond),
+		p50.Round(time.Millisecond), p99.Round(time.Millisecond), worst.Round(time.Millisecond), len(latencies),
+		deleted.Round(time.Millisecond), objects/deleted.Seconds())
+}
+
+// percentile is the q-quantile of sorted durations (nearest rank).
+func percentile(sorted []time.Duration, q float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(q*float64(len(sorted))+0.5) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
