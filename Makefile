@@ -6,6 +6,8 @@ SHELL := /usr/bin/env bash
 
 BIN := $(CURDIR)/bin
 LAB_DIR := $(CURDIR)/.lab
+# How long `make test` fuzzes the override engine with random objects and rules.
+FUZZ_TIME ?= 20s
 
 # Pins of the lab's binaries. Changing one rebuilds it; nothing else does.
 K8S_VERSION := v1.32.4
@@ -108,6 +110,8 @@ verify: ## gofmt, go vet, and generated code up to date
 .PHONY: test
 test: bin $(BIN)/.gotestsum-$(GOTESTSUM_VERSION) verify ## every test: unit, storage conformance, end to end on the lab
 	$(BIN)/gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -timeout $(TEST_TIMEOUT) -count=1 ./...
+	@echo "== fuzzing the override engine for $(FUZZ_TIME)"
+	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZ_TIME) ./controllers/override/
 
 .PHONY: bench
 bench: bin ## benchmarks, each against a baseline measured in the same run

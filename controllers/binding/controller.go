@@ -522,7 +522,7 @@ func (c *Controller) report(ctx context.Context, b *binding, tmpl *unstructured.
 	meta.SetStatusCondition(&status.Conditions, FullyApplied(items, b.generation))
 	if !apiequality.Semantic.DeepEqual(status, b.status) {
 		if err := b.updateStatus(ctx, *status); err != nil {
-			return err
+			return ignoreNotFound(err)
 		}
 	}
 	sum, ok := interpreter.AggregateStatus(tmpl, items)
@@ -536,7 +536,7 @@ func (c *Controller) report(ctx context.Context, b *binding, tmpl *unstructured.
 	u := tmpl.DeepCopy()
 	u.Object["status"] = sum
 	_, err := c.templates.Client.Resource(gvr).Namespace(tmpl.GetNamespace()).UpdateStatus(ctx, u, metav1.UpdateOptions{})
-	return err
+	return ignoreNotFound(err) // a template deleted meanwhile has no status to write
 }
 
 // jsonEqual compares two JSON-like values as JSON, so int64 and float64 of one number agree.
