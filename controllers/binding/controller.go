@@ -36,8 +36,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
@@ -47,6 +45,7 @@ import (
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
 	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
 	"github.com/fedhq/fed/controllers/detector"
+	"github.com/fedhq/fed/controllers/internal/reconciler"
 	"github.com/fedhq/fed/controllers/interpreter"
 	"github.com/fedhq/fed/controllers/templates"
 )
@@ -103,8 +102,7 @@ func NewController(fed versioned.Interface, tmpls *templates.Templates, rbs fedi
 		crbs:      crbs.Lister(),
 		works:     works.Informer().GetIndexer(),
 		synced:    []cache.InformerSynced{rbs.Informer().HasSynced, crbs.Informer().HasSynced, works.Informer().HasSynced},
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.NewTypedItemExponentialFailureRateLimiter[key](5*time.Millisecond, 30*time.Second),
-			workqueue.TypedRateLimitingQueueConfig[key]{Name: "binding"}),
+		queue:     reconciler.NewQueue[key]("binding"),
 	}
 	enqueue := func(obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
@@ -157,38 +155,7 @@ func (c *Controller) EnqueueAll() {
 
 // Run reconciles bindings with workers until ctx is done.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	defer utilruntime.HandleCrash()
-	defer c.queue.ShutDown()
-	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
-		return
-	}
-	for range workers {
-		go wait.UntilWithContext(ctx, c.worker, time.Second)
-	}
-	<-ctx.Done()
-}
-
-func (c *Controller) worker(ctx context.Context) {
-	for {
-		k, quit := c.queue.Get()
-		if quit {
-			return
-		}
-		err := c.reconcile(ctx, k)
-		switch {
-		case errors.Is(err, templates.ErrNotSynced):
-			c.queue.AddAfter(k, 200*time.Millisecond)
-			c.queue.Forget(k)
-		case apierrors.IsConflict(err):
-			c.queue.Forget(k) // a newer object is on its way from the informer, which queues it
-		case err != nil:
-			utilruntime.HandleErrorWithContext(ctx, err, "Syncing the Works of a binding", "namespace", k.Namespace, "name", k.Name)
-			c.queue.AddRateLimited(k)
-		default:
-			c.queue.Forget(k)
-		}
-		c.queue.Done(k)
-	}
+	reconciler.Run(ctx, c.queue, workers, c.synced, "Syncing the Works of a binding", c.reconcile)
 }
 
 // binding is what the controller needs of either kind of binding.

@@ -18,9 +18,7 @@ package detector
 
 import (
 	"context"
-	"errors"
 	"sync"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -30,8 +28,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
@@ -41,6 +37,7 @@ import (
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
 	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
+	"github.com/fedhq/fed/controllers/internal/reconciler"
 	"github.com/fedhq/fed/controllers/templates"
 )
 
@@ -84,8 +81,7 @@ func NewController(fed versioned.Interface, tmpls *templates.Templates,
 		rbs:       rbs.Lister(),
 		crbs:      crbs.Lister(),
 		synced:    []cache.InformerSynced{pps.Informer().HasSynced, cpps.Informer().HasSynced, rbs.Informer().HasSynced, crbs.Informer().HasSynced},
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.NewTypedItemExponentialFailureRateLimiter[key](5*time.Millisecond, 30*time.Second),
-			workqueue.TypedRateLimitingQueueConfig[key]{Name: "detector"}),
+		queue:     reconciler.NewQueue[key]("detector"),
 	}
 	policyChanged := func(obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
@@ -175,9 +171,8 @@ func (c *Controller) enqueueRef(ref federationv1alpha1.ObjectReference) {
 
 // Run reconciles templates with workers until ctx is done.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	defer utilruntime.HandleCrash()
-	defer c.queue.ShutDown()
 	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
+		c.queue.ShutDown()
 		return
 	}
 	c.mu.Lock()
@@ -194,30 +189,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 			c.policyChanged(&p.Spec)
 		}
 	}
-	for range workers {
-		go wait.UntilWithContext(ctx, c.worker, time.Second)
-	}
-	<-ctx.Done()
-}
-
-func (c *Controller) worker(ctx context.Context) {
-	for {
-		k, quit := c.queue.Get()
-		if quit {
-			return
-		}
-		err := c.reconcile(ctx, k)
-		if errors.Is(err, templates.ErrNotSynced) {
-			c.queue.Forget(k)
-			c.queue.AddAfter(k, 200*time.Millisecond)
-		} else if err != nil && !apierrors.IsConflict(err) {
-			utilruntime.HandleErrorWithContext(ctx, err, "Binding a template", "resource", k.GVR, "namespace", k.Namespace, "name", k.Name)
-			c.queue.AddRateLimited(k)
-		} else {
-			c.queue.Forget(k)
-		}
-		c.queue.Done(k)
-	}
+	reconciler.Run(ctx, c.queue, workers, nil, "Binding a template", c.reconcile)
 }
 
 // reconcile makes the binding of one template what its best policy says.

@@ -28,7 +28,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -39,8 +38,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -51,6 +48,7 @@ import (
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
 	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
 	"github.com/fedhq/fed/controllers/clusterclient"
+	"github.com/fedhq/fed/controllers/internal/reconciler"
 	"github.com/fedhq/fed/controllers/interpreter"
 )
 
@@ -100,8 +98,7 @@ func NewController(fed versioned.Interface, works fedinformers.WorkInformer, con
 		works:      works.Lister(),
 		synced:     works.Informer().HasSynced,
 		namespaces: namespaces,
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.NewTypedItemExponentialFailureRateLimiter[types.NamespacedName](5*time.Millisecond, 30*time.Second),
-			workqueue.TypedRateLimitingQueueConfig[types.NamespacedName]{Name: "execution"}),
+		queue:      reconciler.NewQueue[types.NamespacedName]("execution"),
 	}
 	c.members = &members{configs: configs, members: map[string]*member{}, onEvent: c.memberObjectChanged}
 	enqueue := func(obj any) {
@@ -134,38 +131,17 @@ func (c *Controller) ForgetCluster(name string) { c.members.forget(name) }
 
 // Run applies Works with workers until ctx is done.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	defer utilruntime.HandleCrash()
-	defer c.queue.ShutDown()
 	c.members.mu.Lock()
 	c.members.ctx = ctx
 	c.members.mu.Unlock()
 	if !cache.WaitForCacheSync(ctx.Done(), c.synced) {
+		c.queue.ShutDown()
 		return
 	}
 	if c.cleaner != nil {
 		go c.cleaner.run(ctx)
 	}
-	for range workers {
-		go wait.UntilWithContext(ctx, c.worker, time.Second)
-	}
-	<-ctx.Done()
-}
-
-func (c *Controller) worker(ctx context.Context) {
-	for {
-		k, quit := c.queue.Get()
-		if quit {
-			return
-		}
-		if err := c.reconcile(ctx, k); err != nil && !apierrors.IsConflict(err) {
-			utilruntime.HandleErrorWithContext(ctx, err, "Applying a Work", "work", k)
-			c.queue.AddRateLimited(k)
-		} else {
-			// A conflict means a newer Work is on its way from the informer, which queues it.
-			c.queue.Forget(k)
-		}
-		c.queue.Done(k)
-	}
+	reconciler.Run(ctx, c.queue, workers, nil, "Applying a Work", c.reconcile)
 }
 
 func (c *Controller) reconcile(ctx context.Context, k types.NamespacedName) error {

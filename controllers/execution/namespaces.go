@@ -20,19 +20,17 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	clusterlisters "github.com/fedhq/fed/apis/generated/listers/cluster/v1alpha1"
+	"github.com/fedhq/fed/controllers/internal/reconciler"
 )
 
 // NamespaceExists says whether the fleet has a namespace: true, false, or an error (not
@@ -61,13 +59,12 @@ func (c *Controller) NamespaceChanged(name string) {
 // longer has. Call it before Run.
 func (c *Controller) CleanNamespaces(exists NamespaceExists, clusters clusterlisters.ClusterLister, synced cache.InformerSynced) {
 	c.cleaner = &namespaceCleaner{exists: exists, clusters: clusters, synced: synced, members: c.members,
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.NewTypedItemExponentialFailureRateLimiter[string](100*time.Millisecond, time.Minute),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "execution-namespaces"})}
+		queue: reconciler.NewQueue[string]("execution-namespaces")}
 }
 
 func (n *namespaceCleaner) run(ctx context.Context) {
-	defer n.queue.ShutDown()
 	if !cache.WaitForCacheSync(ctx.Done(), n.synced) {
+		n.queue.ShutDown()
 		return
 	}
 	// The namespaces deleted from the fleet while fed was down: look at every namespace fed
@@ -88,22 +85,7 @@ func (n *namespaceCleaner) run(ctx context.Context) {
 			}
 		}
 	}
-	go wait.UntilWithContext(ctx, func(ctx context.Context) {
-		for {
-			name, quit := n.queue.Get()
-			if quit {
-				return
-			}
-			if err := n.clean(ctx, name); err != nil {
-				utilruntime.HandleErrorWithContext(ctx, err, "Deleting a namespace from the members", "namespace", name)
-				n.queue.AddRateLimited(name)
-			} else {
-				n.queue.Forget(name)
-			}
-			n.queue.Done(name)
-		}
-	}, time.Second)
-	<-ctx.Done()
+	reconciler.Run(ctx, n.queue, 1, nil, "Deleting a namespace from the members", n.clean)
 }
 
 // clean deletes a namespace the fleet no longer has from every member where fed made it.

@@ -26,8 +26,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 
@@ -37,6 +35,7 @@ import (
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
 	clusterlisters "github.com/fedhq/fed/apis/generated/listers/cluster/v1alpha1"
 	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
+	"github.com/fedhq/fed/controllers/internal/reconciler"
 )
 
 // key names a ResourceBinding (Namespace set) or a ClusterResourceBinding.
@@ -62,8 +61,7 @@ func NewController(fed versioned.Interface, clusters clusterinformers.ClusterInf
 		rbs:      rbs.Lister(),
 		crbs:     crbs.Lister(),
 		synced:   []cache.InformerSynced{clusters.Informer().HasSynced, rbs.Informer().HasSynced, crbs.Informer().HasSynced},
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.NewTypedItemExponentialFailureRateLimiter[key](5*time.Millisecond, 30*time.Second),
-			workqueue.TypedRateLimitingQueueConfig[key]{Name: "scheduler"}),
+		queue:    reconciler.NewQueue[key]("scheduler"),
 	}
 	enqueue := func(obj any) {
 		if m, err := meta.Accessor(obj); err == nil {
@@ -121,31 +119,7 @@ func (c *Controller) enqueueAll() {
 
 // Run schedules with workers until ctx is done.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	defer utilruntime.HandleCrash()
-	defer c.queue.ShutDown()
-	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
-		return
-	}
-	for range workers {
-		go wait.UntilWithContext(ctx, c.worker, time.Second)
-	}
-	<-ctx.Done()
-}
-
-func (c *Controller) worker(ctx context.Context) {
-	for {
-		k, quit := c.queue.Get()
-		if quit {
-			return
-		}
-		if err := c.reconcile(ctx, k); err != nil {
-			utilruntime.HandleErrorWithContext(ctx, err, "Scheduling a binding", "namespace", k.Namespace, "name", k.Name)
-			c.queue.AddRateLimited(k)
-		} else {
-			c.queue.Forget(k)
-		}
-		c.queue.Done(k)
-	}
+	reconciler.Run(ctx, c.queue, workers, c.synced, "Scheduling a binding", c.reconcile)
 }
 
 // binding is what the controller reads and writes of a ResourceBinding or a

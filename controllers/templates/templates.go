@@ -33,6 +33,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	"github.com/fedhq/fed/controllers/internal/reconciler"
 )
 
 // Handler is told when a template of a kind changes.
@@ -140,7 +141,7 @@ func (t *Templates) Watch(gvr schema.GroupVersionResource) cache.SharedIndexInfo
 }
 
 // ErrNotSynced says a kind's informer has not listed its templates yet; callers retry.
-var ErrNotSynced = fmt.Errorf("the fleet's templates are not listed yet")
+var ErrNotSynced = fmt.Errorf("the fleet's templates are not listed yet: %w", reconciler.ErrRetrySoon)
 
 // Get returns a template from the informer of its resource, starting it if needed. It
 // returns ErrNotSynced until the informer has listed, and a NotFound error when the

@@ -1,0 +1,83 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package reconciler is the loop every pipeline controller of fed runs: keys from a
+// workqueue, reconciled by a few workers, retried with a per-key backoff.
+package reconciler
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+)
+
+// ErrRetrySoon says a key cannot be reconciled yet for a passing reason (an informer has
+// not listed yet): it is tried again shortly, without backoff and without an error logged.
+var ErrRetrySoon = errors.New("not ready yet")
+
+// retrySoon is how soon.
+const retrySoon = 200 * time.Millisecond
+
+// NewQueue returns a queue that backs off per key only, from 5 ms to 30 s. client-go's
+// default also limits all keys together to 10 a second, which would hold a pipeline of
+// thousands of objects back for minutes after a restart.
+func NewQueue[K comparable](name string) workqueue.TypedRateLimitingInterface[K] {
+	return workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.NewTypedItemExponentialFailureRateLimiter[K](5*time.Millisecond, 30*time.Second),
+		workqueue.TypedRateLimitingQueueConfig[K]{Name: name})
+}
+
+// Run waits for the informers, then reconciles the keys of q with workers until ctx
+// ends, and shuts q down. A key whose reconcile fails is retried with backoff, and the
+// error logged with what ("Scheduling a binding"). A write conflict is not an error: the
+// informer brings the newer object, which queues the key again.
+func Run[K comparable](ctx context.Context, q workqueue.TypedRateLimitingInterface[K], workers int, synced []cache.InformerSynced,
+	what string, reconcile func(context.Context, K) error) {
+	defer utilruntime.HandleCrash()
+	defer q.ShutDown()
+	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
+		return
+	}
+	worker := func(ctx context.Context) {
+		for {
+			k, quit := q.Get()
+			if quit {
+				return
+			}
+			err := reconcile(ctx, k)
+			switch {
+			case err == nil || apierrors.IsConflict(err):
+				q.Forget(k)
+			case errors.Is(err, ErrRetrySoon):
+				q.Forget(k)
+				q.AddAfter(k, retrySoon)
+			default:
+				utilruntime.HandleErrorWithContext(ctx, err, what, "key", k)
+				q.AddRateLimited(k)
+			}
+			q.Done(k)
+		}
+	}
+	for range workers {
+		go wait.UntilWithContext(ctx, worker, time.Second)
+	}
+	<-ctx.Done()
+}
