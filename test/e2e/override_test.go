@@ -277,46 +277,7 @@ func TestOverrideGuestbook(t *testing.T) {
 	fleet := theLab.FleetKubeconfig()
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	m1, m2 := memberKubeconfig("member1"), memberKubeconfig("member2")
-	t.Cleanup(func() {
-		_, _ = runKubectl(fleet, "delete", "cpp", "guestbooks-crd-override", "--ignore-not-found")
-		_, _ = runKubectl(fleet, "delete", "crd", "guestbooks.webapp.my.domain", "--ignore-not-found")
-	})
-	// The policy comes first and has a priority, so that it, and not some other
-	// ClusterPropagationPolicy of the CRD left in a shared lab, propagates it.
-	kubectlStdin(t, fleet, `apiVersion: federation.fedhq.io/v1alpha1
-kind: ClusterPropagationPolicy
-metadata:
-  name: guestbooks-crd-override
-spec:
-  priority: 10
-  resourceSelectors:
-  - apiVersion: apiextensions.k8s.io/v1
-    kind: CustomResourceDefinition
-    name: guestbooks.webapp.my.domain
-  placement:
-    clusterAffinity:
-      clusterNames: [member1, member2]
-`, "apply", "-f", "-")
-	// The CRD of an earlier test may still be on its way out.
-	expectOutput(t, 30*time.Second, fleet, "", "get", "crd", "guestbooks.webapp.my.domain", "--ignore-not-found", "-o", "jsonpath={.metadata.deletionTimestamp}")
-	kubectl(t, fleet, "apply", "-f", filepath.Join(examples, "guestbooks-crd.yaml"))
-	waitFor(t, 30*time.Second, func() error {
-		_, err := runKubectl(fleet, "get", "guestbooks", "-n", ns)
-		return err
-	})
-	kubectl(t, fleet, "apply", "-n", ns, "-f", filepath.Join(examples, "guestbook.yaml"))
-	kubectlStdin(t, fleet, `apiVersion: federation.fedhq.io/v1alpha1
-kind: PropagationPolicy
-metadata:
-  name: guestbook
-spec:
-  resourceSelectors:
-  - apiVersion: webapp.my.domain/v1
-    kind: Guestbook
-  placement:
-    clusterAffinity:
-      clusterNames: [member1, member2]
-`, "apply", "-n", ns, "-f", "-")
+	propagateGuestbook(t, ns, "member1", "member2")
 	kubectlStdin(t, fleet, `apiVersion: federation.fedhq.io/v1alpha1
 kind: OverridePolicy
 metadata:

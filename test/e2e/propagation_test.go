@@ -111,30 +111,33 @@ func TestPropagationNginx(t *testing.T) {
 	expectOutput(t, 30*time.Second, fleet, "", "get", "works", "-A", "--field-selector", "metadata.name="+ns+".nginx-deployment", "-o", "name")
 }
 
-// TestPropagationCRD propagates the guestbook CRD of the seeds and a Guestbook to member1
-// only.
-func TestPropagationCRD(t *testing.T) {
+// propagateGuestbook applies the seeds' guestbook CRD and a Guestbook in ns to the fleet,
+// with policies that send both to clusters, and deletes the CRD (its Guestbooks with it)
+// when the test ends.
+func propagateGuestbook(t *testing.T, ns string, clusters ...string) {
+	t.Helper()
 	fleet := theLab.FleetKubeconfig()
-	ns := testNamespace(t, theLab.Host.Kubeconfig)
-	m1, m2 := memberKubeconfig("member1"), memberKubeconfig("member2")
-	kubectl(t, fleet, "apply", "-f", filepath.Join(examples, "guestbooks-crd.yaml"))
 	t.Cleanup(func() {
 		_, _ = runKubectl(fleet, "delete", "cpp", "guestbooks-crd", "--ignore-not-found")
 		_, _ = runKubectl(fleet, "delete", "crd", "guestbooks.webapp.my.domain", "--ignore-not-found")
 	})
+	placement := "  placement:\n    clusterAffinity:\n      clusterNames: [" + strings.Join(clusters, ", ") + "]\n"
+	// The policy comes first and has a priority, so that it, and not another policy of the
+	// CRD left in a shared lab, propagates it.
 	kubectlStdin(t, fleet, `apiVersion: federation.fedhq.io/v1alpha1
 kind: ClusterPropagationPolicy
 metadata:
   name: guestbooks-crd
 spec:
+  priority: 10
   resourceSelectors:
   - apiVersion: apiextensions.k8s.io/v1
     kind: CustomResourceDefinition
     name: guestbooks.webapp.my.domain
-  placement:
-    clusterAffinity:
-      clusterNames: [member1]
-`, "apply", "-f", "-")
+`+placement, "apply", "-f", "-")
+	// The CRD of an earlier test may still be on its way out.
+	expectOutput(t, 30*time.Second, fleet, "", "get", "crd", "guestbooks.webapp.my.domain", "--ignore-not-found", "-o", "jsonpath={.metadata.deletionTimestamp}")
+	kubectl(t, fleet, "apply", "-f", filepath.Join(examples, "guestbooks-crd.yaml"))
 	waitFor(t, 30*time.Second, func() error {
 		_, err := runKubectl(fleet, "get", "guestbooks", "-n", ns)
 		return err
@@ -148,10 +151,16 @@ spec:
   resourceSelectors:
   - apiVersion: webapp.my.domain/v1
     kind: Guestbook
-  placement:
-    clusterAffinity:
-      clusterNames: [member1]
-`, "apply", "-n", ns, "-f", "-")
+`+placement, "apply", "-n", ns, "-f", "-")
+}
+
+// TestPropagationCRD propagates the guestbook CRD of the seeds and a Guestbook to member1
+// only.
+func TestPropagationCRD(t *testing.T) {
+	fleet := theLab.FleetKubeconfig()
+	ns := testNamespace(t, theLab.Host.Kubeconfig)
+	m1, m2 := memberKubeconfig("member1"), memberKubeconfig("member2")
+	propagateGuestbook(t, ns, "member1")
 
 	expectOutput(t, time.Minute, m1, "True", "get", "crd", "guestbooks.webapp.my.domain", "-o", `jsonpath={.status.conditions[?(@.type=="Established")].status}`)
 	expectOutput(t, time.Minute, m1, "2 Name true", "get", "guestbook", "guestbook-sample", "-n", ns, "--ignore-not-found",
