@@ -131,6 +131,7 @@ func Start(ctx context.Context, cfg Config) error {
 	}
 	detectorController.Recorder = recorder
 	bindingController.Recorder = recorder
+	schedulerController.Recorder = recorder
 	executionController.Recorder = recorder
 	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{UpdateFunc: func(old, obj any) {
 		// Override rules choose clusters by name, labels and provider/region/zone.

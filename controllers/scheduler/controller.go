@@ -19,14 +19,18 @@ package scheduler
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
@@ -50,6 +54,8 @@ type Controller struct {
 	crbs     fedlisters.ClusterResourceBindingLister
 	synced   []cache.InformerSynced
 	queue    workqueue.TypedRateLimitingInterface[key]
+	// Recorder, set before Run, records events on the templates in the fleet.
+	Recorder record.EventRecorder
 }
 
 // NewController schedules the bindings of the informers on the clusters of clusters.
@@ -222,6 +228,12 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 		if err := b.update(ctx); err != nil {
 			return err
 		}
+		c.event(b.spec.Resource, corev1.EventTypeNormal, "Scheduled", "placed on %s", placed(result.Clusters))
+	}
+	if u != nil {
+		if old := meta.FindStatusCondition(b.status.Conditions, federationv1alpha1.BindingConditionScheduled); old == nil || old.Message != u.Message {
+			c.event(b.spec.Resource, corev1.EventTypeWarning, "ScheduleFailed", "%s", u.Message)
+		}
 	}
 	cond.ObservedGeneration = b.meta.GetGeneration()
 	changed := meta.SetStatusCondition(&b.status.Conditions, cond)
@@ -239,4 +251,27 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 		return nil
 	}
 	return b.updateStatus(ctx)
+}
+
+// event records an event on the template of a binding.
+func (c *Controller) event(ref federationv1alpha1.ObjectReference, eventType, reason, format string, args ...any) {
+	if c.Recorder == nil {
+		return
+	}
+	c.Recorder.Eventf(&corev1.ObjectReference{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, UID: ref.UID},
+		eventType, reason, format, args...)
+}
+
+// placed says where a result puts a workload: "member1 (2), member2 (1)", or the names alone
+// for kinds without replicas.
+func placed(clusters []federationv1alpha1.TargetCluster) string {
+	parts := make([]string, 0, len(clusters))
+	for _, t := range clusters {
+		if t.Replicas > 0 {
+			parts = append(parts, fmt.Sprintf("%s (%d)", t.Name, t.Replicas))
+		} else {
+			parts = append(parts, t.Name)
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -86,7 +86,8 @@ func TestPropagationNginx(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		for _, want := range []string{"PolicyApplied:propagated by PropagationPolicy " + ns + "/nginx-propagation", "Synced:applied to cluster member2"} {
+		for _, want := range []string{"PolicyApplied:propagated by PropagationPolicy " + ns + "/nginx-propagation",
+			"Scheduled:placed on member1 (1), member2 (1)", "Scheduled:placed on member2 (4)", "Synced:applied to cluster member2"} {
 			if !strings.Contains(out, want) {
 				return fmt.Errorf("events of the template:\n%s\nwant a line %q", out, want)
 			}
