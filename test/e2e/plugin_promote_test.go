@@ -28,6 +28,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 )
 
 // TestKubectlFedPromote adopts a Deployment created by hand in member2 into the fleet: the
@@ -112,13 +114,21 @@ func TestKubectlFedPromote(t *testing.T) {
 		t.Errorf("conflictResolution %q, want Overwrite", cr)
 	}
 
-	// member2's Deployment was not written to.
-	after, err := member.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if after.UID != before.UID || after.ResourceVersion != before.ResourceVersion {
-		t.Errorf("member2's Deployment changed: uid %s→%s, resourceVersion %s→%s", before.UID, after.UID, before.ResourceVersion, after.ResourceVersion)
+	// Propagation adopts member2's Deployment in place, without restarting it: the same
+	// object, its spec (and so its pods) untouched, now labelled as fed's.
+	var after *appsv1.Deployment
+	waitFor(t, 30*time.Second, func() error {
+		var err error
+		if after, err = member.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{}); err != nil {
+			return err
+		}
+		if after.Labels[federationv1alpha1.LabelManaged] != "true" {
+			return fmt.Errorf("member2's Deployment is not adopted yet (labels %v)", after.Labels)
+		}
+		return nil
+	})
+	if after.UID != before.UID || after.Generation != before.Generation {
+		t.Errorf("member2's Deployment was replaced or its spec changed: uid %s→%s, generation %d→%d", before.UID, after.UID, before.Generation, after.Generation)
 	}
 	for _, mf := range after.ManagedFields {
 		if mf.Manager == "kubectl-fed" {

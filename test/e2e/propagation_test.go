@@ -119,8 +119,13 @@ func propagateGuestbook(t *testing.T, ns string, clusters ...string) {
 	t.Helper()
 	fleet := theLab.FleetKubeconfig()
 	t.Cleanup(func() {
-		_, _ = runKubectl(fleet, "delete", "cpp", "guestbooks-crd", "--ignore-not-found")
+		// The CRD first, so that its copies go from the members; then the policy, which
+		// alone would leave them there.
 		_, _ = runKubectl(fleet, "delete", "crd", "guestbooks.webapp.my.domain", "--ignore-not-found")
+		for _, c := range clusters {
+			expectOutput(t, 30*time.Second, memberKubeconfig(c), "", "get", "crd", "guestbooks.webapp.my.domain", "--ignore-not-found", "-o", "name")
+		}
+		_, _ = runKubectl(fleet, "delete", "cpp", "guestbooks-crd", "--ignore-not-found")
 	})
 	placement := "  placement:\n    clusterAffinity:\n      clusterNames: [" + strings.Join(clusters, ", ") + "]\n"
 	// The policy comes first and has a priority, so that it, and not another policy of the
