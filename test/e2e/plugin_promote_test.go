@@ -25,6 +25,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
@@ -127,8 +128,16 @@ func TestKubectlFedPromote(t *testing.T) {
 		}
 		return nil
 	})
-	if after.UID != before.UID || after.Generation != before.Generation {
-		t.Errorf("member2's Deployment was replaced or its spec changed: uid %s→%s, generation %d→%d", before.UID, after.UID, before.Generation, after.Generation)
+	// (Its generation may move: a Deployment's counts annotation changes too.)
+	if after.UID != before.UID || !apiequality.Semantic.DeepEqual(after.Spec, before.Spec) {
+		t.Errorf("member2's Deployment was replaced or its spec changed: uid %s→%s, spec %+v→%+v", before.UID, after.UID, before.Spec, after.Spec)
+	}
+	rs, err := member.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs.Items) != 1 {
+		t.Errorf("member2 has %d ReplicaSets, want the one it had: a rollout restarted the pods", len(rs.Items))
 	}
 	for _, mf := range after.ManagedFields {
 		if mf.Manager == "kubectl-fed" {
