@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
 
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
 	clusterlisters "github.com/fedhq/fed/apis/generated/listers/cluster/v1alpha1"
 	"github.com/fedhq/fed/controllers/override"
@@ -30,10 +31,21 @@ import (
 // ClusterOverridePolicies, and has every binding looked at again when one changes.
 func (c *Controller) Overrides(ops fedinformers.OverridePolicyInformer, cops fedinformers.ClusterOverridePolicyInformer,
 	clusters clusterlisters.ClusterLister) error {
+	// An OverridePolicy concerns the bindings of its namespace; a ClusterOverridePolicy all.
+	changed := func(obj any) {
+		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
+		if p, ok := obj.(*federationv1alpha1.OverridePolicy); ok {
+			c.enqueueNamespace(p.Namespace)
+			return
+		}
+		c.EnqueueAll()
+	}
 	handler := cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { c.EnqueueAll() },
-		UpdateFunc: func(any, any) { c.EnqueueAll() },
-		DeleteFunc: func(any) { c.EnqueueAll() },
+		AddFunc:    changed,
+		UpdateFunc: func(_, obj any) { changed(obj) },
+		DeleteFunc: changed,
 	}
 	for _, inf := range []cache.SharedIndexInformer{ops.Informer(), cops.Informer()} {
 		if _, err := inf.AddEventHandler(handler); err != nil {
@@ -70,4 +82,15 @@ func (c *Controller) Overrides(ops fedinformers.OverridePolicyInformer, cops fed
 		return override.Apply(manifest, cluster, policies)
 	}
 	return nil
+}
+
+// enqueueNamespace looks again at the ResourceBindings of a namespace.
+func (c *Controller) enqueueNamespace(namespace string) {
+	rbs, err := c.rbs.ResourceBindings(namespace).List(labels.Everything())
+	if err != nil {
+		return
+	}
+	for _, b := range rbs {
+		c.queue.Add(key{Namespace: b.Namespace, Name: b.Name})
+	}
 }
