@@ -22,6 +22,7 @@ import (
 	"sort"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -163,7 +164,7 @@ func Aggregate(targets []federationv1alpha1.TargetCluster, works map[string]*fed
 	for _, t := range targets {
 		item := federationv1alpha1.AggregatedStatusItem{ClusterName: t.Name, Health: federationv1alpha1.ResourceUnknown}
 		if w := works[t.Name]; w != nil {
-			if c := findCondition(w.Status.Conditions, federationv1alpha1.WorkConditionApplied); c != nil {
+			if c := meta.FindStatusCondition(w.Status.Conditions, federationv1alpha1.WorkConditionApplied); c != nil {
 				item.Applied = c.Status == metav1.ConditionTrue
 				if !item.Applied {
 					item.AppliedMessage = c.Message
@@ -181,15 +182,6 @@ func Aggregate(targets []federationv1alpha1.TargetCluster, works map[string]*fed
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ClusterName < out[j].ClusterName })
 	return out
-}
-
-func findCondition(conditions []metav1.Condition, t string) *metav1.Condition {
-	for i := range conditions {
-		if conditions[i].Type == t {
-			return &conditions[i]
-		}
-	}
-	return nil
 }
 
 // FullyApplied is the binding's FullyApplied condition for its per-cluster state.

@@ -173,7 +173,7 @@ func (c *Controller) reconcile(ctx context.Context, k types.NamespacedName) erro
 		return c.writeStatus(ctx, w, nil, metav1.ConditionFalse, ReasonOverrideFailed, msg)
 	}
 	suspended := w.Spec.SuspendDispatching != nil && *w.Spec.SuspendDispatching
-	applied := findCondition(w.Status.Conditions, federationv1alpha1.WorkConditionApplied)
+	applied := meta.FindStatusCondition(w.Status.Conditions, federationv1alpha1.WorkConditionApplied)
 	changed := applied == nil || applied.ObservedGeneration != w.Generation || applied.Status != metav1.ConditionTrue
 	var statuses []federationv1alpha1.ManifestStatus
 	var failures []string
@@ -509,15 +509,6 @@ func available(statuses []federationv1alpha1.ManifestStatus, generation int64) m
 		c.Status, c.Reason, c.Message = metav1.ConditionUnknown, "NotApplied", "nothing is applied yet"
 	}
 	return c
-}
-
-func findCondition(conditions []metav1.Condition, t string) *metav1.Condition {
-	for i := range conditions {
-		if conditions[i].Type == t {
-			return &conditions[i]
-		}
-	}
-	return nil
 }
 
 func ignoreNotFound(err error) error {
