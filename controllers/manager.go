@@ -172,12 +172,18 @@ func Start(ctx context.Context, cfg Config) error {
 	return nil
 }
 
+// fleetConfig reaches the fleet API, which fed-apiserver serves at FleetPath of the same
+// address as fed's own API.
+func fleetConfig(fed *rest.Config) *rest.Config {
+	cfg := rest.CopyConfig(fed)
+	cfg.Host = strings.TrimSuffix(cfg.Host, "/") + federationv1alpha1.FleetPath
+	return cfg
+}
+
 // fleetRecorder records events in the fleet, where `kubectl describe` of a template finds
 // them.
 func fleetRecorder(ctx context.Context, fed *rest.Config) (record.EventRecorder, error) {
-	fleetConfig := rest.CopyConfig(fed)
-	fleetConfig.Host = strings.TrimSuffix(fleetConfig.Host, "/") + federationv1alpha1.FleetPath
-	client, err := kubernetes.NewForConfig(fleetConfig)
+	client, err := kubernetes.NewForConfig(fleetConfig(fed))
 	if err != nil {
 		return nil, err
 	}
@@ -186,16 +192,14 @@ func fleetRecorder(ctx context.Context, fed *rest.Config) (record.EventRecorder,
 	return broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "fed"}), nil
 }
 
-// newTemplates reads the fleet's templates, which fed-apiserver serves at FleetPath of the
-// same loopback address.
+// newTemplates reads the fleet's templates.
 func newTemplates(fed *rest.Config) (*templates.Templates, error) {
-	fleetConfig := rest.CopyConfig(fed)
-	fleetConfig.Host = strings.TrimSuffix(fleetConfig.Host, "/") + federationv1alpha1.FleetPath
-	fleet, err := dynamic.NewForConfig(fleetConfig)
+	cfg := fleetConfig(fed)
+	fleet, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("fleet client: %w", err)
 	}
-	dc, err := discovery.NewDiscoveryClientForConfig(fleetConfig)
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("fleet discovery: %w", err)
 	}
