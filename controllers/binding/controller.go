@@ -45,13 +45,14 @@ import (
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
 	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
 	"github.com/fedhq/fed/controllers/detector"
+	"github.com/fedhq/fed/controllers/internal/bindings"
 	"github.com/fedhq/fed/controllers/internal/reconciler"
 	"github.com/fedhq/fed/controllers/interpreter"
 	"github.com/fedhq/fed/controllers/templates"
 )
 
 // key names a binding; Namespace is empty for a ClusterResourceBinding.
-type key struct{ Namespace, Name string }
+type key = bindings.Key
 
 // reportDelay is how long the binding controller lets Work changes gather before it looks.
 const reportDelay = 100 * time.Millisecond
@@ -67,8 +68,8 @@ type Override func(manifest *unstructured.Unstructured, cluster string) (*unstru
 type Controller struct {
 	fed       versioned.Interface
 	templates *templates.Templates
-	rbs       fedlisters.ResourceBindingLister
-	crbs      fedlisters.ClusterResourceBindingLister
+	bindings  *bindings.Access
+	rbs       fedlisters.ResourceBindingLister // for the bindings with propagateDeps
 	works     cache.Indexer
 	synced    []cache.InformerSynced
 	// Override, set before Run, customises manifests per cluster.
@@ -98,8 +99,8 @@ func NewController(fed versioned.Interface, tmpls *templates.Templates, rbs fedi
 	c := &Controller{
 		fed:       fed,
 		templates: tmpls,
+		bindings:  bindings.NewAccess(fed, rbs.Lister(), crbs.Lister()),
 		rbs:       rbs.Lister(),
-		crbs:      crbs.Lister(),
 		works:     works.Informer().GetIndexer(),
 		synced:    []cache.InformerSynced{rbs.Informer().HasSynced, crbs.Informer().HasSynced, works.Informer().HasSynced},
 		queue:     reconciler.NewQueue[key]("binding"),
@@ -141,59 +142,14 @@ func NewController(fed versioned.Interface, tmpls *templates.Templates, rbs fedi
 
 // EnqueueAll looks again at every binding (an override policy changed).
 func (c *Controller) EnqueueAll() {
-	if rbs, err := c.rbs.List(labels.Everything()); err == nil {
-		for _, b := range rbs {
-			c.queue.Add(key{Namespace: b.Namespace, Name: b.Name})
-		}
-	}
-	if crbs, err := c.crbs.List(labels.Everything()); err == nil {
-		for _, b := range crbs {
-			c.queue.Add(key{Name: b.Name})
-		}
+	for _, k := range c.bindings.Keys(metav1.NamespaceAll) {
+		c.queue.Add(k)
 	}
 }
 
 // Run reconciles bindings with workers until ctx is done.
 func (c *Controller) Run(ctx context.Context, workers int) {
 	reconciler.Run(ctx, c.queue, workers, c.synced, "Syncing the Works of a binding", c.reconcile)
-}
-
-// binding is what the controller needs of either kind of binding.
-type binding struct {
-	spec       *federationv1alpha1.ResourceBindingSpec
-	status     *federationv1alpha1.ResourceBindingStatus
-	generation int64
-	deleting   bool
-	// updateStatus writes a new status.
-	updateStatus func(context.Context, federationv1alpha1.ResourceBindingStatus) error
-}
-
-func (c *Controller) binding(k key) (*binding, error) {
-	bindings := c.fed.FederationV1alpha1()
-	if k.Namespace != "" {
-		rb, err := c.rbs.ResourceBindings(k.Namespace).Get(k.Name)
-		if err != nil {
-			return nil, err
-		}
-		return &binding{spec: &rb.Spec, status: &rb.Status, generation: rb.Generation, deleting: rb.DeletionTimestamp != nil,
-			updateStatus: func(ctx context.Context, s federationv1alpha1.ResourceBindingStatus) error {
-				b := rb.DeepCopy()
-				b.Status = s
-				_, err := bindings.ResourceBindings(k.Namespace).UpdateStatus(ctx, b, metav1.UpdateOptions{})
-				return err
-			}}, nil
-	}
-	crb, err := c.crbs.Get(k.Name)
-	if err != nil {
-		return nil, err
-	}
-	return &binding{spec: &crb.Spec, status: &crb.Status, generation: crb.Generation, deleting: crb.DeletionTimestamp != nil,
-		updateStatus: func(ctx context.Context, s federationv1alpha1.ResourceBindingStatus) error {
-			b := crb.DeepCopy()
-			b.Status = s
-			_, err := bindings.ClusterResourceBindings().UpdateStatus(ctx, b, metav1.UpdateOptions{})
-			return err
-		}}, nil
 }
 
 // worksOf returns the Works of a binding by cluster.
@@ -218,31 +174,31 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 	if err != nil {
 		return err
 	}
-	b, err := c.binding(k)
+	b, err := c.bindings.Get(k)
 	if apierrors.IsNotFound(err) {
 		return c.unbind(ctx, works)
 	}
 	if err != nil {
 		return err
 	}
-	if b.deleting {
+	if b.Meta.GetDeletionTimestamp() != nil {
 		return c.unbind(ctx, works)
 	}
-	tmpl, gvr, err := c.templates.Ref(b.spec.Resource)
+	tmpl, gvr, err := c.templates.Ref(b.Spec.Resource)
 	if apierrors.IsNotFound(err) {
 		return nil // the detector deletes the binding of a template that is gone
 	}
 	if err != nil {
 		return err
 	}
-	if tmpl.GetUID() != b.spec.Resource.UID || tmpl.GetDeletionTimestamp() != nil {
+	if tmpl.GetUID() != b.Spec.Resource.UID || tmpl.GetDeletionTimestamp() != nil {
 		return nil // an older template's binding, or one on its way out
 	}
 	var errs []error
 	targets := map[string]bool{}
-	for _, t := range b.spec.Clusters {
+	for _, t := range b.Spec.Clusters {
 		targets[t.Name] = true
-		if err := c.syncWork(ctx, k, b.spec, tmpl, t, works[t.Name]); err != nil {
+		if err := c.syncWork(ctx, k, b.Spec, tmpl, t, works[t.Name]); err != nil {
 			errs = append(errs, fmt.Errorf("cluster %s: %w", t.Name, err))
 		}
 	}
@@ -255,7 +211,7 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	if len(b.spec.Clusters) == 0 {
+	if len(b.Spec.Clusters) == 0 {
 		return nil // not scheduled yet: nothing to report
 	}
 	return c.report(ctx, b, tmpl, gvr, works)
@@ -481,14 +437,15 @@ func (c *Controller) removeWork(ctx context.Context, w *federationv1alpha1.Work,
 
 // report writes the per-cluster state of the Works into the binding's status, and the
 // fleet-wide status of the kinds the interpreter sums into the template's.
-func (c *Controller) report(ctx context.Context, b *binding, tmpl *unstructured.Unstructured, gvr schema.GroupVersionResource,
+func (c *Controller) report(ctx context.Context, b *bindings.Binding, tmpl *unstructured.Unstructured, gvr schema.GroupVersionResource,
 	works map[string]*federationv1alpha1.Work) error {
-	items := Aggregate(b.spec.Clusters, works)
-	status := b.status.DeepCopy()
+	items := Aggregate(b.Spec.Clusters, works)
+	status := b.Status.DeepCopy()
 	status.AggregatedStatus = items
-	meta.SetStatusCondition(&status.Conditions, FullyApplied(items, b.generation))
-	if !apiequality.Semantic.DeepEqual(status, b.status) {
-		if err := b.updateStatus(ctx, *status); err != nil {
+	meta.SetStatusCondition(&status.Conditions, FullyApplied(items, b.Meta.GetGeneration()))
+	if !apiequality.Semantic.DeepEqual(status, b.Status) {
+		*b.Status = *status
+		if err := b.UpdateStatus(ctx); err != nil {
 			return ignoreNotFound(err)
 		}
 	}

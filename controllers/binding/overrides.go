@@ -86,11 +86,7 @@ func (c *Controller) Overrides(ops fedinformers.OverridePolicyInformer, cops fed
 
 // enqueueNamespace looks again at the ResourceBindings of a namespace.
 func (c *Controller) enqueueNamespace(namespace string) {
-	rbs, err := c.rbs.ResourceBindings(namespace).List(labels.Everything())
-	if err != nil {
-		return
-	}
-	for _, b := range rbs {
-		c.queue.Add(key{Namespace: b.Namespace, Name: b.Name})
+	for _, k := range c.bindings.Keys(namespace) {
+		c.queue.Add(k)
 	}
 }

@@ -38,20 +38,18 @@ import (
 	clusterinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/cluster/v1alpha1"
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
 	clusterlisters "github.com/fedhq/fed/apis/generated/listers/cluster/v1alpha1"
-	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
+	"github.com/fedhq/fed/controllers/internal/bindings"
 	"github.com/fedhq/fed/controllers/internal/reconciler"
 )
 
 // key names a ResourceBinding (Namespace set) or a ClusterResourceBinding.
-type key struct{ Namespace, Name string }
+type key = bindings.Key
 
 // Controller writes where each binding goes (spec.clusters) and its Scheduled condition,
 // again whenever the binding or a cluster changes.
 type Controller struct {
-	fed      versioned.Interface
 	clusters clusterlisters.ClusterLister
-	rbs      fedlisters.ResourceBindingLister
-	crbs     fedlisters.ClusterResourceBindingLister
+	bindings *bindings.Access
 	synced   []cache.InformerSynced
 	queue    workqueue.TypedRateLimitingInterface[key]
 	// Recorder, set before Run, records events on the templates in the fleet.
@@ -62,10 +60,8 @@ type Controller struct {
 func NewController(fed versioned.Interface, clusters clusterinformers.ClusterInformer,
 	rbs fedinformers.ResourceBindingInformer, crbs fedinformers.ClusterResourceBindingInformer) (*Controller, error) {
 	c := &Controller{
-		fed:      fed,
 		clusters: clusters.Lister(),
-		rbs:      rbs.Lister(),
-		crbs:     crbs.Lister(),
+		bindings: bindings.NewAccess(fed, rbs.Lister(), crbs.Lister()),
 		synced:   []cache.InformerSynced{clusters.Informer().HasSynced, rbs.Informer().HasSynced, crbs.Informer().HasSynced},
 		queue:    reconciler.NewQueue[key]("scheduler"),
 	}
@@ -111,75 +107,14 @@ func (c *Controller) clusterChanged(old, obj any) {
 }
 
 func (c *Controller) enqueueAll() {
-	if rbs, err := c.rbs.List(labels.Everything()); err == nil {
-		for _, b := range rbs {
-			c.queue.Add(key{Namespace: b.Namespace, Name: b.Name})
-		}
-	}
-	if crbs, err := c.crbs.List(labels.Everything()); err == nil {
-		for _, b := range crbs {
-			c.queue.Add(key{Name: b.Name})
-		}
+	for _, k := range c.bindings.Keys(metav1.NamespaceAll) {
+		c.queue.Add(k)
 	}
 }
 
 // Run schedules with workers until ctx is done.
 func (c *Controller) Run(ctx context.Context, workers int) {
 	reconciler.Run(ctx, c.queue, workers, c.synced, "Scheduling a binding", c.reconcile)
-}
-
-// binding is what the controller reads and writes of a ResourceBinding or a
-// ClusterResourceBinding.
-type binding struct {
-	meta         metav1.Object
-	spec         *federationv1alpha1.ResourceBindingSpec
-	status       *federationv1alpha1.ResourceBindingStatus
-	update       func(context.Context) error
-	updateStatus func(context.Context) error
-}
-
-func (c *Controller) get(k key) (*binding, error) {
-	bindings := c.fed.FederationV1alpha1()
-	if k.Namespace != "" {
-		cur, err := c.rbs.ResourceBindings(k.Namespace).Get(k.Name)
-		if err != nil {
-			return nil, err
-		}
-		b := cur.DeepCopy()
-		client := bindings.ResourceBindings(k.Namespace)
-		return &binding{meta: b, spec: &b.Spec, status: &b.Status,
-			update: func(ctx context.Context) error {
-				out, err := client.Update(ctx, b, metav1.UpdateOptions{})
-				if err == nil {
-					b.ObjectMeta, b.Status = out.ObjectMeta, out.Status
-				}
-				return err
-			},
-			updateStatus: func(ctx context.Context) error {
-				_, err := client.UpdateStatus(ctx, b, metav1.UpdateOptions{})
-				return err
-			},
-		}, nil
-	}
-	cur, err := c.crbs.Get(k.Name)
-	if err != nil {
-		return nil, err
-	}
-	b := cur.DeepCopy()
-	client := bindings.ClusterResourceBindings()
-	return &binding{meta: b, spec: &b.Spec, status: &b.Status,
-		update: func(ctx context.Context) error {
-			out, err := client.Update(ctx, b, metav1.UpdateOptions{})
-			if err == nil {
-				b.ObjectMeta, b.Status = out.ObjectMeta, out.Status
-			}
-			return err
-		},
-		updateStatus: func(ctx context.Context) error {
-			_, err := client.UpdateStatus(ctx, b, metav1.UpdateOptions{})
-			return err
-		},
-	}, nil
 }
 
 // ours tells whether a binding is this scheduler's: spec.schedulerName is fed's default
@@ -191,14 +126,14 @@ func ours(name string) bool {
 // reconcile places one binding: its clusters when its placement can be met, and its
 // Scheduled condition either way (an unschedulable binding keeps where it was).
 func (c *Controller) reconcile(ctx context.Context, k key) error {
-	b, err := c.get(k)
+	b, err := c.bindings.Get(k)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	if b.meta.GetDeletionTimestamp() != nil || !ours(b.spec.SchedulerName) {
+	if b.Meta.GetDeletionTimestamp() != nil || !ours(b.Spec.SchedulerName) {
 		return nil
 	}
 	clusters, err := c.clusters.List(labels.Everything())
@@ -207,8 +142,8 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 	}
 	cond := metav1.Condition{Type: federationv1alpha1.BindingConditionScheduled, Status: metav1.ConditionTrue, Reason: "Success",
 		Message: "the binding is scheduled"}
-	in := Input{Placement: b.spec.Placement, Replicas: b.spec.Replicas, Previous: b.spec.Clusters}
-	if rr := b.spec.ReplicaRequirements; rr != nil {
+	in := Input{Placement: b.Spec.Placement, Replicas: b.Spec.Replicas, Previous: b.Spec.Clusters}
+	if rr := b.Spec.ReplicaRequirements; rr != nil {
 		in.ResourceRequest = rr.ResourceRequest
 	}
 	result, err := Schedule(clusters, in)
@@ -223,34 +158,34 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 		}
 	case err != nil:
 		return err
-	case !apiequality.Semantic.DeepEqual(result.Clusters, b.spec.Clusters):
-		b.spec.Clusters = result.Clusters
-		if err := b.update(ctx); err != nil {
+	case !apiequality.Semantic.DeepEqual(result.Clusters, b.Spec.Clusters):
+		b.Spec.Clusters = result.Clusters
+		if err := b.Update(ctx); err != nil {
 			return err
 		}
-		c.event(b.spec.Resource, corev1.EventTypeNormal, "Scheduled", "placed on %s", placed(result.Clusters))
+		c.event(b.Spec.Resource, corev1.EventTypeNormal, "Scheduled", "placed on %s", placed(result.Clusters))
 	}
 	if u != nil {
-		if old := meta.FindStatusCondition(b.status.Conditions, federationv1alpha1.BindingConditionScheduled); old == nil || old.Message != u.Message {
-			c.event(b.spec.Resource, corev1.EventTypeWarning, "ScheduleFailed", "%s", u.Message)
+		if old := meta.FindStatusCondition(b.Status.Conditions, federationv1alpha1.BindingConditionScheduled); old == nil || old.Message != u.Message {
+			c.event(b.Spec.Resource, corev1.EventTypeWarning, "ScheduleFailed", "%s", u.Message)
 		}
 	}
-	cond.ObservedGeneration = b.meta.GetGeneration()
-	changed := meta.SetStatusCondition(&b.status.Conditions, cond)
-	if err == nil && b.status.SchedulerObservedAffinityName != result.AffinityName {
-		b.status.SchedulerObservedAffinityName, changed = result.AffinityName, true
+	cond.ObservedGeneration = b.Meta.GetGeneration()
+	changed := meta.SetStatusCondition(&b.Status.Conditions, cond)
+	if err == nil && b.Status.SchedulerObservedAffinityName != result.AffinityName {
+		b.Status.SchedulerObservedAffinityName, changed = result.AffinityName, true
 	}
-	if b.status.SchedulerObservedGeneration != b.meta.GetGeneration() {
-		b.status.SchedulerObservedGeneration, changed = b.meta.GetGeneration(), true
+	if b.Status.SchedulerObservedGeneration != b.Meta.GetGeneration() {
+		b.Status.SchedulerObservedGeneration, changed = b.Meta.GetGeneration(), true
 	}
 	if cond.Status == metav1.ConditionTrue && changed {
 		now := metav1.Now()
-		b.status.LastScheduledTime = &now
+		b.Status.LastScheduledTime = &now
 	}
 	if !changed {
 		return nil
 	}
-	return b.updateStatus(ctx)
+	return b.UpdateStatus(ctx)
 }
 
 // event records an event on the template of a binding.
