@@ -34,6 +34,7 @@ import (
 	"github.com/fedhq/fed/controllers/clusterclient"
 	"github.com/fedhq/fed/controllers/detector"
 	"github.com/fedhq/fed/controllers/execution"
+	"github.com/fedhq/fed/controllers/internal/bindings"
 	"github.com/fedhq/fed/controllers/scheduler"
 	"github.com/fedhq/fed/controllers/templates"
 )
@@ -97,11 +98,17 @@ func Start(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	schedulerController, err := scheduler.NewController(fedClient, clusters, fed.ResourceBindings(), fed.ClusterResourceBindings())
+	// The scheduler and the binding controller share one view of the bindings, so that
+	// each reads what the other has just written.
+	bindingAccess, err := bindings.NewAccess(fedClient, fed.ResourceBindings(), fed.ClusterResourceBindings())
 	if err != nil {
 		return err
 	}
-	bindingController, err := binding.NewController(fedClient, tmpls, fed.ResourceBindings(), fed.ClusterResourceBindings(), fed.Works())
+	schedulerController, err := scheduler.NewController(fedClient, clusters, bindingAccess)
+	if err != nil {
+		return err
+	}
+	bindingController, err := binding.NewController(fedClient, tmpls, bindingAccess, fed.Works())
 	if err != nil {
 		return err
 	}

@@ -24,6 +24,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -55,7 +56,7 @@ import (
 type key = bindings.Key
 
 // reportDelay is how long the binding controller lets Work changes gather before it looks.
-const reportDelay = 100 * time.Millisecond
+const reportDelay = 500 * time.Millisecond
 
 // byBinding indexes Works by the binding they belong to.
 const byBinding = "binding"
@@ -82,8 +83,8 @@ type Controller struct {
 }
 
 // NewController watches bindings, Works and templates.
-func NewController(fed versioned.Interface, tmpls *templates.Templates, rbs fedinformers.ResourceBindingInformer,
-	crbs fedinformers.ClusterResourceBindingInformer, works fedinformers.WorkInformer) (*Controller, error) {
+func NewController(fed versioned.Interface, tmpls *templates.Templates, access *bindings.Access,
+	works fedinformers.WorkInformer) (*Controller, error) {
 	if err := works.Informer().AddIndexers(cache.Indexers{byBinding: func(obj any) ([]string, error) {
 		w, ok := obj.(*federationv1alpha1.Work)
 		if !ok {
@@ -99,10 +100,10 @@ func NewController(fed versioned.Interface, tmpls *templates.Templates, rbs fedi
 	c := &Controller{
 		fed:       fed,
 		templates: tmpls,
-		bindings:  bindings.NewAccess(fed, rbs.Lister(), crbs.Lister()),
-		rbs:       rbs.Lister(),
+		bindings:  access,
+		rbs:       fedlisters.NewResourceBindingLister(access.Informers()[0].GetIndexer()),
 		works:     works.Informer().GetIndexer(),
-		synced:    []cache.InformerSynced{rbs.Informer().HasSynced, crbs.Informer().HasSynced, works.Informer().HasSynced},
+		synced:    []cache.InformerSynced{access.HasSynced, works.Informer().HasSynced},
 		queue:     reconciler.NewQueue[key]("binding"),
 	}
 	enqueue := func(obj any) {
@@ -128,7 +129,7 @@ func NewController(fed versioned.Interface, tmpls *templates.Templates, rbs fedi
 		UpdateFunc: func(_, obj any) { enqueue(obj) },
 		DeleteFunc: enqueue,
 	}
-	for _, inf := range []cache.SharedIndexInformer{rbs.Informer(), crbs.Informer(), works.Informer()} {
+	for _, inf := range slices.Concat(access.Informers(), []cache.SharedIndexInformer{works.Informer()}) {
 		if _, err := inf.AddEventHandler(handler); err != nil {
 			return nil, err
 		}

@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -42,6 +43,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
@@ -62,14 +64,26 @@ const (
 	ReasonUnreachble     = "ClusterUnreachable"
 )
 
+const (
+	// memberDelay is how long changes of a member's objects gather before their Work is
+	// looked at again.
+	memberDelay = 500 * time.Millisecond
+	// mutationCacheSize is how many written Works the controller remembers until the
+	// informer catches up: more than a burst of writes by all its workers.
+	mutationCacheSize = 20000
+)
+
 // NamespaceManifest returns what to apply to a member for a namespace of the fleet before
 // anything in it, or nil for a bare namespace.
 type NamespaceManifest func(name string) *unstructured.Unstructured
 
 // Controller applies Works to members.
 type Controller struct {
-	fed        versioned.Interface
-	works      fedlisters.WorkLister
+	fed   versioned.Interface
+	works fedlisters.WorkLister
+	// written serves the Works this controller wrote until the informer has them, so that
+	// a reconcile right after a write neither applies again nor writes over a newer Work.
+	written    cache.MutationCache
 	synced     cache.InformerSynced
 	members    *members
 	namespaces NamespaceManifest
@@ -81,6 +95,10 @@ type Controller struct {
 	// without one) after fed last applied them: a later one means someone else changed the
 	// object, and fed applies it again.
 	applied sync.Map // objectKey → string
+	// appliedWorks remembers the generation of each Work fed applied whole, before its
+	// status says so: the status is written a moment later, with what the member's
+	// controllers made of the objects by then.
+	appliedWorks sync.Map // types.UID → int64
 
 	queue workqueue.TypedRateLimitingInterface[types.NamespacedName]
 }
@@ -100,29 +118,40 @@ func NewController(fed versioned.Interface, works fedinformers.WorkInformer, con
 		namespaces: namespaces,
 		queue:      reconciler.NewQueue[types.NamespacedName]("execution"),
 	}
+	inf := works.Informer()
+	c.written = cache.NewIntegerResourceVersionMutationCacheWithOptions(klog.Background(), inf.GetStore(),
+		cache.MutationCacheOptions{Indexer: inf.GetIndexer(), MaxCacheSize: mutationCacheSize})
 	c.members = &members{configs: configs, members: map[string]*member{}, onEvent: c.memberObjectChanged}
-	enqueue := func(obj any) {
+	enqueue := func(obj any, deleted bool) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
 		}
 		if w, ok := obj.(*federationv1alpha1.Work); ok {
+			if deleted {
+				c.written.OnDelete(w)
+			} else {
+				c.written.OnAddOrUpdate(w)
+			}
 			c.queue.Add(types.NamespacedName{Namespace: w.Namespace, Name: w.Name})
 		}
 	}
-	if _, err := works.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    enqueue,
-		UpdateFunc: func(_, obj any) { enqueue(obj) },
-		DeleteFunc: enqueue,
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { enqueue(obj, false) },
+		UpdateFunc: func(_, obj any) { enqueue(obj, false) },
+		DeleteFunc: func(obj any) { enqueue(obj, true) },
 	}); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// memberObjectChanged brings a change of a managed member object to its Work.
+// memberObjectChanged brings a change of a managed member object to its Work, after
+// memberDelay: a member's controllers write an object's status several times in a row
+// (a new Deployment: its ReplicaSet, then its conditions), and one status write of the Work
+// says what they did.
 func (c *Controller) memberObjectChanged(cluster string, obj metav1.Object) {
 	if w := obj.GetAnnotations()[federationv1alpha1.AnnotationWork]; w != "" {
-		c.queue.Add(types.NamespacedName{Namespace: federationv1alpha1.ExecutionNamespace(cluster), Name: w})
+		c.queue.AddAfter(types.NamespacedName{Namespace: federationv1alpha1.ExecutionNamespace(cluster), Name: w}, memberDelay)
 	}
 }
 
@@ -149,21 +178,18 @@ func (c *Controller) reconcile(ctx context.Context, k types.NamespacedName) erro
 	if !ok {
 		return nil
 	}
-	w, err := c.works.Works(k.Namespace).Get(k.Name)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
+	obj, exists, err := c.written.GetByKey(k.String())
+	if err != nil || !exists {
 		return err
 	}
+	w := obj.(*federationv1alpha1.Work)
 	if w.DeletionTimestamp != nil {
 		return c.cleanup(ctx, cluster, w)
 	}
 	if !slices.Contains(w.Finalizers, federationv1alpha1.FinalizerExecution) {
 		u := w.DeepCopy()
 		u.Finalizers = append(u.Finalizers, federationv1alpha1.FinalizerExecution)
-		_, err := c.fed.FederationV1alpha1().Works(w.Namespace).Update(ctx, u, metav1.UpdateOptions{})
-		return ignoreNotFound(err)
+		return c.write(c.fed.FederationV1alpha1().Works(w.Namespace).Update(ctx, u, metav1.UpdateOptions{}))
 	}
 	mb, err := c.members.get(cluster)
 	if err != nil {
@@ -174,7 +200,8 @@ func (c *Controller) reconcile(ctx context.Context, k types.NamespacedName) erro
 	}
 	suspended := w.Spec.SuspendDispatching != nil && *w.Spec.SuspendDispatching
 	applied := meta.FindStatusCondition(w.Status.Conditions, federationv1alpha1.WorkConditionApplied)
-	changed := applied == nil || applied.ObservedGeneration != w.Generation || applied.Status != metav1.ConditionTrue
+	done, _ := c.appliedWorks.Load(w.UID)
+	changed := (applied == nil || applied.ObservedGeneration != w.Generation || applied.Status != metav1.ConditionTrue) && done != w.Generation
 	var statuses []federationv1alpha1.ManifestStatus
 	var failures []string
 	reason := ReasonApplied
@@ -199,10 +226,17 @@ func (c *Controller) reconcile(ctx context.Context, k types.NamespacedName) erro
 			return err // waits for the policy or the member object to change
 		}
 		return errors.Join(errors.New(strings.Join(failures, "; ")), err)
-	case suspended && changed:
+	case suspended && (changed || applied == nil):
 		return c.writeStatus(ctx, w, statuses, metav1.ConditionFalse, ReasonSuspended, "dispatching to this cluster is suspended by the policy")
 	case suspended:
 		return c.writeStatus(ctx, w, statuses, applied.Status, applied.Reason, applied.Message)
+	case changed:
+		// Applied: the member's controllers are about to write the objects' status (a new
+		// Deployment's ReplicaSet, its conditions); one status write of the Work, after
+		// memberDelay, says both.
+		c.appliedWorks.Store(w.UID, w.Generation)
+		c.queue.AddAfter(k, memberDelay)
+		return nil
 	}
 	return c.writeStatus(ctx, w, statuses, metav1.ConditionTrue, ReasonApplied, "applied to the cluster")
 }
@@ -234,8 +268,8 @@ func (c *Controller) applyManifest(ctx context.Context, cluster string, mb *memb
 		id.Namespace = ""
 	}
 	client := resourceClient(mb.client, mapping.Resource, obj.GetNamespace())
-	inf := mb.informer(mapping.Resource, cluster, c.members.onEvent)
-	current, err := c.current(ctx, inf, client, obj)
+	known := mb.informer(mapping.Resource, cluster, c.members.onEvent)
+	current, err := c.current(ctx, known, client, obj)
 	if err != nil {
 		return &federationv1alpha1.ManifestStatus{Identifier: id, Health: federationv1alpha1.ResourceUnknown}, err
 	}
@@ -281,6 +315,7 @@ func (c *Controller) applyManifest(ctx context.Context, cluster string, mb *memb
 			c.event(obj, corev1.EventTypeWarning, ReasonFailed, "%v", err)
 			return &federationv1alpha1.ManifestStatus{Identifier: id, Health: federationv1alpha1.ResourceUnknown}, err
 		}
+		known.written.Mutation(current)
 		c.applied.Store(ok, version(current))
 		c.event(obj, corev1.EventTypeNormal, "Synced", "applied to cluster %s", cluster)
 	}
@@ -330,19 +365,19 @@ func resourceClient(client dynamic.Interface, gvr schema.GroupVersionResource, n
 	return client.Resource(gvr).Namespace(namespace)
 }
 
-// current returns the member's object of a manifest, nil when it has none: from the
-// informer of managed objects when it has listed and holds it, else from the member.
-func (c *Controller) current(ctx context.Context, inf cache.SharedIndexInformer, client dynamic.ResourceInterface, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	if inf.HasSynced() {
-		key := obj.GetName()
-		if ns := obj.GetNamespace(); ns != "" {
-			key = ns + "/" + key
-		}
-		if o, exists, err := inf.GetIndexer().GetByKey(key); err == nil && exists {
-			return o.(*unstructured.Unstructured), nil
-		}
+// current returns the member's object of a manifest, nil when it has none: what fed knows
+// of its managed objects when it holds it, else the member's answer.
+func (c *Controller) current(ctx context.Context, w *watched, client dynamic.ResourceInterface, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	key := obj.GetName()
+	if ns := obj.GetNamespace(); ns != "" {
+		key = ns + "/" + key
 	}
-	current, err := client.Get(ctx, obj.GetName(), metav1.GetOptions{})
+	if o, _ := w.get(key); o != nil {
+		return o, nil
+	}
+	// Not a managed object (yet): ask the member whether one of that name exists, from its
+	// watch cache (resourceVersion 0), which costs it no read of etcd.
+	current, err := client.Get(ctx, obj.GetName(), metav1.GetOptions{ResourceVersion: "0"})
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
@@ -379,6 +414,7 @@ func (c *Controller) ensureNamespace(ctx context.Context, mb *member, name strin
 // and annotation removed) when the Work preserves them, then lets the Work go. Objects fed
 // does not manage under this Work are never touched.
 func (c *Controller) cleanup(ctx context.Context, cluster string, w *federationv1alpha1.Work) error {
+	c.appliedWorks.Delete(w.UID)
 	if !slices.Contains(w.Finalizers, federationv1alpha1.FinalizerExecution) {
 		return nil
 	}
@@ -411,12 +447,12 @@ func (c *Controller) cleanup(ctx context.Context, cluster string, w *federationv
 			obj.SetNamespace("")
 		}
 		client := resourceClient(mb.client, mapping.Resource, obj.GetNamespace())
-		current, err := client.Get(ctx, obj.GetName(), metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			continue
-		}
+		current, err := c.current(ctx, mb.informer(mapping.Resource, cluster, c.members.onEvent), client, obj)
 		if err != nil {
 			errs = append(errs, err)
+			continue
+		}
+		if current == nil {
 			continue
 		}
 		if current.GetLabels()[federationv1alpha1.LabelManaged] != "true" || (i == 0 && current.GetAnnotations()[federationv1alpha1.AnnotationWork] != w.Name) {
@@ -488,8 +524,16 @@ func (c *Controller) writeStatus(ctx context.Context, w *federationv1alpha1.Work
 	}
 	u := w.DeepCopy()
 	u.Status = *status
-	_, err := c.fed.FederationV1alpha1().Works(w.Namespace).UpdateStatus(ctx, u, metav1.UpdateOptions{})
-	return ignoreNotFound(err)
+	return c.write(c.fed.FederationV1alpha1().Works(w.Namespace).UpdateStatus(ctx, u, metav1.UpdateOptions{}))
+}
+
+// write records a Work the controller wrote, for its next reconcile.
+func (c *Controller) write(w *federationv1alpha1.Work, err error) error {
+	if err != nil {
+		return ignoreNotFound(err)
+	}
+	c.written.Mutation(w)
+	return nil
 }
 
 // available is the Available condition for the objects' health.

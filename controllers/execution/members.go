@@ -24,6 +24,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
@@ -32,6 +33,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/controllers/clusterclient"
@@ -49,7 +51,7 @@ type member struct {
 	ctx     context.Context
 
 	mu        sync.Mutex
-	informers map[schema.GroupVersionResource]cache.SharedIndexInformer
+	informers map[schema.GroupVersionResource]*watched
 	// namespaces known to exist in the member
 	namespaces sync.Map
 }
@@ -116,7 +118,7 @@ func (m *members) get(cluster string) (*member, error) {
 		}),
 		ctx:       ctx,
 		cancel:    cancel,
-		informers: map[schema.GroupVersionResource]cache.SharedIndexInformer{},
+		informers: map[schema.GroupVersionResource]*watched{},
 	}
 	m.members[cluster] = mb
 	return mb, nil
@@ -144,28 +146,56 @@ func (mb *member) mapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error
 	return mapping, err
 }
 
-// informer returns the informer of the managed objects of a resource, starting it once.
-func (mb *member) informer(gvr schema.GroupVersionResource, cluster string, onEvent func(string, metav1.Object)) cache.SharedIndexInformer {
+// watched is what fed knows of the managed objects of one resource in a member: an
+// informer's, and the objects fed wrote there itself until the informer has them too (so
+// that fed neither applies an object twice nor thinks it missing in between).
+type watched struct {
+	informer cache.SharedIndexInformer
+	written  cache.MutationCache
+}
+
+// get returns the object of a key, nil when fed knows of none, and whether the informer
+// has listed (if not, fed does not know).
+func (w *watched) get(key string) (*unstructured.Unstructured, bool) {
+	if !w.informer.HasSynced() {
+		return nil, false
+	}
+	if o, exists, err := w.written.GetByKey(key); err == nil && exists {
+		return o.(*unstructured.Unstructured), true
+	}
+	return nil, true
+}
+
+// informer returns what fed knows of the managed objects of a resource, starting its
+// informer once.
+func (mb *member) informer(gvr schema.GroupVersionResource, cluster string, onEvent func(string, metav1.Object)) *watched {
 	mb.mu.Lock()
 	defer mb.mu.Unlock()
-	if inf, ok := mb.informers[gvr]; ok {
-		return inf
+	if w, ok := mb.informers[gvr]; ok {
+		return w
 	}
 	inf := mb.factory.ForResource(gvr).Informer()
-	notify := func(obj any) {
+	w := &watched{informer: inf, written: cache.NewIntegerResourceVersionMutationCacheWithOptions(klog.Background(), inf.GetStore(),
+		cache.MutationCacheOptions{Indexer: inf.GetIndexer(), MaxCacheSize: mutationCacheSize, IncludeAdds: true})}
+	notify := func(obj any, deleted bool) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
 		}
-		if o, err := meta.Accessor(obj); err == nil {
+		if o, ok := obj.(*unstructured.Unstructured); ok {
+			if deleted {
+				w.written.OnDelete(o)
+			} else {
+				w.written.OnAddOrUpdate(o)
+			}
 			onEvent(cluster, o)
 		}
 	}
 	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    notify,
-		UpdateFunc: func(_, obj any) { notify(obj) },
-		DeleteFunc: notify,
+		AddFunc:    func(obj any) { notify(obj, false) },
+		UpdateFunc: func(_, obj any) { notify(obj, false) },
+		DeleteFunc: func(obj any) { notify(obj, true) },
 	})
 	mb.factory.Start(mb.ctx.Done())
-	mb.informers[gvr] = inf
-	return inf
+	mb.informers[gvr] = w
+	return w
 }

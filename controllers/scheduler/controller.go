@@ -36,7 +36,6 @@ import (
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	clusterinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/cluster/v1alpha1"
-	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
 	clusterlisters "github.com/fedhq/fed/apis/generated/listers/cluster/v1alpha1"
 	"github.com/fedhq/fed/controllers/internal/bindings"
 	"github.com/fedhq/fed/controllers/internal/reconciler"
@@ -58,11 +57,11 @@ type Controller struct {
 
 // NewController schedules the bindings of the informers on the clusters of clusters.
 func NewController(fed versioned.Interface, clusters clusterinformers.ClusterInformer,
-	rbs fedinformers.ResourceBindingInformer, crbs fedinformers.ClusterResourceBindingInformer) (*Controller, error) {
+	access *bindings.Access) (*Controller, error) {
 	c := &Controller{
 		clusters: clusters.Lister(),
-		bindings: bindings.NewAccess(fed, rbs.Lister(), crbs.Lister()),
-		synced:   []cache.InformerSynced{clusters.Informer().HasSynced, rbs.Informer().HasSynced, crbs.Informer().HasSynced},
+		bindings: access,
+		synced:   []cache.InformerSynced{clusters.Informer().HasSynced, access.HasSynced},
 		queue:    reconciler.NewQueue[key]("scheduler"),
 	}
 	enqueue := func(obj any) {
@@ -70,7 +69,7 @@ func NewController(fed versioned.Interface, clusters clusterinformers.ClusterInf
 			c.queue.Add(key{Namespace: m.GetNamespace(), Name: m.GetName()})
 		}
 	}
-	for _, inf := range []cache.SharedIndexInformer{rbs.Informer(), crbs.Informer()} {
+	for _, inf := range access.Informers() {
 		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc:    enqueue,
 			UpdateFunc: func(_, obj any) { enqueue(obj) },
@@ -142,7 +141,8 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 	}
 	cond := metav1.Condition{Type: federationv1alpha1.BindingConditionScheduled, Status: metav1.ConditionTrue, Reason: "Success",
 		Message: "the binding is scheduled"}
-	in := Input{Placement: b.Spec.Placement, Replicas: b.Spec.Replicas, Previous: b.Spec.Clusters}
+	in := Input{Placement: b.Spec.Placement, Replicas: b.Spec.Replicas, Previous: b.Spec.Clusters,
+		PreviousAffinity: b.Status.SchedulerObservedAffinityName}
 	if rr := b.Spec.ReplicaRequirements; rr != nil {
 		in.ResourceRequest = rr.ResourceRequest
 	}

@@ -59,6 +59,9 @@ type Input struct {
 	// Previous is the binding's current result, which scheduling changes as little as the
 	// placement allows.
 	Previous []federationv1alpha1.TargetCluster
+	// PreviousAffinity is the group of clusterAffinities of the current result
+	// (status.schedulerObservedAffinityName); scheduling starts from it.
+	PreviousAffinity string
 }
 
 // Result is where a binding goes.
@@ -78,7 +81,11 @@ type Result struct {
 //     A cluster of the previous result with a NoSchedule taint stays but gets no more
 //     replicas than it had.
 //   - With clusterAffinities the groups are tried in order and the first that can hold the
-//     workload (candidates, spread constraints and capacity) wins, every time.
+//     workload (candidates, spread constraints and capacity) wins. A binding placed in a
+//     group starts from that group: one that moved to a backup group after its primary
+//     failed stays there when the primary recovers (as Karmada does), and goes on to the
+//     next groups only when its own cannot hold it. A group no longer in the policy
+//     starts from the first again.
 //   - Spread constraints choose among the candidates (see spreadRuleOf); a static weight
 //     list ignores them, as the seeds say.
 //   - Duplicated gives every chosen cluster all replicas. Divided never gives a cluster more
@@ -103,8 +110,15 @@ func Schedule(clusters []*clusterv1alpha1.Cluster, in Input) (Result, error) {
 		targets, err := s.placeIn(p.ClusterAffinity)
 		return Result{Clusters: targets}, err
 	}
+	first := 0
+	for i, term := range p.ClusterAffinities {
+		if in.PreviousAffinity != "" && term.AffinityName == in.PreviousAffinity {
+			first = i
+			break
+		}
+	}
 	misses := make([]string, 0, len(p.ClusterAffinities))
-	for i := range p.ClusterAffinities {
+	for i := first; i < len(p.ClusterAffinities); i++ {
 		term := &p.ClusterAffinities[i]
 		targets, err := s.placeIn(&term.ClusterAffinity)
 		if err == nil {

@@ -144,14 +144,17 @@ type scheduleCase struct {
 	replicas  int32
 	request   corev1.ResourceList
 	previous  string
-	want      string // targets, or "error: REASON"
-	affinity  string // the affinity group recorded
-	message   string // part of the Unschedulable's message
+	// previousAffinity is the group the previous result came from.
+	previousAffinity string
+	want             string // targets, or "error: REASON"
+	affinity         string // the affinity group recorded
+	message          string // part of the Unschedulable's message
 }
 
 func (c *scheduleCase) run(t *testing.T) {
 	t.Helper()
-	in := Input{Placement: c.placement, Replicas: c.replicas, ResourceRequest: c.request, Previous: parseTargets(c.previous)}
+	in := Input{Placement: c.placement, Replicas: c.replicas, ResourceRequest: c.request, Previous: parseTargets(c.previous),
+		PreviousAffinity: c.previousAffinity}
 	got, err := Schedule(c.clusters, in)
 	var u *Unschedulable
 	switch {
@@ -268,7 +271,13 @@ func TestScheduleSeeds(t *testing.T) {
 			want: "member1=2", affinity: "primary-clusters"},
 		{name: "seed 004: primary member1 fails (NoExecute): backup-clusters, member1 left even though it is in that group too", clusters: notReady,
 			placement: terms(term("primary-clusters", "member1"), term("backup-clusters", "member1", "member2")), replicas: 2, previous: "member1=2",
-			want: "member2=2", affinity: "backup-clusters"},
+			previousAffinity: "primary-clusters", want: "member2=2", affinity: "backup-clusters"},
+		{name: "seed 004: after failing over to backup-clusters, member1 healthy again: the binding stays in backup-clusters", clusters: seedFleet(),
+			placement: terms(term("primary-clusters", "member1"), term("backup-clusters", "member2")), replicas: 2,
+			previous: "member2=2", previousAffinity: "backup-clusters", want: "member2=2", affinity: "backup-clusters"},
+		{name: "seed 004: a group no longer in the policy: from the first group again", clusters: seedFleet(),
+			placement: terms(term("primary-clusters", "member1"), term("backup-clusters", "member2")), replicas: 2,
+			previous: "member2=2", previousAffinity: "old-group", want: "member1=2", affinity: "primary-clusters"},
 		{name: "seed 004: no group of clusterAffinities fits: scheduling fails", clusters: notReady,
 			placement: terms(term("primary-clusters", "member1"), term("backup-clusters", "member9")), replicas: 2,
 			want: "error: NoClusterFit", message: "primary-clusters: no cluster fits the placement: member1 have taints"},

@@ -16,17 +16,25 @@ limitations under the License.
 
 // Package bindings gives fed's controllers one view of ResourceBindings and
 // ClusterResourceBindings, which share their spec and status but not their clients.
+//
+// The view is shared by the controllers of one process: what one of them writes, the
+// others read at once (a mutation cache over the informers), so that none of them acts on,
+// or writes over, a copy older than the process's own last write.
 package bindings
 
 import (
 	"context"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
-	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
+	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
 )
 
 // Key names a binding: a ResourceBinding when Namespace is set, a ClusterResourceBinding
@@ -45,79 +53,155 @@ type Binding struct {
 // Update writes the copy's spec and metadata; the copy then has the stored version.
 func (b *Binding) Update(ctx context.Context) error { return b.update(ctx) }
 
-// UpdateStatus writes the copy's status.
+// UpdateStatus writes the copy's status; the copy then has the stored version.
 func (b *Binding) UpdateStatus(ctx context.Context) error { return b.updateStatus(ctx) }
 
-// Access reads bindings from informers' listers and writes them with fed's client.
+// mutationCacheSize is how many written bindings the view remembers until the informers
+// catch up: more than a burst of writes by every worker of every controller.
+const mutationCacheSize = 20000
+
+// Access reads bindings from informers, newer copies written by this process first, and
+// writes them with fed's client.
 type Access struct {
-	fed  versioned.Interface
-	rbs  fedlisters.ResourceBindingLister
-	crbs fedlisters.ClusterResourceBindingLister
+	fed       versioned.Interface
+	informers []cache.SharedIndexInformer
+	rbs, crbs cache.MutationCache
 }
 
-// NewAccess returns an Access.
-func NewAccess(fed versioned.Interface, rbs fedlisters.ResourceBindingLister, crbs fedlisters.ClusterResourceBindingLister) *Access {
-	return &Access{fed: fed, rbs: rbs, crbs: crbs}
+// NewAccess returns an Access over the informers of both kinds.
+func NewAccess(fed versioned.Interface, rbs fedinformers.ResourceBindingInformer, crbs fedinformers.ClusterResourceBindingInformer) (*Access, error) {
+	a := &Access{fed: fed, informers: []cache.SharedIndexInformer{rbs.Informer(), crbs.Informer()}}
+	newCache := func(inf cache.SharedIndexInformer) (cache.MutationCache, error) {
+		mc := cache.NewIntegerResourceVersionMutationCacheWithOptions(klog.Background(), inf.GetStore(), cache.MutationCacheOptions{
+			Indexer: inf.GetIndexer(), MaxCacheSize: mutationCacheSize})
+		_, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(obj any) { onAddOrUpdate(mc, obj) },
+			UpdateFunc: func(_, obj any) { onAddOrUpdate(mc, obj) },
+			DeleteFunc: func(obj any) {
+				if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+					obj = d.Obj
+				}
+				if o, ok := obj.(runtime.Object); ok {
+					mc.OnDelete(o)
+				}
+			},
+		})
+		return mc, err
+	}
+	var err error
+	if a.rbs, err = newCache(rbs.Informer()); err != nil {
+		return nil, err
+	}
+	if a.crbs, err = newCache(crbs.Informer()); err != nil {
+		return nil, err
+	}
+	return a, nil
 }
 
-// Get returns a working copy of a binding, or the lister's NotFound error.
+func onAddOrUpdate(mc cache.MutationCache, obj any) {
+	if o, ok := obj.(runtime.Object); ok {
+		mc.OnAddOrUpdate(o)
+	}
+}
+
+// Informers are the informers the view reads, for event handlers.
+func (a *Access) Informers() []cache.SharedIndexInformer { return a.informers }
+
+// HasSynced says whether both informers have listed.
+func (a *Access) HasSynced() bool {
+	return a.informers[0].HasSynced() && a.informers[1].HasSynced()
+}
+
+// Get returns a working copy of a binding, or a NotFound error.
 func (a *Access) Get(k Key) (*Binding, error) {
-	bindings := a.fed.FederationV1alpha1()
 	if k.Namespace != "" {
-		cur, err := a.rbs.ResourceBindings(k.Namespace).Get(k.Name)
+		obj, err := get(a.rbs, k, federationv1alpha1.Resource("resourcebindings"))
 		if err != nil {
 			return nil, err
 		}
-		b := cur.DeepCopy()
-		client := bindings.ResourceBindings(k.Namespace)
+		b := obj.(*federationv1alpha1.ResourceBinding).DeepCopy()
+		client := a.fed.FederationV1alpha1().ResourceBindings(k.Namespace)
 		return &Binding{Meta: b, Spec: &b.Spec, Status: &b.Status,
 			update: func(ctx context.Context) error {
-				out, err := client.Update(ctx, b, metav1.UpdateOptions{})
-				if err == nil {
-					b.ObjectMeta, b.Status = out.ObjectMeta, out.Status
-				}
-				return err
+				return written(a.rbs, b, func() (*federationv1alpha1.ResourceBinding, error) {
+					return client.Update(ctx, b, metav1.UpdateOptions{})
+				})
 			},
 			updateStatus: func(ctx context.Context) error {
-				_, err := client.UpdateStatus(ctx, b, metav1.UpdateOptions{})
-				return err
+				return written(a.rbs, b, func() (*federationv1alpha1.ResourceBinding, error) {
+					return client.UpdateStatus(ctx, b, metav1.UpdateOptions{})
+				})
 			},
 		}, nil
 	}
-	cur, err := a.crbs.Get(k.Name)
+	obj, err := get(a.crbs, k, federationv1alpha1.Resource("clusterresourcebindings"))
 	if err != nil {
 		return nil, err
 	}
-	b := cur.DeepCopy()
-	client := bindings.ClusterResourceBindings()
+	b := obj.(*federationv1alpha1.ClusterResourceBinding).DeepCopy()
+	client := a.fed.FederationV1alpha1().ClusterResourceBindings()
 	return &Binding{Meta: b, Spec: &b.Spec, Status: &b.Status,
 		update: func(ctx context.Context) error {
-			out, err := client.Update(ctx, b, metav1.UpdateOptions{})
-			if err == nil {
-				b.ObjectMeta, b.Status = out.ObjectMeta, out.Status
-			}
-			return err
+			return written(a.crbs, b, func() (*federationv1alpha1.ClusterResourceBinding, error) {
+				return client.Update(ctx, b, metav1.UpdateOptions{})
+			})
 		},
 		updateStatus: func(ctx context.Context) error {
-			_, err := client.UpdateStatus(ctx, b, metav1.UpdateOptions{})
-			return err
+			return written(a.crbs, b, func() (*federationv1alpha1.ClusterResourceBinding, error) {
+				return client.UpdateStatus(ctx, b, metav1.UpdateOptions{})
+			})
 		},
 	}, nil
+}
+
+// object is a pointer to a binding kind.
+type object[T any] interface {
+	*T
+	runtime.Object
+	DeepCopy() *T
+}
+
+// written runs a write of b and, when it succeeds, makes b the stored version and lets the
+// view serve a copy of it until the informer has it.
+func written[T any, P object[T]](mc cache.MutationCache, b P, write func() (P, error)) error {
+	out, err := write()
+	if err != nil {
+		return err
+	}
+	mc.Mutation(P(out.DeepCopy()))
+	*b = *out
+	return nil
+}
+
+// get reads a binding from a view, or returns NotFound.
+func get(mc cache.MutationCache, k Key, gr schema.GroupResource) (any, error) {
+	key := k.Name
+	if k.Namespace != "" {
+		key = k.Namespace + "/" + k.Name
+	}
+	obj, exists, err := mc.GetByKey(key)
+	if err != nil {
+		return nil, err
+	}
+	if !exists {
+		return nil, apierrors.NewNotFound(gr, k.Name)
+	}
+	return obj, nil
 }
 
 // Keys returns the keys of every binding, or of the ResourceBindings of one namespace.
 func (a *Access) Keys(namespace string) []Key {
 	var out []Key
-	if rbs, err := a.rbs.ResourceBindings(namespace).List(labels.Everything()); err == nil {
-		for _, b := range rbs {
+	for _, obj := range a.informers[0].GetStore().List() {
+		if b, ok := obj.(*federationv1alpha1.ResourceBinding); ok && (namespace == "" || b.Namespace == namespace) {
 			out = append(out, Key{Namespace: b.Namespace, Name: b.Name})
 		}
 	}
 	if namespace != "" {
 		return out
 	}
-	if crbs, err := a.crbs.List(labels.Everything()); err == nil {
-		for _, b := range crbs {
+	for _, obj := range a.informers[1].GetStore().List() {
+		if b, ok := obj.(*federationv1alpha1.ClusterResourceBinding); ok {
 			out = append(out, Key{Name: b.Name})
 		}
 	}
