@@ -101,7 +101,7 @@ func NewController(fed versioned.Interface, tmpls *templates.Templates, access *
 		fed:       fed,
 		templates: tmpls,
 		bindings:  access,
-		rbs:       fedlisters.NewResourceBindingLister(access.Informers()[0].GetIndexer()),
+		rbs:       access.ResourceBindings(),
 		works:     works.Informer().GetIndexer(),
 		synced:    []cache.InformerSynced{access.HasSynced, works.Informer().HasSynced},
 		queue:     reconciler.NewQueue[key]("binding"),

@@ -43,13 +43,13 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/klog/v2"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
 	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
 	"github.com/fedhq/fed/controllers/clusterclient"
+	"github.com/fedhq/fed/controllers/internal/mutation"
 	"github.com/fedhq/fed/controllers/internal/reconciler"
 	"github.com/fedhq/fed/controllers/interpreter"
 )
@@ -68,9 +68,6 @@ const (
 	// memberDelay is how long changes of a member's objects gather before their Work is
 	// looked at again.
 	memberDelay = 500 * time.Millisecond
-	// mutationCacheSize is how many written Works the controller remembers until the
-	// informer catches up: more than a burst of writes by all its workers.
-	mutationCacheSize = 20000
 )
 
 // NamespaceManifest returns what to apply to a member for a namespace of the fleet before
@@ -83,7 +80,7 @@ type Controller struct {
 	works fedlisters.WorkLister
 	// written serves the Works this controller wrote until the informer has them, so that
 	// a reconcile right after a write neither applies again nor writes over a newer Work.
-	written    cache.MutationCache
+	written    *mutation.Cache
 	synced     cache.InformerSynced
 	members    *members
 	namespaces NamespaceManifest
@@ -119,19 +116,14 @@ func NewController(fed versioned.Interface, works fedinformers.WorkInformer, con
 		queue:      reconciler.NewQueue[types.NamespacedName]("execution"),
 	}
 	inf := works.Informer()
-	c.written = cache.NewIntegerResourceVersionMutationCacheWithOptions(klog.Background(), inf.GetStore(),
-		cache.MutationCacheOptions{Indexer: inf.GetIndexer(), MaxCacheSize: mutationCacheSize})
+	c.written = mutation.New(inf, false)
 	c.members = &members{configs: configs, members: map[string]*member{}, onEvent: c.memberObjectChanged}
 	enqueue := func(obj any, deleted bool) {
+		c.written.Observe(obj, deleted)
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
 		}
 		if w, ok := obj.(*federationv1alpha1.Work); ok {
-			if deleted {
-				c.written.OnDelete(w)
-			} else {
-				c.written.OnAddOrUpdate(w)
-			}
 			c.queue.Add(types.NamespacedName{Namespace: w.Namespace, Name: w.Name})
 		}
 	}
@@ -372,7 +364,7 @@ func (c *Controller) current(ctx context.Context, w *watched, client dynamic.Res
 	if ns := obj.GetNamespace(); ns != "" {
 		key = ns + "/" + key
 	}
-	if o, _ := w.get(key); o != nil {
+	if o := w.get(key); o != nil {
 		return o, nil
 	}
 	// Not a managed object (yet): ask the member whether one of that name exists, from its

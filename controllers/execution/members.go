@@ -33,10 +33,10 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/klog/v2"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/controllers/clusterclient"
+	"github.com/fedhq/fed/controllers/internal/mutation"
 )
 
 // member is fed's access to one member cluster: a client, a mapper of its kinds, and
@@ -151,19 +151,19 @@ func (mb *member) mapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error
 // that fed neither applies an object twice nor thinks it missing in between).
 type watched struct {
 	informer cache.SharedIndexInformer
-	written  cache.MutationCache
+	written  *mutation.Cache
 }
 
-// get returns the object of a key, nil when fed knows of none, and whether the informer
-// has listed (if not, fed does not know).
-func (w *watched) get(key string) (*unstructured.Unstructured, bool) {
+// get returns the object of a key, nil when fed knows of none (or its informer has not
+// listed yet).
+func (w *watched) get(key string) *unstructured.Unstructured {
 	if !w.informer.HasSynced() {
-		return nil, false
+		return nil
 	}
 	if o, exists, err := w.written.GetByKey(key); err == nil && exists {
-		return o.(*unstructured.Unstructured), true
+		return o.(*unstructured.Unstructured)
 	}
-	return nil, true
+	return nil
 }
 
 // informer returns what fed knows of the managed objects of a resource, starting its
@@ -175,18 +175,13 @@ func (mb *member) informer(gvr schema.GroupVersionResource, cluster string, onEv
 		return w
 	}
 	inf := mb.factory.ForResource(gvr).Informer()
-	w := &watched{informer: inf, written: cache.NewIntegerResourceVersionMutationCacheWithOptions(klog.Background(), inf.GetStore(),
-		cache.MutationCacheOptions{Indexer: inf.GetIndexer(), MaxCacheSize: mutationCacheSize, IncludeAdds: true})}
+	w := &watched{informer: inf, written: mutation.New(inf, true)}
 	notify := func(obj any, deleted bool) {
+		w.written.Observe(obj, deleted)
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
 		}
-		if o, ok := obj.(*unstructured.Unstructured); ok {
-			if deleted {
-				w.written.OnDelete(o)
-			} else {
-				w.written.OnAddOrUpdate(o)
-			}
+		if o, err := meta.Accessor(obj); err == nil {
 			onEvent(cluster, o)
 		}
 	}

@@ -60,7 +60,7 @@ type Input struct {
 	// placement allows.
 	Previous []federationv1alpha1.TargetCluster
 	// PreviousAffinity is the group of clusterAffinities of the current result
-	// (status.schedulerObservedAffinityName); scheduling starts from it.
+	// (status.schedulerObservingAffinityName); scheduling starts from it.
 	PreviousAffinity string
 }
 

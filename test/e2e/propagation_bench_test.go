@@ -299,11 +299,9 @@ func (c *propagationClients) cleanUp(ns string) {
 	}
 	_ = c.fed.FederationV1alpha1().PropagationPolicies(ns).Delete(ctx, "bench", metav1.DeleteOptions{})
 	_ = c.fleet.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
-	// fed propagated the namespace to the members but does not delete it there when the
-	// fleet's goes; empty, it is removed here so that runs do not pile up in the lab.
-	for _, m := range labMembers {
-		_ = c.members[m].CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
-	}
+	// Empty, the members' copies of the namespace are removed here too, so that runs do
+	// not pile up in the lab.
+	c.deleteMemberNamespace(ns)
 }
 
 func benchDeploymentName(i int) string { return fmt.Sprintf("bench-%04d", i) }

@@ -27,14 +27,16 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/klog/v2"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
+	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
+	"github.com/fedhq/fed/controllers/internal/mutation"
 )
 
 // Key names a binding: a ResourceBinding when Namespace is set, a ClusterResourceBinding
@@ -56,52 +58,31 @@ func (b *Binding) Update(ctx context.Context) error { return b.update(ctx) }
 // UpdateStatus writes the copy's status; the copy then has the stored version.
 func (b *Binding) UpdateStatus(ctx context.Context) error { return b.updateStatus(ctx) }
 
-// mutationCacheSize is how many written bindings the view remembers until the informers
-// catch up: more than a burst of writes by every worker of every controller.
-const mutationCacheSize = 20000
-
 // Access reads bindings from informers, newer copies written by this process first, and
 // writes them with fed's client.
 type Access struct {
 	fed       versioned.Interface
 	informers []cache.SharedIndexInformer
-	rbs, crbs cache.MutationCache
+	rbs, crbs *mutation.Cache
+	rbLister  fedlisters.ResourceBindingLister
+	crbLister fedlisters.ClusterResourceBindingLister
 }
 
 // NewAccess returns an Access over the informers of both kinds.
 func NewAccess(fed versioned.Interface, rbs fedinformers.ResourceBindingInformer, crbs fedinformers.ClusterResourceBindingInformer) (*Access, error) {
-	a := &Access{fed: fed, informers: []cache.SharedIndexInformer{rbs.Informer(), crbs.Informer()}}
-	newCache := func(inf cache.SharedIndexInformer) (cache.MutationCache, error) {
-		mc := cache.NewIntegerResourceVersionMutationCacheWithOptions(klog.Background(), inf.GetStore(), cache.MutationCacheOptions{
-			Indexer: inf.GetIndexer(), MaxCacheSize: mutationCacheSize})
-		_, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-			AddFunc:    func(obj any) { onAddOrUpdate(mc, obj) },
-			UpdateFunc: func(_, obj any) { onAddOrUpdate(mc, obj) },
-			DeleteFunc: func(obj any) {
-				if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-					obj = d.Obj
-				}
-				if o, ok := obj.(runtime.Object); ok {
-					mc.OnDelete(o)
-				}
-			},
-		})
-		return mc, err
-	}
-	var err error
-	if a.rbs, err = newCache(rbs.Informer()); err != nil {
-		return nil, err
-	}
-	if a.crbs, err = newCache(crbs.Informer()); err != nil {
-		return nil, err
+	a := &Access{fed: fed, informers: []cache.SharedIndexInformer{rbs.Informer(), crbs.Informer()},
+		rbs: mutation.New(rbs.Informer(), false), crbs: mutation.New(crbs.Informer(), false),
+		rbLister: rbs.Lister(), crbLister: crbs.Lister()}
+	for i, mc := range []*mutation.Cache{a.rbs, a.crbs} {
+		if _, err := a.informers[i].AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(obj any) { mc.Observe(obj, false) },
+			UpdateFunc: func(_, obj any) { mc.Observe(obj, false) },
+			DeleteFunc: func(obj any) { mc.Observe(obj, true) },
+		}); err != nil {
+			return nil, err
+		}
 	}
 	return a, nil
-}
-
-func onAddOrUpdate(mc cache.MutationCache, obj any) {
-	if o, ok := obj.(runtime.Object); ok {
-		mc.OnAddOrUpdate(o)
-	}
 }
 
 // Informers are the informers the view reads, for event handlers.
@@ -163,7 +144,7 @@ type object[T any] interface {
 
 // written runs a write of b and, when it succeeds, makes b the stored version and lets the
 // view serve a copy of it until the informer has it.
-func written[T any, P object[T]](mc cache.MutationCache, b P, write func() (P, error)) error {
+func written[T any, P object[T]](mc *mutation.Cache, b P, write func() (P, error)) error {
 	out, err := write()
 	if err != nil {
 		return err
@@ -174,7 +155,7 @@ func written[T any, P object[T]](mc cache.MutationCache, b P, write func() (P, e
 }
 
 // get reads a binding from a view, or returns NotFound.
-func get(mc cache.MutationCache, k Key, gr schema.GroupResource) (any, error) {
+func get(mc *mutation.Cache, k Key, gr schema.GroupResource) (any, error) {
 	key := k.Name
 	if k.Namespace != "" {
 		key = k.Namespace + "/" + k.Name
@@ -189,19 +170,22 @@ func get(mc cache.MutationCache, k Key, gr schema.GroupResource) (any, error) {
 	return obj, nil
 }
 
+// ResourceBindings lists ResourceBindings as the informer has them, for reading only.
+func (a *Access) ResourceBindings() fedlisters.ResourceBindingLister { return a.rbLister }
+
 // Keys returns the keys of every binding, or of the ResourceBindings of one namespace.
 func (a *Access) Keys(namespace string) []Key {
 	var out []Key
-	for _, obj := range a.informers[0].GetStore().List() {
-		if b, ok := obj.(*federationv1alpha1.ResourceBinding); ok && (namespace == "" || b.Namespace == namespace) {
+	if rbs, err := a.rbLister.ResourceBindings(namespace).List(labels.Everything()); err == nil {
+		for _, b := range rbs {
 			out = append(out, Key{Namespace: b.Namespace, Name: b.Name})
 		}
 	}
 	if namespace != "" {
 		return out
 	}
-	for _, obj := range a.informers[1].GetStore().List() {
-		if b, ok := obj.(*federationv1alpha1.ClusterResourceBinding); ok {
+	if crbs, err := a.crbLister.List(labels.Everything()); err == nil {
+		for _, b := range crbs {
 			out = append(out, Key{Name: b.Name})
 		}
 	}
