@@ -69,7 +69,7 @@ func BenchmarkPropagation1000Deployments(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	baseline, err := c.direct(ctx)
+	baseline, baselineCPU, err := c.direct(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func BenchmarkPropagation1000Deployments(b *testing.B) {
 		}
 		runs = append(runs, r)
 	}
-	reportPropagation(b, runs, baseline)
+	reportPropagation(b, runs, baseline, baselineCPU)
 }
 
 // propagationClients reach the fleet (templates, policies, and fed's bindings, which the
@@ -127,6 +127,7 @@ type propagationRun struct {
 	first     time.Duration // policy created → the first member object
 	latencies []time.Duration
 	deleted   time.Duration // first template delete → no member object left
+	cpu       cpuUse        // the lab's CPU from the policy's creation to the last member object
 }
 
 // run propagates the templates once, in a namespace of its own, and deletes them again.
@@ -156,6 +157,7 @@ func (c *propagationClients) run(ctx context.Context, b *testing.B) (propagation
 	}
 
 	b.StartTimer()
+	cpuBefore := markCPU()
 	policyCreated := time.Now()
 	if _, err := c.fed.FederationV1alpha1().PropagationPolicies(ns).Create(ctx, benchPolicy(), metav1.CreateOptions{}); err != nil {
 		return r, err
@@ -164,6 +166,7 @@ func (c *propagationClients) run(ctx context.Context, b *testing.B) (propagation
 		return r, err
 	}
 	b.StopTimer()
+	r.cpu = cpuSince(cpuBefore)
 	if err := bound.waitFor(ctx, propagationTemplates, time.Minute); err != nil {
 		return r, err
 	}
@@ -185,22 +188,23 @@ func (c *propagationClients) run(ctx context.Context, b *testing.B) (propagation
 // Deployments (their apiservers, etcd, and the Deployment controllers making a ReplicaSet
 // for each), with no fed in between. A client server-side applies them straight to the
 // members, as fed's execution controller does (field manager, 16 writers and 200 requests/s
-// per member), and the members' watches time them until all exist. Its namespace is
-// deleted afterwards.
-func (c *propagationClients) direct(ctx context.Context) (time.Duration, error) {
+// per member), and the members' watches time them until all exist; the lab's CPU over that
+// time is measured too. Its namespace is deleted afterwards.
+func (c *propagationClients) direct(ctx context.Context) (time.Duration, cpuUse, error) {
 	ns := fmt.Sprintf("bench-direct-%d", time.Now().UnixNano()%1_000_000_000)
 	defer c.deleteMemberNamespace(ns)
 	for _, m := range labMembers {
 		if _, err := c.members[m].CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-			return 0, err
+			return 0, cpuUse{}, err
 		}
 	}
 	watchCtx, stopWatches := context.WithCancel(ctx)
 	defer stopWatches()
 	arrived, err := c.watchMembers(watchCtx, ns)
 	if err != nil {
-		return 0, err
+		return 0, cpuUse{}, err
 	}
+	cpuBefore := markCPU()
 	start := time.Now()
 	var g errgroup.Group
 	for _, m := range labMembers {
@@ -224,12 +228,12 @@ func (c *propagationClients) direct(ctx context.Context) (time.Duration, error) 
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return 0, err
+		return 0, cpuUse{}, err
 	}
 	if err := arrived.waitFor(ctx, propagationTemplates, 5*time.Minute); err != nil {
-		return 0, err
+		return 0, cpuUse{}, err
 	}
-	return arrived.last().Sub(start), nil
+	return arrived.last().Sub(start), cpuSince(cpuBefore), nil
 }
 
 // deleteMemberNamespace deletes a namespace in every member and waits until it is gone,
@@ -498,13 +502,16 @@ func (a *arrivals) start(ctx context.Context, source, resourceVersion string, w 
 }
 
 // reportPropagation reports the runs' means, and the latencies of all their objects.
-func reportPropagation(b *testing.B, runs []propagationRun, direct time.Duration) {
+func reportPropagation(b *testing.B, runs []propagationRun, direct time.Duration, directCPU cpuUse) {
 	var all, bindings, first, deleted time.Duration
 	var latencies []time.Duration
+	var uses []cpuUse
 	for _, r := range runs {
 		all, bindings, first, deleted = all+r.all, bindings+r.bindings, first+r.first, deleted+r.deleted
 		latencies = append(latencies, r.latencies...)
+		uses = append(uses, r.cpu)
 	}
+	cpu := meanCPU(uses)
 	n := time.Duration(len(runs))
 	all, bindings, first, deleted = all/n, bindings/n, first/n, deleted/n
 	slices.Sort(latencies)
@@ -518,14 +525,19 @@ func reportPropagation(b *testing.B, runs []propagationRun, direct time.Duration
 	b.ReportMetric(bindings.Seconds(), "bindings-s")
 	b.ReportMetric(objects/deleted.Seconds(), "deleted-objects/s")
 	b.ReportMetric(direct.Seconds(), "direct-s")
+	b.ReportMetric(cpu.roles["fed-apiserver"].Seconds(), "fed-cpu-s")
+	b.ReportMetric(cpu.total().Seconds(), "lab-cpu-s")
+	b.ReportMetric(directCPU.total().Seconds(), "direct-lab-cpu-s")
 	fmt.Printf("baseline, no fed: the same %.0f Deployments server-side applied straight to the members exist after %s (%.0f objects/s)\n",
 		objects, direct.Round(time.Millisecond), objects/direct.Seconds())
+	fmt.Printf("  CPU used meanwhile: %s\n", directCPU)
 	fmt.Printf("propagation of %d Deployments (replicas 0: propagation, not pods) to %d members: all %.0f member objects %s after the policy (%.0f objects/s), "+
 		"the first %s, all %d bindings %s; per object from its binding: p50 %s, p99 %s, max %s (%d measured); deleting the templates emptied the members in %s (%.0f objects/s)\n",
 		propagationTemplates, len(labMembers), objects, all.Round(time.Millisecond), objects/all.Seconds(),
 		first.Round(time.Millisecond), propagationTemplates, bindings.Round(time.Millisecond),
 		p50.Round(time.Millisecond), p99.Round(time.Millisecond), worst.Round(time.Millisecond), len(latencies),
 		deleted.Round(time.Millisecond), objects/deleted.Seconds())
+	fmt.Printf("  CPU used from the policy to the last member object: %s\n", cpu)
 }
 
 // percentile is the q-quantile of sorted durations (nearest rank).

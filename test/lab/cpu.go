@@ -1,0 +1,46 @@
+package lab
+
+import (
+	"time"
+
+	"github.com/prometheus/procfs"
+)
+
+// CPUTimes returns the CPU time (user and system) each running process of the lab has used
+// since it started, by process name ("etcd", "fed-apiserver", "member1-apiserver", ...).
+// Benchmarks take it before and after a run to show where the machine's cores went.
+func (l *Lab) CPUTimes() map[string]time.Duration {
+	times := map[string]time.Duration{}
+	for _, p := range l.processes() {
+		pid, ok := p.pid()
+		if !ok {
+			continue
+		}
+		if d, ok := cpuTime(pid); ok {
+			times[p.name] = d
+		}
+	}
+	return times
+}
+
+// SelfCPUTime is the CPU time the calling process has used, e.g. a benchmark's client.
+func SelfCPUTime() time.Duration {
+	self, err := procfs.Self()
+	if err != nil {
+		return 0
+	}
+	d, _ := cpuTime(self.PID)
+	return d
+}
+
+func cpuTime(pid int) (time.Duration, bool) {
+	proc, err := procfs.NewProc(pid)
+	if err != nil {
+		return 0, false
+	}
+	stat, err := proc.Stat()
+	if err != nil {
+		return 0, false
+	}
+	return time.Duration(stat.CPUTime() * float64(time.Second)), true
+}
