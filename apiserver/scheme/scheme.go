@@ -38,9 +38,10 @@ func init() {
 	)
 }
 
-// Serializer is what fed's groups serve: JSON, YAML and CBOR, not protobuf, since fed's Go
-// types have no protobuf form (like custom resources). A client that prefers protobuf, such
-// as the host's garbage collector, then gets JSON instead of an error.
+// Serializer is what fed's groups serve: JSON and YAML, not protobuf, since fed's Go types
+// have no protobuf form (like custom resources). A client that prefers protobuf, such as the
+// host's garbage collector, then gets JSON instead of an error. CBOR (alpha in Kubernetes)
+// is not offered: it decodes fed's objects slower than JSON (BenchmarkDecodeWork).
 var Serializer runtime.NegotiatedSerializer = withoutProtobuf{Codecs}
 
 type withoutProtobuf struct{ serializer.CodecFactory }
