@@ -55,8 +55,15 @@ import (
 // key names a binding; Namespace is empty for a ClusterResourceBinding.
 type key = bindings.Key
 
-// reportDelay is how long the binding controller lets Work changes gather before it looks.
-const reportDelay = 500 * time.Millisecond
+const (
+	// reportDelay is how long the binding controller lets Work changes gather before it
+	// looks.
+	reportDelay = 500 * time.Millisecond
+	// reportWorkers is how many workers write bindings' status, fewer than keep their
+	// Works: under load, propagation goes first, and a binding whose Works changed several
+	// times while it waited gets one status write.
+	reportWorkers = 4
+)
 
 // byBinding indexes Works by the binding they belong to.
 const byBinding = "binding"
@@ -79,7 +86,9 @@ type Controller struct {
 	Recorder record.EventRecorder
 
 	namespaces sync.Map // execution namespaces known to exist
-	queue      workqueue.TypedRateLimitingInterface[key]
+	// queue has the bindings whose Works to keep (the binding or its template changed);
+	// reports those whose status to write (their Works changed).
+	queue, reports workqueue.TypedRateLimitingInterface[key]
 }
 
 // NewController watches bindings, Works and templates.
@@ -105,6 +114,7 @@ func NewController(fed versioned.Interface, tmpls *templates.Templates, access *
 		works:     works.Informer().GetIndexer(),
 		synced:    []cache.InformerSynced{access.HasSynced, works.Informer().HasSynced},
 		queue:     reconciler.NewQueue[key]("binding"),
+		reports:   reconciler.NewQueue[key]("binding-status"),
 	}
 	enqueue := func(obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
@@ -120,7 +130,7 @@ func NewController(fed versioned.Interface, tmpls *templates.Templates, access *
 				ns, name, _ := cache.SplitMetaNamespaceKey(b)
 				// The Works of a binding report one after the other: wait a moment so that
 				// one status write of the binding says what several did.
-				c.queue.AddAfter(key{Namespace: ns, Name: name}, reportDelay)
+				c.reports.AddAfter(key{Namespace: ns, Name: name}, reportDelay)
 			}
 		}
 	}
@@ -150,6 +160,7 @@ func (c *Controller) EnqueueAll() {
 
 // Run reconciles bindings with workers until ctx is done.
 func (c *Controller) Run(ctx context.Context, workers int) {
+	go reconciler.Run(ctx, c.reports, reportWorkers, c.synced, "Reporting the Works of a binding", c.reportOnly)
 	reconciler.Run(ctx, c.queue, workers, c.synced, "Syncing the Works of a binding", c.reconcile)
 }
 
@@ -185,42 +196,75 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 	if b.Meta.GetDeletionTimestamp() != nil {
 		return c.unbind(ctx, works)
 	}
-	tmpl, gvr, err := c.templates.Ref(b.Spec.Resource)
-	if apierrors.IsNotFound(err) {
-		return nil // the detector deletes the binding of a template that is gone
-	}
-	if err != nil {
+	tmpl, gvr, ok, err := c.template(b)
+	if !ok || err != nil {
 		return err
-	}
-	if tmpl.GetUID() != b.Spec.Resource.UID || tmpl.GetDeletionTimestamp() != nil {
-		return nil // an older template's binding, or one on its way out
 	}
 	var errs []error
 	targets := map[string]bool{}
+	wrote := false
 	for _, t := range b.Spec.Clusters {
 		targets[t.Name] = true
-		if err := c.syncWork(ctx, k, b.Spec, tmpl, t, works[t.Name]); err != nil {
+		changed, err := c.syncWork(ctx, k, b.Spec, tmpl, t, works[t.Name])
+		if err != nil {
 			errs = append(errs, fmt.Errorf("cluster %s: %w", t.Name, err))
 		}
+		wrote = wrote || changed
 	}
 	for cluster, w := range works {
 		if !targets[cluster] {
 			// Scheduled away: the member's copy goes, whatever the policy keeps on deletion.
 			errs = append(errs, c.removeWork(ctx, w, false))
+			wrote = true
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	if len(b.Spec.Clusters) == 0 {
-		return nil // not scheduled yet: nothing to report
+	if wrote || len(b.Spec.Clusters) == 0 {
+		// The Works written bring the report (through reports) when they change; a binding
+		// not scheduled yet has nothing to report.
+		return nil
 	}
 	return c.report(ctx, b, tmpl, gvr, works)
 }
 
-// syncWork creates or updates the Work of a binding for one cluster.
+// reportOnly writes a binding's status from its Works, and its template's; keeping the
+// Works is reconcile's.
+func (c *Controller) reportOnly(ctx context.Context, k key) error {
+	b, err := c.bindings.Get(k)
+	if err != nil || b.Meta.GetDeletionTimestamp() != nil || len(b.Spec.Clusters) == 0 {
+		return ignoreNotFound(err)
+	}
+	tmpl, gvr, ok, err := c.template(b)
+	if !ok || err != nil {
+		return err
+	}
+	works, err := c.worksOf(k)
+	if err != nil {
+		return err
+	}
+	return c.report(ctx, b, tmpl, gvr, works)
+}
+
+// template returns a binding's template, or false when there is none to work for: the
+// detector deletes the binding of a template that is gone, and the binding of an older
+// template of the same name, or of one on its way out, waits.
+func (c *Controller) template(b *bindings.Binding) (*unstructured.Unstructured, schema.GroupVersionResource, bool, error) {
+	tmpl, gvr, err := c.templates.Ref(b.Spec.Resource)
+	if err != nil {
+		return nil, gvr, false, ignoreNotFound(err)
+	}
+	if tmpl.GetUID() != b.Spec.Resource.UID || tmpl.GetDeletionTimestamp() != nil {
+		return nil, gvr, false, nil
+	}
+	return tmpl, gvr, true, nil
+}
+
+// syncWork creates or updates the Work of a binding for one cluster; it says whether it
+// wrote one.
 func (c *Controller) syncWork(ctx context.Context, k key, spec *federationv1alpha1.ResourceBindingSpec, tmpl *unstructured.Unstructured,
-	target federationv1alpha1.TargetCluster, current *federationv1alpha1.Work) error {
+	target federationv1alpha1.TargetCluster, current *federationv1alpha1.Work) (bool, error) {
 	manifest := Manifest(tmpl, spec, target)
 	annotations := map[string]string{federationv1alpha1.AnnotationBinding: BindingKey(k.Namespace, k.Name)}
 	var applied []string
@@ -254,18 +298,18 @@ func (c *Controller) syncWork(ctx context.Context, k key, spec *federationv1alph
 		if spec.PropagateDeps {
 			deps, err := c.dependencies(tmpl, spec, target)
 			if err != nil {
-				return err
+				return false, err
 			}
 			manifests = append(manifests, deps...)
 		}
 		var err error
 		if want, err = WorkSpec(manifests, spec, target.Name); err != nil {
-			return err
+			return false, err
 		}
 	}
 	if current == nil {
 		if err := c.ensureNamespace(ctx, ns); err != nil {
-			return err
+			return false, err
 		}
 		w := &federationv1alpha1.Work{
 			ObjectMeta: metav1.ObjectMeta{
@@ -278,21 +322,21 @@ func (c *Controller) syncWork(ctx context.Context, k key, spec *federationv1alph
 		}
 		_, err := works.Create(ctx, w, metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
-			return nil // the informer will tell of it
+			return false, nil // the informer will tell of it
 		}
-		return err
+		return err == nil, err
 	}
 	if current.DeletionTimestamp != nil {
-		return fmt.Errorf("the Work %s/%s is still being deleted", ns, current.Name)
+		return false, fmt.Errorf("the Work %s/%s is still being deleted", ns, current.Name)
 	}
 	if workSpecEqual(&current.Spec, &want) && apiequality.Semantic.DeepEqual(current.Annotations, annotations) {
-		return nil
+		return false, nil
 	}
 	w := current.DeepCopy()
 	w.Spec = want
 	w.Annotations = annotations
 	_, err := works.Update(ctx, w, metav1.UpdateOptions{})
-	return err
+	return err == nil, err
 }
 
 // dependencies are the manifests of the templates a workload refers to (ConfigMaps,

@@ -68,6 +68,10 @@ const (
 	// memberDelay is how long changes of a member's objects gather before their Work is
 	// looked at again.
 	memberDelay = 500 * time.Millisecond
+	// statusWorkers is how many workers write Works' status, fewer than apply them: under
+	// load, applying goes first, and a Work whose objects changed several times while it
+	// waited gets one status write.
+	statusWorkers = 4
 )
 
 // NamespaceManifest returns what to apply to a member for a namespace of the fleet before
@@ -97,7 +101,9 @@ type Controller struct {
 	// controllers made of the objects by then.
 	appliedWorks sync.Map // types.UID → int64
 
-	queue workqueue.TypedRateLimitingInterface[types.NamespacedName]
+	// queue has the Works to apply (their spec changed); statuses those whose status is to
+	// be written (applied a moment ago, or a member object changed).
+	queue, statuses workqueue.TypedRateLimitingInterface[types.NamespacedName]
 }
 
 type objectKey struct {
@@ -114,6 +120,7 @@ func NewController(fed versioned.Interface, works fedinformers.WorkInformer, con
 		synced:     works.Informer().HasSynced,
 		namespaces: namespaces,
 		queue:      reconciler.NewQueue[types.NamespacedName]("execution"),
+		statuses:   reconciler.NewQueue[types.NamespacedName]("execution-status"),
 	}
 	inf := works.Informer()
 	c.written = mutation.New(inf, false)
@@ -143,7 +150,7 @@ func NewController(fed versioned.Interface, works fedinformers.WorkInformer, con
 // says what they did.
 func (c *Controller) memberObjectChanged(cluster string, obj metav1.Object) {
 	if w := obj.GetAnnotations()[federationv1alpha1.AnnotationWork]; w != "" {
-		c.queue.AddAfter(types.NamespacedName{Namespace: federationv1alpha1.ExecutionNamespace(cluster), Name: w}, memberDelay)
+		c.statuses.AddAfter(types.NamespacedName{Namespace: federationv1alpha1.ExecutionNamespace(cluster), Name: w}, memberDelay)
 	}
 }
 
@@ -157,15 +164,23 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	c.members.mu.Unlock()
 	if !cache.WaitForCacheSync(ctx.Done(), c.synced) {
 		c.queue.ShutDown()
+		c.statuses.ShutDown()
 		return
 	}
 	if c.cleaner != nil {
 		go c.cleaner.run(ctx)
 	}
-	reconciler.Run(ctx, c.queue, workers, nil, "Applying a Work", c.reconcile)
+	go reconciler.Run(ctx, c.statuses, statusWorkers, nil, "Writing a Work's status", func(ctx context.Context, k types.NamespacedName) error {
+		return c.reconcile(ctx, k, true)
+	})
+	reconciler.Run(ctx, c.queue, workers, nil, "Applying a Work", func(ctx context.Context, k types.NamespacedName) error {
+		return c.reconcile(ctx, k, false)
+	})
 }
 
-func (c *Controller) reconcile(ctx context.Context, k types.NamespacedName) error {
+// reconcile applies a Work if it changed, and reports its objects' state: at once when
+// something failed, through the statuses queue otherwise (report says it came from there).
+func (c *Controller) reconcile(ctx context.Context, k types.NamespacedName, report bool) error {
 	cluster, ok := strings.CutPrefix(k.Namespace, federationv1alpha1.ExecutionNamespacePrefix)
 	if !ok {
 		return nil
@@ -227,7 +242,10 @@ func (c *Controller) reconcile(ctx context.Context, k types.NamespacedName) erro
 		// Deployment's ReplicaSet, its conditions); one status write of the Work, after
 		// memberDelay, says both.
 		c.appliedWorks.Store(w.UID, w.Generation)
-		c.queue.AddAfter(k, memberDelay)
+		c.statuses.AddAfter(k, memberDelay)
+		return nil
+	case !report:
+		c.statuses.Add(k)
 		return nil
 	}
 	return c.writeStatus(ctx, w, statuses, metav1.ConditionTrue, ReasonApplied, "applied to the cluster")
