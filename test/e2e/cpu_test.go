@@ -84,7 +84,7 @@ func (u cpuUse) total() time.Duration {
 	return sum
 }
 
-// mean is the mean of several runs' use.
+// meanCPU is the mean of several runs' use.
 func meanCPU(uses []cpuUse) cpuUse {
 	m := cpuUse{roles: map[string]time.Duration{}}
 	if len(uses) == 0 {
