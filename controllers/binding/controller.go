@@ -151,7 +151,8 @@ func NewController(fed versioned.Interface, tmpls *templates.Templates, access *
 	return c, nil
 }
 
-// EnqueueAll looks again at every binding (an override policy changed).
+// EnqueueAll looks again at every binding (a cluster's labels or location changed: override
+// rules choose clusters by them).
 func (c *Controller) EnqueueAll() {
 	for _, k := range c.bindings.Keys(metav1.NamespaceAll) {
 		c.queue.Add(k)

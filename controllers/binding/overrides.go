@@ -17,6 +17,7 @@ limitations under the License.
 package binding
 
 import (
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
@@ -28,24 +29,15 @@ import (
 )
 
 // Overrides customises manifests with the fleet's OverridePolicies and
-// ClusterOverridePolicies, and has every binding looked at again when one changes.
+// ClusterOverridePolicies, and has the bindings of the templates a policy selects looked
+// at again when it changes.
 func (c *Controller) Overrides(ops fedinformers.OverridePolicyInformer, cops fedinformers.ClusterOverridePolicyInformer,
 	clusters clusterlisters.ClusterLister) error {
-	// An OverridePolicy concerns the bindings of its namespace; a ClusterOverridePolicy all.
-	changed := func(obj any) {
-		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = d.Obj
-		}
-		if p, ok := obj.(*federationv1alpha1.OverridePolicy); ok {
-			c.enqueueNamespace(p.Namespace)
-			return
-		}
-		c.EnqueueAll()
-	}
 	handler := cache.ResourceEventHandlerFuncs{
-		AddFunc:    changed,
-		UpdateFunc: func(_, obj any) { changed(obj) },
-		DeleteFunc: changed,
+		AddFunc: func(obj any) { c.enqueueSelected(policyOf(obj)) },
+		// The templates the policy selected before the change and those it selects now.
+		UpdateFunc: func(old, obj any) { c.enqueueSelected(policyOf(old), policyOf(obj)) },
+		DeleteFunc: func(obj any) { c.enqueueSelected(policyOf(obj)) },
 	}
 	for _, inf := range []cache.SharedIndexInformer{ops.Informer(), cops.Informer()} {
 		if _, err := inf.AddEventHandler(handler); err != nil {
@@ -84,9 +76,45 @@ func (c *Controller) Overrides(ops fedinformers.OverridePolicyInformer, cops fed
 	return nil
 }
 
-// enqueueNamespace looks again at the ResourceBindings of a namespace.
-func (c *Controller) enqueueNamespace(namespace string) {
-	for _, k := range c.bindings.Keys(namespace) {
-		c.queue.Add(k)
+// policyOf is an override policy of the informers, as the override engine takes it.
+func policyOf(obj any) override.Policy {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
 	}
+	switch p := obj.(type) {
+	case *federationv1alpha1.OverridePolicy:
+		return override.Policy{Namespace: p.Namespace, Name: p.Name, Spec: &p.Spec}
+	case *federationv1alpha1.ClusterOverridePolicy:
+		return override.Policy{Name: p.Name, Spec: &p.Spec}
+	}
+	return override.Policy{}
+}
+
+// enqueueSelected looks again at the bindings whose templates one of policies (one
+// policy, before and after a change) selects: ResourceBindings of its namespace for an
+// OverridePolicy, every binding for a ClusterOverridePolicy. A binding whose template
+// cannot be read is looked at anyway: its reconcile says why.
+func (c *Controller) enqueueSelected(policies ...override.Policy) {
+	for _, k := range c.bindings.Keys(policies[0].Namespace) {
+		if c.selected(k, policies) {
+			c.queue.Add(k)
+		}
+	}
+}
+
+func (c *Controller) selected(k key, policies []override.Policy) bool {
+	b, err := c.bindings.Get(k)
+	if err != nil {
+		return !apierrors.IsNotFound(err)
+	}
+	tmpl, _, err := c.templates.Ref(b.Spec.Resource)
+	if err != nil {
+		return true
+	}
+	for _, p := range policies {
+		if p.Selects(tmpl) {
+			return true
+		}
+	}
+	return false
 }

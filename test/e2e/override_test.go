@@ -219,7 +219,7 @@ func TestOverrideRegistryAdd(t *testing.T) {
 	m1, m2 := memberKubeconfig("member1"), memberKubeconfig("member2")
 	kubectl(t, fleet, "create", "deployment", "myapp", "-n", ns, "--image=myapp:1.0.0")
 	kubectlStdin(t, fleet, propagateTo("myapp", "apps/v1", "Deployment", "member1", "member2"), "apply", "-n", ns, "-f", "-")
-	kubectlStdin(t, fleet, `apiVersion: federation.fedhq.io/v1alpha1
+	policy := `apiVersion: federation.fedhq.io/v1alpha1
 kind: OverridePolicy
 metadata:
   name: a-example
@@ -227,7 +227,7 @@ spec:
   resourceSelectors:
   - apiVersion: apps/v1
     kind: Deployment
-    name: myapp
+    name: %s
   overrideRules:
   - overriders:
       imageOverrider:
@@ -237,7 +237,8 @@ spec:
       labelsOverrider:
       - operator: add
         value: {set-by: namespace}
-`, "apply", "-n", ns, "-f", "-")
+`
+	kubectlStdin(t, fleet, fmt.Sprintf(policy, "myapp"), "apply", "-n", ns, "-f", "-")
 	cop := "zz-" + ns
 	t.Cleanup(func() { _, _ = runKubectl(fleet, "delete", "cop", cop, "--ignore-not-found") })
 	kubectlStdin(t, fleet, fmt.Sprintf(`apiVersion: federation.fedhq.io/v1alpha1
@@ -268,6 +269,13 @@ spec:
 		}
 	}
 	expectOutput(t, 5*time.Second, fleet, "myapp:1.0.0", got...)
+
+	// Pointed at another Deployment, the OverridePolicy no longer applies to myapp: a
+	// change looks again at what the policy selected before it, not only after.
+	kubectlStdin(t, fleet, fmt.Sprintf(policy, "other"), "apply", "-n", ns, "-f", "-")
+	for _, m := range []string{m1, m2} {
+		expectOutput(t, 30*time.Second, m, "myapp:1.0.0 cluster yes", got...)
+	}
 }
 
 // TestOverrideGuestbook is the seeds' guestbook example: the CRD and a Guestbook go to
