@@ -209,6 +209,12 @@ func (c *Controller) reconcile(ctx context.Context, k types.NamespacedName, repo
 	applied := meta.FindStatusCondition(w.Status.Conditions, federationv1alpha1.WorkConditionApplied)
 	done, _ := c.appliedWorks.Load(w.UID)
 	changed := (applied == nil || applied.ObservedGeneration != w.Generation || applied.Status != metav1.ConditionTrue) && done != w.Generation
+	if !report && !changed && !suspended {
+		// Applied already: what is left is reading the objects' state and writing it, the
+		// statuses queue's work.
+		c.statuses.Add(k)
+		return nil
+	}
 	var statuses []federationv1alpha1.ManifestStatus
 	var failures []string
 	reason := ReasonApplied
@@ -243,9 +249,6 @@ func (c *Controller) reconcile(ctx context.Context, k types.NamespacedName, repo
 		// memberDelay, says both.
 		c.appliedWorks.Store(w.UID, w.Generation)
 		c.statuses.AddAfter(k, memberDelay)
-		return nil
-	case !report:
-		c.statuses.Add(k)
 		return nil
 	}
 	return c.writeStatus(ctx, w, statuses, metav1.ConditionTrue, ReasonApplied, "applied to the cluster")

@@ -101,45 +101,41 @@ func (a *Access) Get(k Key) (*Binding, error) {
 			return nil, err
 		}
 		b := obj.(*federationv1alpha1.ResourceBinding).DeepCopy()
-		client := a.fed.FederationV1alpha1().ResourceBindings(k.Namespace)
-		return &Binding{Meta: b, Spec: &b.Spec, Status: &b.Status,
-			update: func(ctx context.Context) error {
-				return written(a.rbs, b, func() (*federationv1alpha1.ResourceBinding, error) {
-					return client.Update(ctx, b, metav1.UpdateOptions{})
-				})
-			},
-			updateStatus: func(ctx context.Context) error {
-				return written(a.rbs, b, func() (*federationv1alpha1.ResourceBinding, error) {
-					return client.UpdateStatus(ctx, b, metav1.UpdateOptions{})
-				})
-			},
-		}, nil
+		return working(a.rbs, b, &b.Spec, &b.Status, a.fed.FederationV1alpha1().ResourceBindings(k.Namespace)), nil
 	}
 	obj, err := get(a.crbs, k, federationv1alpha1.Resource("clusterresourcebindings"))
 	if err != nil {
 		return nil, err
 	}
 	b := obj.(*federationv1alpha1.ClusterResourceBinding).DeepCopy()
-	client := a.fed.FederationV1alpha1().ClusterResourceBindings()
-	return &Binding{Meta: b, Spec: &b.Spec, Status: &b.Status,
-		update: func(ctx context.Context) error {
-			return written(a.crbs, b, func() (*federationv1alpha1.ClusterResourceBinding, error) {
-				return client.Update(ctx, b, metav1.UpdateOptions{})
-			})
-		},
-		updateStatus: func(ctx context.Context) error {
-			return written(a.crbs, b, func() (*federationv1alpha1.ClusterResourceBinding, error) {
-				return client.UpdateStatus(ctx, b, metav1.UpdateOptions{})
-			})
-		},
-	}, nil
+	return working(a.crbs, b, &b.Spec, &b.Status, a.fed.FederationV1alpha1().ClusterResourceBindings()), nil
 }
 
 // object is a pointer to a binding kind.
 type object[T any] interface {
 	*T
 	runtime.Object
+	metav1.Object
 	DeepCopy() *T
+}
+
+// writer is the generated client of one binding kind.
+type writer[P any] interface {
+	Update(context.Context, P, metav1.UpdateOptions) (P, error)
+	UpdateStatus(context.Context, P, metav1.UpdateOptions) (P, error)
+}
+
+// working is b, a copy of a binding of the view mc, as a Binding that writes with client.
+func working[T any, P object[T]](mc *mutation.Cache, b P, spec *federationv1alpha1.ResourceBindingSpec,
+	status *federationv1alpha1.ResourceBindingStatus, client writer[P]) *Binding {
+	return &Binding{Meta: b, Spec: spec, Status: status,
+		update: func(ctx context.Context) error {
+			return written(mc, b, func() (P, error) { return client.Update(ctx, b, metav1.UpdateOptions{}) })
+		},
+		updateStatus: func(ctx context.Context) error {
+			return written(mc, b, func() (P, error) { return client.UpdateStatus(ctx, b, metav1.UpdateOptions{}) })
+		},
+	}
 }
 
 // written runs a write of b and, when it succeeds, makes b the stored version and lets the
