@@ -45,7 +45,6 @@ import (
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
 	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
-	"github.com/fedhq/fed/controllers/detector"
 	"github.com/fedhq/fed/controllers/internal/bindings"
 	"github.com/fedhq/fed/controllers/internal/reconciler"
 	"github.com/fedhq/fed/controllers/interpreter"
@@ -145,7 +144,7 @@ func NewController(fed versioned.Interface, tmpls *templates.Templates, access *
 		}
 	}
 	tmpls.AddHandler(func(_ schema.GroupVersionResource, obj *unstructured.Unstructured) {
-		c.queue.Add(key{Namespace: obj.GetNamespace(), Name: detector.BindingName(obj.GetKind(), obj.GetName())})
+		c.queue.Add(key{Namespace: obj.GetNamespace(), Name: federationv1alpha1.BindingName(obj.GetKind(), obj.GetName())})
 		c.dependencyChanged(obj)
 	})
 	return c, nil
@@ -167,7 +166,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 
 // worksOf returns the Works of a binding by cluster.
 func (c *Controller) worksOf(k key) (map[string]*federationv1alpha1.Work, error) {
-	objs, err := c.works.ByIndex(byBinding, BindingKey(k.Namespace, k.Name))
+	objs, err := c.works.ByIndex(byBinding, federationv1alpha1.BindingKey(k.Namespace, k.Name))
 	if err != nil {
 		return nil, err
 	}
@@ -267,7 +266,7 @@ func (c *Controller) template(b *bindings.Binding) (*unstructured.Unstructured, 
 func (c *Controller) syncWork(ctx context.Context, k key, spec *federationv1alpha1.ResourceBindingSpec, tmpl *unstructured.Unstructured,
 	target federationv1alpha1.TargetCluster, current *federationv1alpha1.Work) (bool, error) {
 	manifest := Manifest(tmpl, spec, target)
-	annotations := map[string]string{federationv1alpha1.AnnotationBinding: BindingKey(k.Namespace, k.Name)}
+	annotations := map[string]string{federationv1alpha1.AnnotationBinding: federationv1alpha1.BindingKey(k.Namespace, k.Name)}
 	var applied []string
 	if c.Override != nil {
 		var overridden *unstructured.Unstructured
@@ -314,7 +313,7 @@ func (c *Controller) syncWork(ctx context.Context, k key, spec *federationv1alph
 		}
 		w := &federationv1alpha1.Work{
 			ObjectMeta: metav1.ObjectMeta{
-				Name:        WorkName(k.Namespace, k.Name),
+				Name:        federationv1alpha1.WorkName(k.Namespace, k.Name),
 				Namespace:   ns,
 				Annotations: annotations,
 				Finalizers:  []string{federationv1alpha1.FinalizerExecution},

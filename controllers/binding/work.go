@@ -30,24 +30,6 @@ import (
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 )
 
-// WorkName is the name of the Work of a binding in each execution namespace: the
-// binding's name, after its namespace and a dot for a ResourceBinding. A namespace has no
-// dot, and a binding name ends in its kind, so no two bindings share a Work name.
-func WorkName(bindingNamespace, bindingName string) string {
-	if bindingNamespace == "" {
-		return bindingName
-	}
-	return bindingNamespace + "." + bindingName
-}
-
-// BindingKey is how a Work names its binding in AnnotationBinding.
-func BindingKey(bindingNamespace, bindingName string) string {
-	if bindingNamespace == "" {
-		return bindingName
-	}
-	return bindingNamespace + "/" + bindingName
-}
-
 // metadataDropped are the fields of a template's metadata that belong to the fleet's copy
 // alone: members give their objects their own.
 var metadataDropped = []string{"uid", "resourceVersion", "generation", "creationTimestamp", "deletionTimestamp",

@@ -114,13 +114,13 @@ func TestManifest(t *testing.T) {
 }
 
 func TestWorkName(t *testing.T) {
-	if got := WorkName("default", "nginx-deployment"); got != "default.nginx-deployment" {
+	if got := federationv1alpha1.WorkName("default", "nginx-deployment"); got != "default.nginx-deployment" {
 		t.Errorf("WorkName = %s", got)
 	}
-	if got := WorkName("", "guestbooks.webapp.my.domain-customresourcedefinition"); got != "guestbooks.webapp.my.domain-customresourcedefinition" {
+	if got := federationv1alpha1.WorkName("", "guestbooks.webapp.my.domain-customresourcedefinition"); got != "guestbooks.webapp.my.domain-customresourcedefinition" {
 		t.Errorf("WorkName = %s", got)
 	}
-	if got := BindingKey("default", "nginx-deployment"); got != "default/nginx-deployment" {
+	if got := federationv1alpha1.BindingKey("default", "nginx-deployment"); got != "default/nginx-deployment" {
 		t.Errorf("BindingKey = %s", got)
 	}
 }

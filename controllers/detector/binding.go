@@ -24,21 +24,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
+	"github.com/fedhq/fed/apis/federation/policy"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 )
-
-// Labels a binding carries: the policy that made it.
-const (
-	LabelPolicyNamespace = "propagationpolicy.federation.fedhq.io/namespace"
-	LabelPolicyName      = "propagationpolicy.federation.fedhq.io/name"
-	LabelClusterPolicy   = "clusterpropagationpolicy.federation.fedhq.io/name"
-)
-
-// BindingName is the name of the binding of a template: its name and its kind, so that a
-// Deployment and a Service of the same name have their own.
-func BindingName(kind, name string) string {
-	return name + "-" + strings.ToLower(kind)
-}
 
 // Skipped says whether fed leaves a template where it is whatever the policies say: the
 // fleet's kube-* namespaces, fed's own namespace and the execution namespaces, and what
@@ -53,16 +41,16 @@ func Skipped(obj *unstructured.Unstructured) bool {
 }
 
 // BindingLabels are the labels naming the policy on a binding.
-func BindingLabels(p *Policy) map[string]string {
+func BindingLabels(p *policy.Policy) map[string]string {
 	if p.Namespace == "" {
-		return map[string]string{LabelClusterPolicy: p.Name}
+		return map[string]string{federationv1alpha1.LabelClusterPolicy: p.Name}
 	}
-	return map[string]string{LabelPolicyNamespace: p.Namespace, LabelPolicyName: p.Name}
+	return map[string]string{federationv1alpha1.LabelPolicyNamespace: p.Namespace, federationv1alpha1.LabelPolicyName: p.Name}
 }
 
 // BindingSpec is the spec of the binding of a template under a policy. Where the
 // template goes (spec.clusters) is the scheduler's, and kept from the current binding.
-func BindingSpec(obj *unstructured.Unstructured, p *Policy) federationv1alpha1.ResourceBindingSpec {
+func BindingSpec(obj *unstructured.Unstructured, p *policy.Policy) federationv1alpha1.ResourceBindingSpec {
 	spec := p.Spec
 	placement := spec.Placement.DeepCopy()
 	out := federationv1alpha1.ResourceBindingSpec{

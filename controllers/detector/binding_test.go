@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	"github.com/fedhq/fed/apis/federation/policy"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 )
 
@@ -119,12 +120,12 @@ kind: Deployment
 metadata: {name: nginx, namespace: default, uid: u-1, resourceVersion: "42"}
 spec: {replicas: 2, template: {spec: {containers: [{name: nginx, image: nginx}]}}}
 `)
-	policy := &Policy{Namespace: "default", Name: "nginx-propagation", Spec: &federationv1alpha1.PropagationSpec{
+	p := &policy.Policy{Namespace: "default", Name: "nginx-propagation", Spec: &federationv1alpha1.PropagationSpec{
 		Placement:          federationv1alpha1.Placement{ClusterAffinity: &federationv1alpha1.ClusterAffinity{ClusterNames: []string{"member1", "member2"}}},
 		ConflictResolution: federationv1alpha1.ConflictOverwrite,
 		PropagateDeps:      true,
 	}}
-	spec := BindingSpec(tmpl, policy)
+	spec := BindingSpec(tmpl, p)
 	want := federationv1alpha1.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: "nginx", UID: "u-1"}
 	if spec.Resource != want {
 		t.Errorf("resource %+v, want %+v", spec.Resource, want)
@@ -135,13 +136,13 @@ spec: {replicas: 2, template: {spec: {containers: [{name: nginx, image: nginx}]}
 	}
 	// The binding owns a copy: changing it leaves the policy alone.
 	spec.Placement.ClusterAffinity.ClusterNames[0] = "changed"
-	if policy.Spec.Placement.ClusterAffinity.ClusterNames[0] != "member1" {
+	if p.Spec.Placement.ClusterAffinity.ClusterNames[0] != "member1" {
 		t.Errorf("the binding's placement aliases the policy's")
 	}
-	if got := BindingName("Deployment", "nginx"); got != "nginx-deployment" {
+	if got := federationv1alpha1.BindingName("Deployment", "nginx"); got != "nginx-deployment" {
 		t.Errorf("BindingName %q", got)
 	}
-	if got := BindingLabels(&Policy{Name: "everywhere"}); got[LabelClusterPolicy] != "everywhere" || len(got) != 1 {
+	if got := BindingLabels(&policy.Policy{Name: "everywhere"}); got[federationv1alpha1.LabelClusterPolicy] != "everywhere" || len(got) != 1 {
 		t.Errorf("labels of a ClusterPropagationPolicy's binding: %v", got)
 	}
 }

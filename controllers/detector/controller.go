@@ -14,6 +14,8 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
+// Package detector makes one binding for each template a propagation policy selects,
+// from the policy that wins (package policy says which), and deletes it when none does.
 package detector
 
 import (
@@ -33,6 +35,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
+	"github.com/fedhq/fed/apis/federation/policy"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
@@ -204,13 +207,13 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 	if tmpl.GetDeletionTimestamp() != nil {
 		return nil
 	}
-	var best *Policy
+	var best *policy.Policy
 	if !Skipped(tmpl) {
 		if best, err = c.bestPolicy(tmpl); err != nil {
 			return err
 		}
 	}
-	name := BindingName(tmpl.GetKind(), tmpl.GetName())
+	name := federationv1alpha1.BindingName(tmpl.GetKind(), tmpl.GetName())
 	var want *federationv1alpha1.ResourceBindingSpec
 	var labels map[string]string
 	if best != nil {
@@ -253,7 +256,7 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 }
 
 // policyEvent tells on the template that a policy now propagates it.
-func (c *Controller) policyEvent(tmpl *unstructured.Unstructured, was, now map[string]string, best *Policy) {
+func (c *Controller) policyEvent(tmpl *unstructured.Unstructured, was, now map[string]string, best *policy.Policy) {
 	if c.Recorder == nil || best == nil || apiequality.Semantic.DeepEqual(was, now) {
 		return
 	}
@@ -265,8 +268,8 @@ func (c *Controller) policyEvent(tmpl *unstructured.Unstructured, was, now map[s
 }
 
 // bestPolicy is the policy that propagates a template, or nil.
-func (c *Controller) bestPolicy(tmpl *unstructured.Unstructured) (*Policy, error) {
-	var policies []Policy
+func (c *Controller) bestPolicy(tmpl *unstructured.Unstructured) (*policy.Policy, error) {
+	var policies []policy.Policy
 	if ns := tmpl.GetNamespace(); ns != "" {
 		pps, err := c.policies.PropagationPolicies(ns).List(labels.Everything())
 		if err != nil {
@@ -274,7 +277,7 @@ func (c *Controller) bestPolicy(tmpl *unstructured.Unstructured) (*Policy, error
 		}
 		for _, p := range pps {
 			if p.DeletionTimestamp == nil {
-				policies = append(policies, Policy{Namespace: p.Namespace, Name: p.Name, Spec: &p.Spec})
+				policies = append(policies, policy.Policy{Namespace: p.Namespace, Name: p.Name, Spec: &p.Spec})
 			}
 		}
 	}
@@ -284,10 +287,10 @@ func (c *Controller) bestPolicy(tmpl *unstructured.Unstructured) (*Policy, error
 	}
 	for _, p := range cpps {
 		if p.DeletionTimestamp == nil {
-			policies = append(policies, Policy{Name: p.Name, Spec: &p.Spec})
+			policies = append(policies, policy.Policy{Name: p.Name, Spec: &p.Spec})
 		}
 	}
-	return Best(tmpl, policies), nil
+	return policy.Best(tmpl, policies), nil
 }
 
 // bindingObject is a ResourceBinding or a ClusterResourceBinding.
@@ -339,7 +342,7 @@ func (c *Controller) deleteBinding(ctx context.Context, k key) error {
 	if err != nil {
 		return err
 	}
-	name := BindingName(gvk.Kind, k.Name)
+	name := federationv1alpha1.BindingName(gvk.Kind, k.Name)
 	if k.Namespace != "" {
 		if _, err := c.rbs.ResourceBindings(k.Namespace).Get(name); apierrors.IsNotFound(err) {
 			return nil

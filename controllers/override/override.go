@@ -28,9 +28,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
+	"github.com/fedhq/fed/apis/federation/policy"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
-	"github.com/fedhq/fed/controllers/detector"
-	"github.com/fedhq/fed/controllers/scheduler"
 )
 
 // Policy is an OverridePolicy (Namespace set) or a ClusterOverridePolicy (Namespace "").
@@ -61,7 +60,7 @@ func (p Policy) Selects(template *unstructured.Unstructured) bool {
 		return true
 	}
 	for _, sel := range p.Spec.ResourceSelectors {
-		if detector.SelectorPriority(template, sel, p.Namespace) != detector.NoMatch {
+		if policy.SelectorPriority(template, sel, p.Namespace) != policy.NoMatch {
 			return true
 		}
 	}
@@ -106,7 +105,7 @@ func Apply(template *unstructured.Unstructured, cluster *clusterv1alpha1.Cluster
 		used := false
 		for i := range p.Spec.OverrideRules {
 			rule := &p.Spec.OverrideRules[i]
-			ok, err := scheduler.MatchesAffinity(cluster, rule.TargetCluster)
+			ok, err := policy.MatchesAffinity(cluster, rule.TargetCluster)
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s: overrideRules[%d].targetCluster: %w", p, i, err)
 			}

@@ -25,6 +25,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
+	"github.com/fedhq/fed/apis/federation/policy"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 )
 
@@ -224,8 +225,8 @@ func newScheduling(clusters []*clusterv1alpha1.Cluster, p *federationv1alpha1.Pl
 	for i, c := range sorted {
 		prev, inPrev := s.previous[c.Name]
 		st := clusterState{cluster: c, inPrevious: inPrev, previous: prev,
-			evicted:  !Tolerates(c.Spec.Taints, p.ClusterTolerations, corev1.TaintEffectNoExecute),
-			cordoned: !Tolerates(c.Spec.Taints, p.ClusterTolerations, corev1.TaintEffectNoSchedule),
+			evicted:  !policy.Tolerates(c.Spec.Taints, p.ClusterTolerations, corev1.TaintEffectNoExecute),
+			cordoned: !policy.Tolerates(c.Spec.Taints, p.ClusterTolerations, corev1.TaintEffectNoSchedule),
 		}
 		if s.divided() {
 			st.available = AvailableReplicas(c, in.ResourceRequest)
@@ -322,7 +323,7 @@ func (s *scheduling) placeIn(affinity *federationv1alpha1.ClusterAffinity) ([]fe
 // capacity. For a divided workload, clusters without room for one replica are left out;
 // so are clusters a static weight list gives weight 0.
 func (s *scheduling) candidates(affinity *federationv1alpha1.ClusterAffinity) ([]candidate, error) {
-	m, err := newAffinityMatcher(affinity)
+	m, err := policy.NewAffinityMatcher(affinity)
 	if err != nil {
 		return nil, invalid("%s", err)
 	}
@@ -330,7 +331,7 @@ func (s *scheduling) candidates(affinity *federationv1alpha1.ClusterAffinity) ([
 	var tainted, full, unweighted []string
 	for i := range s.clusters {
 		st := &s.clusters[i]
-		ok, err := m.matches(st.cluster)
+		ok, err := m.Matches(st.cluster)
 		if err != nil {
 			return nil, invalid("%s", err)
 		}

@@ -28,6 +28,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
+	"github.com/fedhq/fed/apis/federation/policy"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 )
 
@@ -251,7 +252,7 @@ func TestScheduleSeeds(t *testing.T) {
 			LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "location", Operator: metav1.LabelSelectorOpIn, Values: []string{"us"}}}}}, nil),
 			replicas: 1, want: "member1=1 member3=1"},
 		{name: "seed 004: fieldSelector provider In [huaweicloud], region NotIn [cn-south-1]", clusters: seedFleet(), placement: place(&federationv1alpha1.ClusterAffinity{
-			FieldSelector: &federationv1alpha1.FieldSelector{MatchExpressions: []corev1.NodeSelectorRequirement{in(FieldProvider, "huaweicloud"), notIn(FieldRegion, "cn-south-1")}}}, nil),
+			FieldSelector: &federationv1alpha1.FieldSelector{MatchExpressions: []corev1.NodeSelectorRequirement{in(policy.FieldProvider, "huaweicloud"), notIn(policy.FieldRegion, "cn-south-1")}}}, nil),
 			replicas: 1, want: "member2=1"},
 		{name: "seed 004: clusterNames member1 and member2", clusters: seedFleet(), placement: place(names("member1", "member2"), nil),
 			replicas: 1, want: "member1=1 member2=1"},

@@ -41,7 +41,6 @@ import (
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
-	"github.com/fedhq/fed/controllers/detector"
 )
 
 const (
@@ -484,7 +483,7 @@ func (a *arrivals) since(start time.Time, bound *arrivals) (last, first time.Dur
 	for _, objs := range a.first {
 		for name, t := range objs {
 			last, first = max(last, t.Sub(start)), min(first, t.Sub(start))
-			if b, ok := bound.first[""][detector.BindingName("Deployment", name)]; ok {
+			if b, ok := bound.first[""][federationv1alpha1.BindingName("Deployment", name)]; ok {
 				latencies = append(latencies, t.Sub(b))
 			}
 		}

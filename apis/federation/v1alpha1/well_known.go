@@ -16,6 +16,8 @@ limitations under the License.
 
 package v1alpha1
 
+import "strings"
+
 const (
 	// FleetResource and FleetName name the fleet API in the host's authorization. For the
 	// host, a request to FleetPath + "/apis/apps/v1/..." is a request on the proxy
@@ -80,3 +82,35 @@ const (
 
 // ExecutionNamespace is the namespace of the fleet that holds the Works of a member.
 func ExecutionNamespace(cluster string) string { return ExecutionNamespacePrefix + cluster }
+
+// Labels a binding carries: the policy that made it.
+const (
+	LabelPolicyNamespace = "propagationpolicy.federation.fedhq.io/namespace"
+	LabelPolicyName      = "propagationpolicy.federation.fedhq.io/name"
+	LabelClusterPolicy   = "clusterpropagationpolicy.federation.fedhq.io/name"
+)
+
+// BindingName is the name of the binding of a template: its name and its kind, so that a
+// Deployment and a Service of the same name have their own.
+func BindingName(kind, name string) string {
+	return name + "-" + strings.ToLower(kind)
+}
+
+// BindingKey is how a Work names its binding in AnnotationBinding: the binding's
+// "<namespace>/<name>", as client-go's cache keys it.
+func BindingKey(bindingNamespace, bindingName string) string {
+	if bindingNamespace == "" {
+		return bindingName
+	}
+	return bindingNamespace + "/" + bindingName
+}
+
+// WorkName is the name of the Work of a binding in each execution namespace: the
+// binding's name, after its namespace and a dot for a ResourceBinding. A namespace has no
+// dot, and a binding name ends in its kind, so no two bindings share a Work name.
+func WorkName(bindingNamespace, bindingName string) string {
+	if bindingNamespace == "" {
+		return bindingName
+	}
+	return bindingNamespace + "." + bindingName
+}

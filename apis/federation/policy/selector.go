@@ -14,8 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package detector matches templates of the fleet with the policies that propagate them.
-package detector
+// Package policy says what fed's policies select: which templates a resource selector
+// names and how closely, which policy wins, which clusters an affinity selects and which
+// taints tolerations tolerate. The detector, the scheduler and the override engine read
+// the API the same way through it.
+package policy
 
 import (
 	"cmp"

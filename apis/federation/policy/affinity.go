@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package scheduler
+package policy
 
 import (
 	"fmt"
@@ -40,22 +40,22 @@ const (
 // among clusterNames when they are given, and matching the label and field selectors.
 // A nil affinity selects every cluster. An invalid selector selects none and says why.
 func MatchesAffinity(c *clusterv1alpha1.Cluster, a *federationv1alpha1.ClusterAffinity) (bool, error) {
-	m, err := newAffinityMatcher(a)
+	m, err := NewAffinityMatcher(a)
 	if err != nil {
 		return false, err
 	}
-	return m.matches(c)
+	return m.Matches(c)
 }
 
-// affinityMatcher is a ClusterAffinity with its label selector parsed, so that matching
+// AffinityMatcher is a ClusterAffinity with its label selector parsed, so that matching
 // many clusters parses it once.
-type affinityMatcher struct {
+type AffinityMatcher struct {
 	affinity *federationv1alpha1.ClusterAffinity
 	selector labels.Selector
 }
 
-func newAffinityMatcher(a *federationv1alpha1.ClusterAffinity) (*affinityMatcher, error) {
-	m := &affinityMatcher{affinity: a}
+func NewAffinityMatcher(a *federationv1alpha1.ClusterAffinity) (*AffinityMatcher, error) {
+	m := &AffinityMatcher{affinity: a}
 	if a != nil && a.LabelSelector != nil {
 		selector, err := metav1.LabelSelectorAsSelector(a.LabelSelector)
 		if err != nil {
@@ -66,7 +66,7 @@ func newAffinityMatcher(a *federationv1alpha1.ClusterAffinity) (*affinityMatcher
 	return m, nil
 }
 
-func (m *affinityMatcher) matches(c *clusterv1alpha1.Cluster) (bool, error) {
+func (m *AffinityMatcher) Matches(c *clusterv1alpha1.Cluster) (bool, error) {
 	a := m.affinity
 	if a == nil {
 		return true, nil
@@ -128,33 +128,4 @@ func Tolerates(taints []corev1.Taint, tolerations []corev1.Toleration, effects .
 		}
 	}
 	return true
-}
-
-// StaticWeights are the weights of clusters under a static weight list: a cluster takes the
-// weight of the first entry whose target selects it, and 0 when none does.
-func StaticWeights(clusters []*clusterv1alpha1.Cluster, list []federationv1alpha1.StaticClusterWeight) ([]Weight, error) {
-	matchers := make([]*affinityMatcher, len(list))
-	for i := range list {
-		m, err := newAffinityMatcher(&list[i].TargetCluster)
-		if err != nil {
-			return nil, fmt.Errorf("weightPreference.staticWeightList[%d].targetCluster: %w", i, err)
-		}
-		matchers[i] = m
-	}
-	out := make([]Weight, 0, len(clusters))
-	for _, c := range clusters {
-		w := Weight{Cluster: c.Name}
-		for i, m := range matchers {
-			ok, err := m.matches(c)
-			if err != nil {
-				return nil, fmt.Errorf("weightPreference.staticWeightList[%d].targetCluster: %w", i, err)
-			}
-			if ok {
-				w.Weight = list[i].Weight
-				break
-			}
-		}
-		out = append(out, w)
-	}
-	return out, nil
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package scheduler
+package policy
 
 import (
 	"strings"
@@ -127,23 +127,5 @@ func TestTolerates(t *testing.T) {
 		if got := Tolerates(c.taints, c.tolerations, c.effects...); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
-	}
-}
-
-func TestStaticWeights(t *testing.T) {
-	list := []federationv1alpha1.StaticClusterWeight{
-		{TargetCluster: federationv1alpha1.ClusterAffinity{ClusterNames: []string{"member1"}}, Weight: 1},
-		{TargetCluster: federationv1alpha1.ClusterAffinity{ClusterNames: []string{"member2"}}, Weight: 1},
-	}
-	weights, err := StaticWeights(fleet(), list)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := ""
-	for _, a := range DivideByWeight(2, weights) {
-		got += a.Cluster + "=" + string(rune('0'+a.Replicas)) + " "
-	}
-	if got != "member1=1 member2=1 member3=0 " {
-		t.Errorf("the nginx example divides 2 replicas as %q", got)
 	}
 }
