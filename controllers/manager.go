@@ -31,7 +31,7 @@ import (
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions"
 	"github.com/fedhq/fed/controllers/binding"
 	clustercontroller "github.com/fedhq/fed/controllers/cluster"
-	"github.com/fedhq/fed/controllers/clusterclient"
+	"github.com/fedhq/fed/clusterclient"
 	"github.com/fedhq/fed/controllers/detector"
 	"github.com/fedhq/fed/controllers/execution"
 	"github.com/fedhq/fed/controllers/internal/bindings"

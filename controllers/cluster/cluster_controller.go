@@ -30,7 +30,7 @@ import (
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	clusterinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/cluster/v1alpha1"
 	clusterlisters "github.com/fedhq/fed/apis/generated/listers/cluster/v1alpha1"
-	"github.com/fedhq/fed/controllers/clusterclient"
+	"github.com/fedhq/fed/clusterclient"
 )
 
 // Options tune the controller; zero values take the defaults.

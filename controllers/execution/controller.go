@@ -48,7 +48,7 @@ import (
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
 	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
-	"github.com/fedhq/fed/controllers/clusterclient"
+	"github.com/fedhq/fed/clusterclient"
 	"github.com/fedhq/fed/controllers/internal/mutation"
 	"github.com/fedhq/fed/controllers/internal/reconciler"
 	"github.com/fedhq/fed/controllers/interpreter"

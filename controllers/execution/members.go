@@ -35,7 +35,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
-	"github.com/fedhq/fed/controllers/clusterclient"
+	"github.com/fedhq/fed/clusterclient"
 	"github.com/fedhq/fed/controllers/internal/mutation"
 )
 

@@ -17,7 +17,7 @@ import (
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	"github.com/fedhq/fed/apiserver/clusterproxy"
 	"github.com/fedhq/fed/apiserver/scheme"
-	"github.com/fedhq/fed/controllers/clusterclient"
+	"github.com/fedhq/fed/clusterclient"
 )
 
 // SecretGetter reads a Secret of the host cluster, where member credentials are kept.

@@ -1,6 +1,22 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Package clusterclient hands out client configurations for member clusters: the endpoint
 // of each Cluster and the credentials in the host Secret it names. Every part of fed that
-// reaches members (the cluster controller, the proxy, execution) goes through one Cache.
+// reaches members (the cluster controller, the proxy subresource, execution) goes through one Cache.
 package clusterclient
 
 import (
