@@ -29,14 +29,15 @@ import (
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions"
+	"github.com/fedhq/fed/clusterclient"
 	"github.com/fedhq/fed/controllers/binding"
 	clustercontroller "github.com/fedhq/fed/controllers/cluster"
-	"github.com/fedhq/fed/clusterclient"
 	"github.com/fedhq/fed/controllers/detector"
 	"github.com/fedhq/fed/controllers/execution"
 	"github.com/fedhq/fed/controllers/internal/bindings"
+	"github.com/fedhq/fed/controllers/internal/manifest"
+	"github.com/fedhq/fed/controllers/internal/templates"
 	"github.com/fedhq/fed/controllers/scheduler"
-	"github.com/fedhq/fed/controllers/templates"
 )
 
 // Config is what the controllers need to run.
@@ -222,8 +223,8 @@ func namespaceManifest(tmpls *templates.Templates) execution.NamespaceManifest {
 		if err != nil {
 			return nil
 		}
-		m := binding.Manifest(ns, &federationv1alpha1.ResourceBindingSpec{}, federationv1alpha1.TargetCluster{})
-		binding.Stamp(m, ns, &federationv1alpha1.ResourceBindingSpec{}, nil)
+		m := manifest.For(ns, &federationv1alpha1.ResourceBindingSpec{}, federationv1alpha1.TargetCluster{})
+		manifest.Stamp(m, ns, &federationv1alpha1.ResourceBindingSpec{}, nil)
 		delete(m.Object, "spec") // finalizers are the member's
 		return m
 	}

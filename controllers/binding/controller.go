@@ -46,9 +46,10 @@ import (
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
 	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
 	"github.com/fedhq/fed/controllers/internal/bindings"
+	"github.com/fedhq/fed/controllers/internal/manifest"
 	"github.com/fedhq/fed/controllers/internal/reconciler"
+	"github.com/fedhq/fed/controllers/internal/templates"
 	"github.com/fedhq/fed/controllers/interpreter"
-	"github.com/fedhq/fed/controllers/templates"
 )
 
 // key names a binding; Namespace is empty for a ClusterResourceBinding.
@@ -265,13 +266,13 @@ func (c *Controller) template(b *bindings.Binding) (*unstructured.Unstructured, 
 // wrote one.
 func (c *Controller) syncWork(ctx context.Context, k key, spec *federationv1alpha1.ResourceBindingSpec, tmpl *unstructured.Unstructured,
 	target federationv1alpha1.TargetCluster, current *federationv1alpha1.Work) (bool, error) {
-	manifest := Manifest(tmpl, spec, target)
+	m := manifest.For(tmpl, spec, target)
 	annotations := map[string]string{federationv1alpha1.AnnotationBinding: federationv1alpha1.BindingKey(k.Namespace, k.Name)}
 	var applied []string
 	if c.Override != nil {
 		var overridden *unstructured.Unstructured
 		var err error
-		overridden, applied, err = c.Override(manifest, target.Name)
+		overridden, applied, err = c.Override(m, target.Name)
 		switch {
 		case err != nil:
 			// This cluster's Work keeps what it had and says why; the others go on.
@@ -280,21 +281,21 @@ func (c *Controller) syncWork(ctx context.Context, k key, spec *federationv1alph
 				c.Recorder.Eventf(tmpl, corev1.EventTypeWarning, "OverrideFailed", "cluster %s: %v", target.Name, err)
 			}
 			if current != nil {
-				manifest = nil
+				m = nil
 			}
 		case len(applied) > 0:
-			manifest = overridden
+			m = overridden
 			annotations[federationv1alpha1.AnnotationAppliedOverrides] = strings.Join(applied, ",")
 		}
 	}
 	ns := federationv1alpha1.ExecutionNamespace(target.Name)
 	works := c.fed.FederationV1alpha1().Works(ns)
 	var want federationv1alpha1.WorkSpec
-	if manifest == nil {
+	if m == nil {
 		want = current.Spec
 	} else {
-		Stamp(manifest, tmpl, spec, applied)
-		manifests := []*unstructured.Unstructured{manifest}
+		manifest.Stamp(m, tmpl, spec, applied)
+		manifests := []*unstructured.Unstructured{m}
 		if spec.PropagateDeps {
 			deps, err := c.dependencies(tmpl, spec, target)
 			if err != nil {
@@ -353,8 +354,8 @@ func (c *Controller) dependencies(tmpl *unstructured.Unstructured, spec *federat
 		if err != nil {
 			return nil, err
 		}
-		m := Manifest(dep, &federationv1alpha1.ResourceBindingSpec{}, target)
-		Stamp(m, dep, &federationv1alpha1.ResourceBindingSpec{ConflictResolution: spec.ConflictResolution}, nil)
+		m := manifest.For(dep, &federationv1alpha1.ResourceBindingSpec{}, target)
+		manifest.Stamp(m, dep, &federationv1alpha1.ResourceBindingSpec{ConflictResolution: spec.ConflictResolution}, nil)
 		out = append(out, m)
 	}
 	return out, nil

@@ -20,7 +20,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,78 +28,6 @@ import (
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 )
-
-// metadataDropped are the fields of a template's metadata that belong to the fleet's copy
-// alone: members give their objects their own.
-var metadataDropped = []string{"uid", "resourceVersion", "generation", "creationTimestamp", "deletionTimestamp",
-	"deletionGracePeriodSeconds", "managedFields", "ownerReferences", "finalizers", "selfLink"}
-
-// lastApplied is kubectl's record of the last apply to the fleet; it says nothing true
-// about the member's object.
-const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
-
-// Manifest is what fed applies to one member for a template, before overrides: the
-// template without its status and fleet-only metadata, with the cluster's replicas when the
-// placement divides them.
-func Manifest(tmpl *unstructured.Unstructured, spec *federationv1alpha1.ResourceBindingSpec, target federationv1alpha1.TargetCluster) *unstructured.Unstructured {
-	obj := tmpl.DeepCopy()
-	delete(obj.Object, "status")
-	if md, ok := obj.Object["metadata"].(map[string]any); ok {
-		for _, f := range metadataDropped {
-			delete(md, f)
-		}
-	}
-	if annotations := obj.GetAnnotations(); annotations != nil {
-		delete(annotations, lastApplied)
-		obj.SetAnnotations(annotations)
-	}
-	if divided(spec.Placement) && spec.Replicas > 0 {
-		if _, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "replicas"); found || hasReplicas(obj) {
-			_ = unstructured.SetNestedField(obj.Object, int64(target.Replicas), "spec", "replicas")
-		}
-	}
-	return obj
-}
-
-// Stamp marks a manifest, overrides applied, as fed's: the label LabelManaged, the
-// template's UID, the policy's conflictResolution and the overrides applied. It comes after
-// the overrides so that none can remove it.
-func Stamp(manifest *unstructured.Unstructured, tmpl *unstructured.Unstructured, spec *federationv1alpha1.ResourceBindingSpec, overrides []string) {
-	annotations := manifest.GetAnnotations()
-	if annotations == nil {
-		annotations = map[string]string{}
-	}
-	if uid := tmpl.GetUID(); uid != "" {
-		annotations[federationv1alpha1.AnnotationTemplateUID] = string(uid)
-	}
-	if spec.ConflictResolution == federationv1alpha1.ConflictOverwrite {
-		annotations[federationv1alpha1.AnnotationConflictResolution] = string(federationv1alpha1.ConflictOverwrite)
-	}
-	if len(overrides) > 0 {
-		annotations[federationv1alpha1.AnnotationAppliedOverrides] = strings.Join(overrides, ",")
-	}
-	manifest.SetAnnotations(annotations)
-	labels := manifest.GetLabels()
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	labels[federationv1alpha1.LabelManaged] = "true"
-	manifest.SetLabels(labels)
-}
-
-// hasReplicas says whether a kind counts replicas in spec.replicas even when the template
-// leaves it to its default.
-func hasReplicas(obj *unstructured.Unstructured) bool {
-	switch obj.GetKind() {
-	case "Deployment", "StatefulSet", "ReplicaSet":
-		return true
-	}
-	return false
-}
-
-func divided(p *federationv1alpha1.Placement) bool {
-	return p != nil && p.ReplicaScheduling != nil && p.ReplicaScheduling.ReplicaSchedulingType == federationv1alpha1.ReplicaSchedulingTypeDivided
-}
 
 // WorkSpec is the spec of the Work of a binding for one member: the template's manifest
 // first, then those of its dependencies.

@@ -19,18 +19,17 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/klog/v2"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	clusterinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/cluster/v1alpha1"
 	clusterlisters "github.com/fedhq/fed/apis/generated/listers/cluster/v1alpha1"
 	"github.com/fedhq/fed/clusterclient"
+	"github.com/fedhq/fed/controllers/internal/reconciler"
 )
 
 // Options tune the controller; zero values take the defaults.
@@ -84,8 +83,7 @@ func NewController(client versioned.Interface, clusters clusterinformers.Cluster
 		clusters: clusters.Lister(),
 		synced:   clusters.Informer().HasSynced,
 		members:  members,
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "cluster"}),
+		queue:    reconciler.NewQueue[string]("cluster"),
 		opts:     opts,
 		failures: map[string]int{},
 	}
@@ -153,52 +151,25 @@ func (c *Controller) enqueue(obj any) {
 }
 
 // Run waits for the Cluster informer and for memberSynced (the informers the member cache
-// reads, such as the host's Secrets), then runs workers until ctx is done.
+// reads, such as the host's Secrets), then probes members with workers until ctx is done.
 func (c *Controller) Run(ctx context.Context, workers int, memberSynced ...cache.InformerSynced) {
-	defer utilruntime.HandleCrash()
-	defer c.queue.ShutDown()
-	logger := klog.FromContext(ctx).WithValues("controller", "cluster")
-	ctx = klog.NewContext(ctx, logger)
-	if !cache.WaitForNamedCacheSyncWithContext(ctx, append(memberSynced, c.synced)...) {
-		return
-	}
-	logger.Info("Starting workers", "count", workers)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() { wait.UntilWithContext(ctx, c.runWorker, time.Second) })
-	}
-	<-ctx.Done()
-	c.queue.ShutDown()
-	wg.Wait()
+	reconciler.Run(ctx, c.queue, workers, append(memberSynced, c.synced), "Probing a cluster", c.sync)
 }
 
-func (c *Controller) runWorker(ctx context.Context) {
-	for c.processNextItem(ctx) {
+// sync probes one member and has it probed again when it is due.
+func (c *Controller) sync(ctx context.Context, name string) error {
+	next, err := c.reconcile(ctx, name)
+	switch {
+	case apierrors.IsConflict(err):
+		// Cluster status writes bring no event this controller acts on: probe again soon
+		// rather than wait for one.
+		return reconciler.RequeueAfter(c.opts.RetryInterval, err)
+	case err != nil:
+		return err
+	case next > 0:
+		return reconciler.RequeueAfter(next, nil)
 	}
-}
-
-func (c *Controller) processNextItem(ctx context.Context) bool {
-	key, shutdown := c.queue.Get()
-	if shutdown {
-		return false
-	}
-	defer c.queue.Done(key)
-	next, err := c.reconcile(ctx, key)
-	if err != nil {
-		if apierrors.IsConflict(err) {
-			// The informer had not seen the latest write yet: routine, retry at once.
-			klog.FromContext(ctx).V(2).Info("Reconciling cluster", "cluster", key, "err", err)
-		} else {
-			klog.FromContext(ctx).Error(err, "Reconciling cluster", "cluster", key)
-		}
-		c.queue.AddRateLimited(key)
-		return true
-	}
-	c.queue.Forget(key)
-	if next > 0 {
-		c.queue.AddAfter(key, next)
-	}
-	return true
+	return nil
 }
 
 // reconcile probes one member and writes what it found. It returns when to probe again

@@ -41,7 +41,7 @@ import (
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
 	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
 	"github.com/fedhq/fed/controllers/internal/reconciler"
-	"github.com/fedhq/fed/controllers/templates"
+	"github.com/fedhq/fed/controllers/internal/templates"
 )
 
 // key names a template.

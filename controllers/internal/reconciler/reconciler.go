@@ -37,6 +37,27 @@ var ErrRetrySoon = errors.New("not ready yet")
 // retrySoon is how soon.
 const retrySoon = 200 * time.Millisecond
 
+// requeue asks for a key to be reconciled again after a while, without backoff.
+type requeue struct {
+	after  time.Duration
+	reason error
+}
+
+func (r *requeue) Error() string {
+	if r.reason != nil {
+		return r.reason.Error()
+	}
+	return "reconcile again in " + r.after.String()
+}
+
+func (r *requeue) Unwrap() error { return r.reason }
+
+// RequeueAfter says a key is done for now and is to be reconciled again after d: a member
+// polled periodically, or something outside fed's watches that may change (a member object
+// fed does not manage, a namespace still terminating in a member). reason, which may be nil,
+// is why; it is not logged as an error.
+func RequeueAfter(d time.Duration, reason error) error { return &requeue{after: d, reason: reason} }
+
 // NewQueue returns a queue that backs off per key only, from 5 ms to 30 s. client-go's
 // default also limits all keys together to 10 a second, which would hold a pipeline of
 // thousands of objects back for minutes after a restart.
@@ -63,7 +84,11 @@ func Run[K comparable](ctx context.Context, q workqueue.TypedRateLimitingInterfa
 				return
 			}
 			err := reconcile(ctx, k)
+			var again *requeue
 			switch {
+			case errors.As(err, &again):
+				q.Forget(k)
+				q.AddAfter(k, again.after)
 			case err == nil || apierrors.IsConflict(err):
 				q.Forget(k)
 			case errors.Is(err, ErrRetrySoon):
