@@ -8,10 +8,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -21,7 +17,6 @@ import (
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 
@@ -35,8 +30,9 @@ import (
 	"github.com/fedhq/fed/controllers/detector"
 	"github.com/fedhq/fed/controllers/execution"
 	"github.com/fedhq/fed/controllers/internal/bindings"
-	"github.com/fedhq/fed/controllers/internal/manifest"
+	"github.com/fedhq/fed/controllers/internal/members"
 	"github.com/fedhq/fed/controllers/internal/templates"
+	"github.com/fedhq/fed/controllers/namespace"
 	"github.com/fedhq/fed/controllers/scheduler"
 )
 
@@ -80,97 +76,65 @@ func Start(ctx context.Context, cfg Config) error {
 
 	clusters := fedFactory.Cluster().V1alpha1().Clusters()
 	secrets := hostFactory.Core().V1().Secrets()
-	members := clusterclient.New(clusters.Lister(), secrets.Lister())
-
-	clusterController, err := clustercontroller.NewController(fedClient, clusters, members, cfg.Cluster)
+	configs := clusterclient.New(clusters.Lister(), secrets.Lister())
+	mbs, err := members.New(ctx, configs, clusters)
 	if err != nil {
-		return err
-	}
-	if err := clusterController.WatchSecrets(secrets.Informer()); err != nil {
 		return err
 	}
 	tmpls, err := newTemplates(cfg.Fed)
 	if err != nil {
 		return err
 	}
-	fed := fedFactory.Federation().V1alpha1()
-	detectorController, err := detector.NewController(fedClient, tmpls, fed.PropagationPolicies(), fed.ClusterPropagationPolicies(),
-		fed.ResourceBindings(), fed.ClusterResourceBindings())
+	recorder, err := fleetRecorder(ctx, cfg.Fed)
 	if err != nil {
 		return err
 	}
+	fed := fedFactory.Federation().V1alpha1()
 	// The scheduler and the binding controller share one view of the bindings, so that
 	// each reads what the other has just written.
 	bindingAccess, err := bindings.NewAccess(fedClient, fed.ResourceBindings(), fed.ClusterResourceBindings())
 	if err != nil {
 		return err
 	}
-	schedulerController, err := scheduler.NewController(fedClient, clusters, bindingAccess)
+
+	clusterController, err := clustercontroller.NewController(fedClient, clusters, configs, secrets, cfg.Cluster)
 	if err != nil {
 		return err
 	}
-	bindingController, err := binding.NewController(fedClient, tmpls, bindingAccess, fed.Works())
+	detectorController, err := detector.NewController(fedClient, tmpls, fed.PropagationPolicies(), fed.ClusterPropagationPolicies(),
+		fed.ResourceBindings(), fed.ClusterResourceBindings(), recorder)
 	if err != nil {
 		return err
 	}
-	if err := bindingController.Overrides(fed.OverridePolicies(), fed.ClusterOverridePolicies(), clusters.Lister()); err != nil {
-		return err
-	}
-	executionController, err := execution.NewController(fedClient, fed.Works(), members, namespaceManifest(tmpls))
+	schedulerController, err := scheduler.NewController(fedClient, clusters, bindingAccess, recorder)
 	if err != nil {
 		return err
 	}
-	namespaces := schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
-	executionController.CleanNamespaces(func(name string) (bool, error) {
-		_, err := tmpls.Get(namespaces, "", name)
-		if apierrors.IsNotFound(err) {
-			return false, nil
-		}
-		return err == nil, err
-	}, clusters.Lister(), clusters.Informer().HasSynced)
-	tmpls.AddHandler(func(gvr schema.GroupVersionResource, obj *unstructured.Unstructured) {
-		if gvr == namespaces {
-			executionController.NamespaceChanged(obj.GetName())
-		}
-	})
-	recorder, err := fleetRecorder(ctx, cfg.Fed)
+	bindingController, err := binding.NewController(fedClient, tmpls, bindingAccess, fed.Works(),
+		fed.OverridePolicies(), fed.ClusterOverridePolicies(), clusters, recorder)
 	if err != nil {
 		return err
 	}
-	detectorController.Recorder = recorder
-	bindingController.Recorder = recorder
-	schedulerController.Recorder = recorder
-	executionController.Recorder = recorder
-	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{UpdateFunc: func(old, obj any) {
-		// Override rules choose clusters by name, labels and provider/region/zone.
-		o, ok1 := old.(*clusterv1alpha1.Cluster)
-		c, ok2 := obj.(*clusterv1alpha1.Cluster)
-		if ok1 && ok2 && (!equality.Semantic.DeepEqual(o.Labels, c.Labels) || o.Spec.Provider != c.Spec.Provider ||
-			o.Spec.Region != c.Spec.Region || o.Spec.Zone != c.Spec.Zone) {
-			bindingController.EnqueueAll()
-		}
-	}, DeleteFunc: func(obj any) {
-		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = d.Obj
-		}
-		if c, ok := obj.(*clusterv1alpha1.Cluster); ok {
-			executionController.ForgetCluster(c.Name)
-		}
-	}}); err != nil {
+	namespaceController, err := namespace.NewController(tmpls, clusters, mbs)
+	if err != nil {
+		return err
+	}
+	executionController, err := execution.NewController(fedClient, fed.Works(), mbs, namespaceController, recorder)
+	if err != nil {
 		return err
 	}
 	// Informers are registered by the calls above; only now may the factories start them.
 	fedFactory.Start(ctx.Done())
 	hostFactory.Start(ctx.Done())
 	tmpls.Start(ctx)
-	tmpls.Watch(namespaces) // execution hears of every namespace deleted from the fleet
-	go clusterController.Run(ctx, cfg.ClusterWorkers, secrets.Informer().HasSynced)
+	go clusterController.Run(ctx, cfg.ClusterWorkers)
 	// Each step waits mostly on a write to fed's storage or a member (a few milliseconds
 	// each, little CPU), so many workers keep the pipeline busy.
 	go detectorController.Run(ctx, 16)
 	go schedulerController.Run(ctx, 16)
 	go bindingController.Run(ctx, 16)
 	go executionController.Run(ctx, 32)
+	go namespaceController.Run(ctx, 2)
 	go func() {
 		<-ctx.Done()
 		fedFactory.Shutdown()
@@ -212,20 +176,4 @@ func newTemplates(fed *rest.Config) (*templates.Templates, error) {
 		return nil, fmt.Errorf("fleet discovery: %w", err)
 	}
 	return templates.New(fleet, restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))), nil
-}
-
-// namespaceManifest is what execution applies to a member for a namespace of the fleet
-// before the first object in it: the fleet's Namespace template as fed applies any.
-func namespaceManifest(tmpls *templates.Templates) execution.NamespaceManifest {
-	gvr := schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
-	return func(name string) *unstructured.Unstructured {
-		ns, err := tmpls.Get(gvr, "", name)
-		if err != nil {
-			return nil
-		}
-		m := manifest.For(ns, &federationv1alpha1.ResourceBindingSpec{}, federationv1alpha1.TargetCluster{})
-		manifest.Stamp(m, ns, &federationv1alpha1.ResourceBindingSpec{}, nil)
-		delete(m.Object, "spec") // finalizers are the member's
-		return m
-	}
 }

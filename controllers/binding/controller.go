@@ -26,7 +26,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -43,6 +42,7 @@ import (
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
+	clusterinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/cluster/v1alpha1"
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
 	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
 	"github.com/fedhq/fed/controllers/internal/bindings"
@@ -80,20 +80,20 @@ type Controller struct {
 	rbs       fedlisters.ResourceBindingLister // for the bindings with propagateDeps
 	works     cache.Indexer
 	synced    []cache.InformerSynced
-	// Override, set before Run, customises manifests per cluster.
-	Override Override
-	// Recorder, set before Run, records events on the templates in the fleet.
-	Recorder record.EventRecorder
-
-	namespaces sync.Map // execution namespaces known to exist
+	// override customises manifests per cluster.
+	override Override
+	// recorder records events on the templates in the fleet.
+	recorder record.EventRecorder
 	// queue has the bindings whose Works to keep (the binding or its template changed);
 	// reports those whose status to write (their Works changed).
 	queue, reports workqueue.TypedRateLimitingInterface[key]
 }
 
-// NewController watches bindings, Works and templates.
-func NewController(fed versioned.Interface, tmpls *templates.Templates, access *bindings.Access,
-	works fedinformers.WorkInformer) (*Controller, error) {
+// NewController watches bindings, Works and templates, customises each cluster's manifest
+// with the override policies of ops and cops, and records events with recorder.
+func NewController(fed versioned.Interface, tmpls *templates.Templates, access *bindings.Access, works fedinformers.WorkInformer,
+	ops fedinformers.OverridePolicyInformer, cops fedinformers.ClusterOverridePolicyInformer, clusters clusterinformers.ClusterInformer,
+	recorder record.EventRecorder) (*Controller, error) {
 	if err := works.Informer().AddIndexers(cache.Indexers{byBinding: func(obj any) ([]string, error) {
 		w, ok := obj.(*federationv1alpha1.Work)
 		if !ok {
@@ -113,6 +113,7 @@ func NewController(fed versioned.Interface, tmpls *templates.Templates, access *
 		rbs:       access.ResourceBindings(),
 		works:     works.Informer().GetIndexer(),
 		synced:    []cache.InformerSynced{access.HasSynced, works.Informer().HasSynced},
+		recorder:  recorder,
 		queue:     reconciler.NewQueue[key]("binding"),
 		reports:   reconciler.NewQueue[key]("binding-status"),
 	}
@@ -148,15 +149,10 @@ func NewController(fed versioned.Interface, tmpls *templates.Templates, access *
 		c.queue.Add(key{Namespace: obj.GetNamespace(), Name: federationv1alpha1.BindingName(obj.GetKind(), obj.GetName())})
 		c.dependencyChanged(obj)
 	})
-	return c, nil
-}
-
-// EnqueueAll looks again at every binding (a cluster's labels or location changed: override
-// rules choose clusters by them).
-func (c *Controller) EnqueueAll() {
-	for _, k := range c.bindings.Keys(metav1.NamespaceAll) {
-		c.queue.Add(k)
+	if err := c.watchOverrides(ops, cops, clusters); err != nil {
+		return nil, err
 	}
+	return c, nil
 }
 
 // Run reconciles bindings with workers until ctx is done.
@@ -269,17 +265,15 @@ func (c *Controller) syncWork(ctx context.Context, k key, spec *federationv1alph
 	m := manifest.For(tmpl, spec, target)
 	annotations := map[string]string{federationv1alpha1.AnnotationBinding: federationv1alpha1.BindingKey(k.Namespace, k.Name)}
 	var applied []string
-	if c.Override != nil {
+	if c.override != nil {
 		var overridden *unstructured.Unstructured
 		var err error
-		overridden, applied, err = c.Override(m, target.Name)
+		overridden, applied, err = c.override(m, target.Name)
 		switch {
 		case err != nil:
 			// This cluster's Work keeps what it had and says why; the others go on.
 			annotations[federationv1alpha1.AnnotationOverrideError] = err.Error()
-			if c.Recorder != nil {
-				c.Recorder.Eventf(tmpl, corev1.EventTypeWarning, "OverrideFailed", "cluster %s: %v", target.Name, err)
-			}
+			c.recorder.Eventf(tmpl, corev1.EventTypeWarning, "OverrideFailed", "cluster %s: %v", target.Name, err)
 			if current != nil {
 				m = nil
 			}
@@ -309,9 +303,6 @@ func (c *Controller) syncWork(ctx context.Context, k key, spec *federationv1alph
 		}
 	}
 	if current == nil {
-		if err := c.ensureNamespace(ctx, ns); err != nil {
-			return false, err
-		}
 		w := &federationv1alpha1.Work{
 			ObjectMeta: metav1.ObjectMeta{
 				Name:        federationv1alpha1.WorkName(k.Namespace, k.Name),
@@ -398,23 +389,6 @@ func workSpecEqual(a, b *federationv1alpha1.WorkSpec) bool {
 		}
 	}
 	return true
-}
-
-// ensureNamespace creates a member's execution namespace in the fleet once.
-func (c *Controller) ensureNamespace(ctx context.Context, name string) error {
-	if _, ok := c.namespaces.Load(name); ok {
-		return nil
-	}
-	ns := &unstructured.Unstructured{}
-	ns.SetAPIVersion("v1")
-	ns.SetKind("Namespace")
-	ns.SetName(name)
-	_, err := c.templates.Client.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}).Create(ctx, ns, metav1.CreateOptions{})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("creating the execution namespace %s: %w", name, err)
-	}
-	c.namespaces.Store(name, true)
-	return nil
 }
 
 // unbind removes the Works of a binding that is gone. When the template is still in the

@@ -17,22 +17,39 @@ limitations under the License.
 package binding
 
 import (
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
 
+	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	clusterinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/cluster/v1alpha1"
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
-	clusterlisters "github.com/fedhq/fed/apis/generated/listers/cluster/v1alpha1"
 	"github.com/fedhq/fed/controllers/override"
 )
 
-// Overrides customises manifests with the fleet's OverridePolicies and
+// watchOverrides customises manifests with the fleet's OverridePolicies and
 // ClusterOverridePolicies, and has the bindings of the templates a policy selects looked
-// at again when it changes.
-func (c *Controller) Overrides(ops fedinformers.OverridePolicyInformer, cops fedinformers.ClusterOverridePolicyInformer,
-	clusters clusterlisters.ClusterLister) error {
+// at again when it changes, and every binding when a cluster's labels or location change
+// (override rules choose clusters by them).
+func (c *Controller) watchOverrides(ops fedinformers.OverridePolicyInformer, cops fedinformers.ClusterOverridePolicyInformer,
+	clusterInformer clusterinformers.ClusterInformer) error {
+	if _, err := clusterInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{UpdateFunc: func(old, obj any) {
+		o, ok1 := old.(*clusterv1alpha1.Cluster)
+		n, ok2 := obj.(*clusterv1alpha1.Cluster)
+		if ok1 && ok2 && (!apiequality.Semantic.DeepEqual(o.Labels, n.Labels) || o.Spec.Provider != n.Spec.Provider ||
+			o.Spec.Region != n.Spec.Region || o.Spec.Zone != n.Spec.Zone) {
+			for _, k := range c.bindings.Keys(metav1.NamespaceAll) {
+				c.queue.Add(k)
+			}
+		}
+	}}); err != nil {
+		return err
+	}
+	clusters := clusterInformer.Lister()
 	handler := cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) { c.enqueueSelected(policyOf(obj)) },
 		// The templates the policy selected before the change and those it selects now.
@@ -46,7 +63,7 @@ func (c *Controller) Overrides(ops fedinformers.OverridePolicyInformer, cops fed
 	}
 	c.synced = append(c.synced, ops.Informer().HasSynced, cops.Informer().HasSynced)
 	opLister, copLister := ops.Lister(), cops.Lister()
-	c.Override = func(manifest *unstructured.Unstructured, name string) (*unstructured.Unstructured, []string, error) {
+	c.override = func(manifest *unstructured.Unstructured, name string) (*unstructured.Unstructured, []string, error) {
 		cluster, err := clusters.Get(name)
 		if err != nil {
 			return nil, nil, err

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/discovery"
+	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -65,7 +66,7 @@ func (o *Options) defaults() {
 type Controller struct {
 	client   versioned.Interface
 	clusters clusterlisters.ClusterLister
-	synced   cache.InformerSynced
+	synced   []cache.InformerSynced
 	members  *clusterclient.Cache
 	queue    workqueue.TypedRateLimitingInterface[string]
 	opts     Options
@@ -75,13 +76,14 @@ type Controller struct {
 }
 
 // NewController returns a controller fed by the Cluster informer; members gives it each
-// member's client configuration.
-func NewController(client versioned.Interface, clusters clusterinformers.ClusterInformer, members *clusterclient.Cache, opts Options) (*Controller, error) {
+// member's client configuration, from the host Secrets of secrets.
+func NewController(client versioned.Interface, clusters clusterinformers.ClusterInformer, members *clusterclient.Cache,
+	secrets coreinformers.SecretInformer, opts Options) (*Controller, error) {
 	opts.defaults()
 	c := &Controller{
 		client:   client,
 		clusters: clusters.Lister(),
-		synced:   clusters.Informer().HasSynced,
+		synced:   []cache.InformerSynced{clusters.Informer().HasSynced, secrets.Informer().HasSynced},
 		members:  members,
 		queue:    reconciler.NewQueue[string]("cluster"),
 		opts:     opts,
@@ -104,13 +106,16 @@ func NewController(client versioned.Interface, clusters clusterinformers.Cluster
 	if err != nil {
 		return nil, err
 	}
+	if err := c.watchSecrets(secrets.Informer()); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
-// WatchSecrets probes the Clusters whose secretRef names a Secret as soon as it is
+// watchSecrets probes the Clusters whose secretRef names a Secret as soon as it is
 // created or changes, so that new or rotated credentials take effect without waiting for
 // the next probe.
-func (c *Controller) WatchSecrets(secrets cache.SharedInformer) error {
+func (c *Controller) watchSecrets(secrets cache.SharedInformer) error {
 	handle := func(obj any) {
 		s, ok := obj.(*corev1.Secret)
 		if !ok {
@@ -150,10 +155,10 @@ func (c *Controller) enqueue(obj any) {
 	c.queue.Add(key)
 }
 
-// Run waits for the Cluster informer and for memberSynced (the informers the member cache
-// reads, such as the host's Secrets), then probes members with workers until ctx is done.
-func (c *Controller) Run(ctx context.Context, workers int, memberSynced ...cache.InformerSynced) {
-	reconciler.Run(ctx, c.queue, workers, append(memberSynced, c.synced), "Probing a cluster", c.sync)
+// Run waits for the informers of Clusters and Secrets, then probes members with workers
+// until ctx is done.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	reconciler.Run(ctx, c.queue, workers, c.synced, "Probing a cluster", c.sync)
 }
 
 // sync probes one member and has it probed again when it is due.

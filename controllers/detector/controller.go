@@ -65,19 +65,21 @@ type Controller struct {
 
 	mu      sync.Mutex
 	started bool
-	// Recorder, set before Run, records events on the templates in the fleet.
-	Recorder record.EventRecorder
+	// recorder records events on the templates in the fleet.
+	recorder record.EventRecorder
 
 	queue workqueue.TypedRateLimitingInterface[key]
 }
 
 // NewController watches policies and bindings with the fed informers and the templates of
-// the kinds policies name through tmpls.
+// the kinds policies name through tmpls, and records events with recorder.
 func NewController(fed versioned.Interface, tmpls *templates.Templates,
 	pps fedinformers.PropagationPolicyInformer, cpps fedinformers.ClusterPropagationPolicyInformer,
-	rbs fedinformers.ResourceBindingInformer, crbs fedinformers.ClusterResourceBindingInformer) (*Controller, error) {
+	rbs fedinformers.ResourceBindingInformer, crbs fedinformers.ClusterResourceBindingInformer,
+	recorder record.EventRecorder) (*Controller, error) {
 	c := &Controller{
 		fed:       fed,
+		recorder:  recorder,
 		templates: tmpls,
 		policies:  pps.Lister(),
 		cluster:   cpps.Lister(),
@@ -257,14 +259,14 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 
 // policyEvent tells on the template that a policy now propagates it.
 func (c *Controller) policyEvent(tmpl *unstructured.Unstructured, was, now map[string]string, best *policy.Policy) {
-	if c.Recorder == nil || best == nil || apiequality.Semantic.DeepEqual(was, now) {
+	if best == nil || apiequality.Semantic.DeepEqual(was, now) {
 		return
 	}
 	what := "ClusterPropagationPolicy " + best.Name
 	if best.Namespace != "" {
 		what = "PropagationPolicy " + best.Namespace + "/" + best.Name
 	}
-	c.Recorder.Eventf(tmpl, corev1.EventTypeNormal, "PolicyApplied", "propagated by %s", what)
+	c.recorder.Eventf(tmpl, corev1.EventTypeNormal, "PolicyApplied", "propagated by %s", what)
 }
 
 // bestPolicy is the policy that propagates a template, or nil.

@@ -48,7 +48,7 @@ import (
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
 	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
-	"github.com/fedhq/fed/clusterclient"
+	"github.com/fedhq/fed/controllers/internal/members"
 	"github.com/fedhq/fed/controllers/internal/mutation"
 	"github.com/fedhq/fed/controllers/internal/reconciler"
 	"github.com/fedhq/fed/controllers/interpreter"
@@ -74,9 +74,16 @@ const (
 	statusWorkers = 4
 )
 
-// NamespaceManifest returns what to apply to a member for a namespace of the fleet before
-// anything in it, or nil for a bare namespace.
-type NamespaceManifest func(name string) *unstructured.Unstructured
+// conflictRecheck is how often a member object of a Work's name that fed did not create
+// is looked at again: fed does not watch objects it does not manage, and a conflict is
+// over when someone deletes that object.
+const conflictRecheck = 5 * time.Second
+
+// Namespaces makes a member's namespace before fed applies something in it (the namespace
+// controller does).
+type Namespaces interface {
+	Ensure(ctx context.Context, mb *members.Member, name string) error
+}
 
 // Controller applies Works to members.
 type Controller struct {
@@ -86,11 +93,10 @@ type Controller struct {
 	// a reconcile right after a write neither applies again nor writes over a newer Work.
 	written    *mutation.Cache
 	synced     cache.InformerSynced
-	members    *members
-	namespaces NamespaceManifest
-	cleaner    *namespaceCleaner
-	// Recorder, set before Run, records events on the templates in the fleet.
-	Recorder record.EventRecorder
+	members    *members.Members
+	namespaces Namespaces
+	// recorder records events on the templates in the fleet.
+	recorder record.EventRecorder
 
 	// applied remembers the member objects' generation (or resourceVersion, for kinds
 	// without one) after fed last applied them: a later one means someone else changed the
@@ -112,19 +118,23 @@ type objectKey struct {
 	namespace, name string
 }
 
-// NewController applies the Works of the informer to the members configs reaches.
-func NewController(fed versioned.Interface, works fedinformers.WorkInformer, configs *clusterclient.Cache, namespaces NamespaceManifest) (*Controller, error) {
+// NewController applies the Works of the informer to the members, making their namespaces
+// with namespaces first, and records events with recorder.
+func NewController(fed versioned.Interface, works fedinformers.WorkInformer, mbs *members.Members, namespaces Namespaces,
+	recorder record.EventRecorder) (*Controller, error) {
 	c := &Controller{
 		fed:        fed,
 		works:      works.Lister(),
 		synced:     works.Informer().HasSynced,
+		members:    mbs,
 		namespaces: namespaces,
+		recorder:   recorder,
 		queue:      reconciler.NewQueue[types.NamespacedName]("execution"),
 		statuses:   reconciler.NewQueue[types.NamespacedName]("execution-status"),
 	}
 	inf := works.Informer()
 	c.written = mutation.New(inf, false)
-	c.members = &members{configs: configs, members: map[string]*member{}, onEvent: c.memberObjectChanged}
+	mbs.AddHandler(c.memberObjectChanged)
 	enqueue := func(obj any, deleted bool) {
 		c.written.Observe(obj, deleted)
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
@@ -154,21 +164,12 @@ func (c *Controller) memberObjectChanged(cluster string, obj metav1.Object) {
 	}
 }
 
-// ForgetCluster stops watching a member that left the fleet.
-func (c *Controller) ForgetCluster(name string) { c.members.forget(name) }
-
 // Run applies Works with workers until ctx is done.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	c.members.mu.Lock()
-	c.members.ctx = ctx
-	c.members.mu.Unlock()
 	if !cache.WaitForCacheSync(ctx.Done(), c.synced) {
 		c.queue.ShutDown()
 		c.statuses.ShutDown()
 		return
-	}
-	if c.cleaner != nil {
-		go c.cleaner.run(ctx)
 	}
 	go reconciler.Run(ctx, c.statuses, statusWorkers, nil, "Writing a Work's status", func(ctx context.Context, k types.NamespacedName) error {
 		return c.reconcile(ctx, k, true)
@@ -198,7 +199,7 @@ func (c *Controller) reconcile(ctx context.Context, k types.NamespacedName, repo
 		u.Finalizers = append(u.Finalizers, federationv1alpha1.FinalizerExecution)
 		return c.write(c.fed.FederationV1alpha1().Works(w.Namespace).Update(ctx, u, metav1.UpdateOptions{}))
 	}
-	mb, err := c.members.get(cluster)
+	mb, err := c.members.Get(cluster)
 	if err != nil {
 		return errors.Join(err, c.writeStatus(ctx, w, nil, metav1.ConditionFalse, ReasonUnreachble, err.Error()))
 	}
@@ -216,7 +217,7 @@ func (c *Controller) reconcile(ctx context.Context, k types.NamespacedName, repo
 		return nil
 	}
 	var statuses []federationv1alpha1.ManifestStatus
-	var failures []string
+	var failures []error
 	reason := ReasonApplied
 	for i, raw := range w.Spec.Workload.Manifests {
 		ms, err := c.applyManifest(ctx, cluster, mb, w, int32(i), raw.Raw, changed && !suspended)
@@ -229,16 +230,18 @@ func (c *Controller) reconcile(ctx context.Context, k types.NamespacedName, repo
 			} else if reason == ReasonApplied {
 				reason = ReasonFailed
 			}
-			failures = append(failures, err.Error())
+			failures = append(failures, err)
 		}
 	}
 	switch {
 	case len(failures) > 0:
-		err := c.writeStatus(ctx, w, statuses, metav1.ConditionFalse, reason, strings.Join(failures, "; "))
+		failed := errors.Join(failures...)
+		err := c.writeStatus(ctx, w, statuses, metav1.ConditionFalse, reason, strings.ReplaceAll(failed.Error(), "\n", "; "))
 		if reason == ReasonConflict {
-			return err // waits for the policy or the member object to change
+			// Over when the policy changes (the Work with it) or the member's object goes.
+			return errors.Join(err, reconciler.RequeueAfter(conflictRecheck, nil))
 		}
-		return errors.Join(errors.New(strings.Join(failures, "; ")), err)
+		return errors.Join(failed, err)
 	case suspended && (changed || applied == nil):
 		return c.writeStatus(ctx, w, statuses, metav1.ConditionFalse, ReasonSuspended, "dispatching to this cluster is suspended by the policy")
 	case suspended:
@@ -261,7 +264,7 @@ func (e *conflictError) Error() string { return e.msg }
 
 // applyManifest applies one manifest when the Work changed or the member's object is not
 // what fed last applied, and returns the object's state.
-func (c *Controller) applyManifest(ctx context.Context, cluster string, mb *member, w *federationv1alpha1.Work, ordinal int32, raw []byte, workChanged bool) (*federationv1alpha1.ManifestStatus, error) {
+func (c *Controller) applyManifest(ctx context.Context, cluster string, mb *members.Member, w *federationv1alpha1.Work, ordinal int32, raw []byte, workChanged bool) (*federationv1alpha1.ManifestStatus, error) {
 	obj := &unstructured.Unstructured{}
 	if err := obj.UnmarshalJSON(raw); err != nil {
 		return nil, fmt.Errorf("manifest %d: %w", ordinal, err)
@@ -269,7 +272,7 @@ func (c *Controller) applyManifest(ctx context.Context, cluster string, mb *memb
 	gvk := obj.GroupVersionKind()
 	id := federationv1alpha1.ResourceIdentifier{Ordinal: ordinal, Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind,
 		Namespace: obj.GetNamespace(), Name: obj.GetName()}
-	mapping, err := mb.mapping(gvk)
+	mapping, err := mb.Mapping(gvk)
 	if err != nil {
 		what := gvk.Kind + "." + gvk.GroupVersion().String()
 		return &federationv1alpha1.ManifestStatus{Identifier: id, Health: federationv1alpha1.ResourceUnknown},
@@ -280,8 +283,8 @@ func (c *Controller) applyManifest(ctx context.Context, cluster string, mb *memb
 		obj.SetNamespace("")
 		id.Namespace = ""
 	}
-	client := resourceClient(mb.client, mapping.Resource, obj.GetNamespace())
-	known := mb.informer(mapping.Resource, cluster, c.members.onEvent)
+	client := resourceClient(mb.Client, mapping.Resource, obj.GetNamespace())
+	known := mb.Managed(mapping.Resource)
 	current, err := c.current(ctx, known, client, obj)
 	if err != nil {
 		return &federationv1alpha1.ManifestStatus{Identifier: id, Health: federationv1alpha1.ResourceUnknown}, err
@@ -310,7 +313,7 @@ func (c *Controller) applyManifest(ctx context.Context, cluster string, mb *memb
 	if workChanged || current == nil || current.GetLabels()[federationv1alpha1.LabelManaged] != "true" ||
 		current.GetAnnotations()[federationv1alpha1.AnnotationWork] != w.Name || last != version(current) {
 		if ns := obj.GetNamespace(); ns != "" {
-			if err := c.ensureNamespace(ctx, mb, ns); err != nil {
+			if err := c.namespaces.Ensure(ctx, mb, ns); err != nil {
 				return &federationv1alpha1.ManifestStatus{Identifier: id, Health: federationv1alpha1.ResourceUnknown}, err
 			}
 		}
@@ -328,7 +331,7 @@ func (c *Controller) applyManifest(ctx context.Context, cluster string, mb *memb
 			c.event(obj, corev1.EventTypeWarning, ReasonFailed, "%v", err)
 			return &federationv1alpha1.ManifestStatus{Identifier: id, Health: federationv1alpha1.ResourceUnknown}, err
 		}
-		known.written.Mutation(current)
+		known.Wrote(current)
 		c.applied.Store(ok, version(current))
 		c.event(obj, corev1.EventTypeNormal, "Synced", "applied to cluster %s", cluster)
 	}
@@ -337,12 +340,9 @@ func (c *Controller) applyManifest(ctx context.Context, cluster string, mb *memb
 
 // event records an event on the template a manifest was made from.
 func (c *Controller) event(manifest *unstructured.Unstructured, eventType, reason, format string, args ...any) {
-	if c.Recorder == nil {
-		return
-	}
 	ref := &corev1.ObjectReference{APIVersion: manifest.GetAPIVersion(), Kind: manifest.GetKind(), Namespace: manifest.GetNamespace(),
 		Name: manifest.GetName(), UID: types.UID(manifest.GetAnnotations()[federationv1alpha1.AnnotationTemplateUID])}
-	c.Recorder.Eventf(ref, eventType, reason, format, args...)
+	c.recorder.Eventf(ref, eventType, reason, format, args...)
 }
 
 // fedMade says whether fed may apply a manifest over the member's object without the
@@ -380,12 +380,12 @@ func resourceClient(client dynamic.Interface, gvr schema.GroupVersionResource, n
 
 // current returns the member's object of a manifest, nil when it has none: what fed knows
 // of its managed objects when it holds it, else the member's answer.
-func (c *Controller) current(ctx context.Context, w *watched, client dynamic.ResourceInterface, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+func (c *Controller) current(ctx context.Context, w *members.Watched, client dynamic.ResourceInterface, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	key := obj.GetName()
 	if ns := obj.GetNamespace(); ns != "" {
 		key = ns + "/" + key
 	}
-	if o := w.get(key); o != nil {
+	if o := w.Get(key); o != nil {
 		return o, nil
 	}
 	// Not a managed object (yet): ask the member whether one of that name exists, from its
@@ -397,32 +397,6 @@ func (c *Controller) current(ctx context.Context, w *watched, client dynamic.Res
 	return current, err
 }
 
-// ensureNamespace creates a namespace in the member before anything is applied in it,
-// from the fleet's Namespace template when there is one.
-func (c *Controller) ensureNamespace(ctx context.Context, mb *member, name string) error {
-	if _, ok := mb.namespaces.Load(name); ok {
-		return nil
-	}
-	gvr := schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
-	var ns *unstructured.Unstructured
-	if c.namespaces != nil {
-		ns = c.namespaces(name)
-	}
-	if ns == nil {
-		ns = &unstructured.Unstructured{}
-		ns.SetAPIVersion("v1")
-		ns.SetKind("Namespace")
-		ns.SetName(name)
-		ns.SetLabels(map[string]string{federationv1alpha1.LabelManaged: "true"})
-	}
-	_, err := mb.client.Resource(gvr).Create(ctx, ns, metav1.CreateOptions{FieldManager: federationv1alpha1.FieldManager})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("creating namespace %s in the cluster: %w", name, err)
-	}
-	mb.namespaces.Store(name, true)
-	return nil
-}
-
 // cleanup removes a deleted Work's objects from the member, or releases them (fed's label
 // and annotation removed) when the Work preserves them, then lets the Work go. Objects fed
 // does not manage under this Work are never touched.
@@ -431,7 +405,7 @@ func (c *Controller) cleanup(ctx context.Context, cluster string, w *federationv
 	if !slices.Contains(w.Finalizers, federationv1alpha1.FinalizerExecution) {
 		return nil
 	}
-	mb, err := c.members.get(cluster)
+	mb, err := c.members.Get(cluster)
 	if apierrors.IsNotFound(err) {
 		return c.removeFinalizer(ctx, w) // the cluster left the fleet
 	}
@@ -448,7 +422,7 @@ func (c *Controller) cleanup(ctx context.Context, cluster string, w *federationv
 		if i > 0 && c.sharedDependency(w, obj) {
 			continue // another workload of the member still needs it
 		}
-		mapping, err := mb.mapping(obj.GroupVersionKind())
+		mapping, err := mb.Mapping(obj.GroupVersionKind())
 		if meta.IsNoMatchError(err) {
 			continue // nothing of that kind can be there
 		}
@@ -459,8 +433,8 @@ func (c *Controller) cleanup(ctx context.Context, cluster string, w *federationv
 		if mapping.Scope.Name() != meta.RESTScopeNameNamespace {
 			obj.SetNamespace("")
 		}
-		client := resourceClient(mb.client, mapping.Resource, obj.GetNamespace())
-		current, err := c.current(ctx, mb.informer(mapping.Resource, cluster, c.members.onEvent), client, obj)
+		client := resourceClient(mb.Client, mapping.Resource, obj.GetNamespace())
+		current, err := c.current(ctx, mb.Managed(mapping.Resource), client, obj)
 		if err != nil {
 			errs = append(errs, err)
 			continue

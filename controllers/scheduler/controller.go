@@ -51,14 +51,16 @@ type Controller struct {
 	bindings *bindings.Access
 	synced   []cache.InformerSynced
 	queue    workqueue.TypedRateLimitingInterface[key]
-	// Recorder, set before Run, records events on the templates in the fleet.
-	Recorder record.EventRecorder
+	// recorder records events on the templates in the fleet.
+	recorder record.EventRecorder
 }
 
-// NewController schedules the bindings of the informers on the clusters of clusters.
+// NewController schedules the bindings of the informers on the clusters of clusters, and
+// records events with recorder.
 func NewController(fed versioned.Interface, clusters clusterinformers.ClusterInformer,
-	access *bindings.Access) (*Controller, error) {
+	access *bindings.Access, recorder record.EventRecorder) (*Controller, error) {
 	c := &Controller{
+		recorder: recorder,
 		clusters: clusters.Lister(),
 		bindings: access,
 		synced:   []cache.InformerSynced{clusters.Informer().HasSynced, access.HasSynced},
@@ -190,10 +192,7 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 
 // event records an event on the template of a binding.
 func (c *Controller) event(ref federationv1alpha1.ObjectReference, eventType, reason, format string, args ...any) {
-	if c.Recorder == nil {
-		return
-	}
-	c.Recorder.Eventf(&corev1.ObjectReference{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, UID: ref.UID},
+	c.recorder.Eventf(&corev1.ObjectReference{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, UID: ref.UID},
 		eventType, reason, format, args...)
 }
 

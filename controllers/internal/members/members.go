@@ -1,0 +1,277 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package members is fed's access to its member clusters, shared by the controllers that
+// reach them: per cluster a client, a mapper of its kinds, informers on the objects fed
+// manages there (label LabelManaged=true) and one on its namespaces. A member is built on
+// first use and built again when its credentials change; it is dropped when its Cluster
+// leaves the fleet.
+package members
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/tools/cache"
+
+	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	clusterinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/cluster/v1alpha1"
+	"github.com/fedhq/fed/clusterclient"
+	"github.com/fedhq/fed/controllers/internal/mutation"
+)
+
+// NamespacesResource is the resource of namespaces, in the fleet and in members.
+var NamespacesResource = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+
+// Handler is told of every change of a managed object in a member.
+type Handler func(cluster string, obj metav1.Object)
+
+// Members hands out a Member for each cluster.
+type Members struct {
+	ctx     context.Context
+	configs *clusterclient.Cache
+
+	mu       sync.Mutex
+	members  map[string]*Member
+	handlers []Handler
+}
+
+// New returns the access to the members whose configurations configs builds, for as long
+// as ctx lasts. A Cluster deleted from clusters is forgotten: its informers stop.
+func New(ctx context.Context, configs *clusterclient.Cache, clusters clusterinformers.ClusterInformer) (*Members, error) {
+	m := &Members{ctx: ctx, configs: configs, members: map[string]*Member{}}
+	_, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: func(obj any) {
+		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
+		if c, ok := obj.(*clusterv1alpha1.Cluster); ok {
+			m.forget(c.Name)
+		}
+	}})
+	return m, err
+}
+
+// AddHandler registers a handler of the managed objects' changes in every member. Handlers
+// are added by constructors, before any member is built.
+func (m *Members) AddHandler(h Handler) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.handlers = append(m.handlers, h)
+}
+
+func (m *Members) notify(cluster string, obj metav1.Object) {
+	m.mu.Lock()
+	handlers := m.handlers
+	m.mu.Unlock()
+	for _, h := range handlers {
+		h(cluster, obj)
+	}
+}
+
+// Member is fed's access to one member cluster.
+type Member struct {
+	// Client reaches the member.
+	Client dynamic.Interface
+
+	id      string // what the client configuration was built from
+	name    string
+	mapper  meta.ResettableRESTMapper
+	managed dynamicinformer.DynamicSharedInformerFactory // objects labelled LabelManaged
+	all     dynamicinformer.DynamicSharedInformerFactory // namespaces
+	cancel  context.CancelFunc
+	ctx     context.Context
+	notify  Handler
+
+	mu         sync.Mutex
+	informers  map[schema.GroupVersionResource]*Watched
+	namespaces *Watched
+}
+
+// configID identifies a client configuration by where it goes and how it authenticates.
+func configID(cfg *rest.Config) string {
+	h := sha256.New()
+	for _, s := range []string{cfg.Host, cfg.BearerToken, cfg.BearerTokenFile, cfg.Username, cfg.Password} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	for _, b := range [][]byte{cfg.CAData, cfg.CertData, cfg.KeyData} {
+		h.Write(b)
+		h.Write([]byte{0})
+	}
+	h.Write([]byte(cfg.CAFile + "\x00" + cfg.CertFile + "\x00" + cfg.KeyFile + "\x00" + cfg.ServerName))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Get returns the member of a cluster, or the error that keeps fed from reaching it (a
+// NotFound error when the Cluster is not in the fleet).
+func (m *Members) Get(cluster string) (*Member, error) {
+	cfg, err := m.configs.Config(cluster)
+	if err != nil {
+		return nil, err
+	}
+	id := configID(cfg)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if mb, ok := m.members[cluster]; ok && mb.id == id {
+		return mb, nil
+	} else if ok {
+		mb.stop()
+	}
+	// Applying many objects at once must not wait on client-side throttling; the
+	// members' own priority and fairness protect them.
+	cfg.QPS, cfg.Burst = 200, 400
+	client, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(m.ctx)
+	mb := &Member{
+		Client: client,
+		id:     id,
+		name:   cluster,
+		mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc)),
+		managed: dynamicinformer.NewFilteredDynamicSharedInformerFactory(client, 0, metav1.NamespaceAll, func(o *metav1.ListOptions) {
+			o.LabelSelector = federationv1alpha1.LabelManaged + "=true"
+		}),
+		all:       dynamicinformer.NewDynamicSharedInformerFactory(client, 0),
+		ctx:       ctx,
+		cancel:    cancel,
+		notify:    m.notify,
+		informers: map[schema.GroupVersionResource]*Watched{},
+	}
+	m.members[cluster] = mb
+	return mb, nil
+}
+
+// forget stops watching a cluster that left.
+func (m *Members) forget(cluster string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if mb, ok := m.members[cluster]; ok {
+		mb.stop()
+		delete(m.members, cluster)
+	}
+}
+
+func (mb *Member) stop() {
+	mb.cancel()
+	mb.managed.Shutdown()
+	mb.all.Shutdown()
+}
+
+// Name is the member's cluster.
+func (mb *Member) Name() string { return mb.name }
+
+// Namespaces is what fed knows of every namespace of the member, fed's or not, from an
+// informer started on first use.
+func (mb *Member) Namespaces() *Watched {
+	mb.mu.Lock()
+	defer mb.mu.Unlock()
+	if mb.namespaces == nil {
+		mb.namespaces = watch(mb.all.ForResource(NamespacesResource).Informer(), nil)
+		mb.all.Start(mb.ctx.Done())
+	}
+	return mb.namespaces
+}
+
+// Mapping maps a kind to its resource in the member; a kind it does not know makes it
+// read discovery again once (a CRD may just have been applied).
+func (mb *Member) Mapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
+	mapping, err := mb.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if meta.IsNoMatchError(err) {
+		mb.mapper.Reset()
+		mapping, err = mb.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	}
+	return mapping, err
+}
+
+// Watched is what fed knows of the managed objects of one resource in a member: an
+// informer's, and the objects fed wrote there itself until the informer has them too (so
+// that fed neither applies an object twice nor thinks it missing in between).
+type Watched struct {
+	informer cache.SharedIndexInformer
+	written  *mutation.Cache
+}
+
+// Get returns the object of a key, nil when fed knows of none (or its informer has not
+// listed yet).
+func (w *Watched) Get(key string) *unstructured.Unstructured {
+	if !w.informer.HasSynced() {
+		return nil
+	}
+	if o, exists, err := w.written.GetByKey(key); err == nil && exists {
+		return o.(*unstructured.Unstructured)
+	}
+	return nil
+}
+
+// Synced says whether the informer has listed.
+func (w *Watched) Synced() bool { return w.informer.HasSynced() }
+
+// Wrote tells w of an object fed just wrote, which Get serves until the informer has it.
+func (w *Watched) Wrote(obj *unstructured.Unstructured) { w.written.Mutation(obj) }
+
+// Managed returns what fed knows of the managed objects of a resource, starting its
+// informer once; its events go to the handlers.
+func (mb *Member) Managed(gvr schema.GroupVersionResource) *Watched {
+	mb.mu.Lock()
+	defer mb.mu.Unlock()
+	if w, ok := mb.informers[gvr]; ok {
+		return w
+	}
+	w := watch(mb.managed.ForResource(gvr).Informer(), func(o metav1.Object) { mb.notify(mb.name, o) })
+	mb.managed.Start(mb.ctx.Done())
+	mb.informers[gvr] = w
+	return w
+}
+
+// watch is what an informer knows, with the objects fed wrote; notify, if not nil, is
+// told of every change.
+func watch(inf cache.SharedIndexInformer, notify func(metav1.Object)) *Watched {
+	w := &Watched{informer: inf, written: mutation.New(inf, true)}
+	event := func(obj any, deleted bool) {
+		w.written.Observe(obj, deleted)
+		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
+		if o, err := meta.Accessor(obj); err == nil && notify != nil {
+			notify(o)
+		}
+	}
+	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { event(obj, false) },
+		UpdateFunc: func(_, obj any) { event(obj, false) },
+		DeleteFunc: func(obj any) { event(obj, true) },
+	})
+	return w
+}
