@@ -26,14 +26,18 @@ import (
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions"
 	"github.com/fedhq/fed/clusterclient"
 	"github.com/fedhq/fed/controllers/binding"
+	"github.com/fedhq/fed/controllers/bindingstatus"
 	clustercontroller "github.com/fedhq/fed/controllers/cluster"
 	"github.com/fedhq/fed/controllers/detector"
 	"github.com/fedhq/fed/controllers/execution"
+	"github.com/fedhq/fed/controllers/internal/applied"
 	"github.com/fedhq/fed/controllers/internal/bindings"
 	"github.com/fedhq/fed/controllers/internal/members"
 	"github.com/fedhq/fed/controllers/internal/templates"
+	"github.com/fedhq/fed/controllers/internal/works"
 	"github.com/fedhq/fed/controllers/namespace"
 	"github.com/fedhq/fed/controllers/scheduler"
+	"github.com/fedhq/fed/controllers/workstatus"
 )
 
 // Config is what the controllers need to run.
@@ -96,6 +100,11 @@ func Start(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	// Likewise the controllers of Works.
+	workAccess, err := works.New(fed.Works())
+	if err != nil {
+		return err
+	}
 
 	clusterController, err := clustercontroller.NewController(fedClient, clusters, configs, secrets, cfg.Cluster)
 	if err != nil {
@@ -110,8 +119,12 @@ func Start(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	bindingController, err := binding.NewController(fedClient, tmpls, bindingAccess, fed.Works(),
-		fed.OverridePolicies(), fed.ClusterOverridePolicies(), clusters, recorder)
+	bindingStatusController, err := bindingstatus.NewController(tmpls, bindingAccess, workAccess)
+	if err != nil {
+		return err
+	}
+	bindingController, err := binding.NewController(fedClient, tmpls, bindingAccess, workAccess,
+		fed.OverridePolicies(), fed.ClusterOverridePolicies(), clusters, bindingStatusController.Enqueue, recorder)
 	if err != nil {
 		return err
 	}
@@ -119,7 +132,12 @@ func Start(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	executionController, err := execution.NewController(fedClient, fed.Works(), mbs, namespaceController, recorder)
+	// Execution records what it made of each Work for the status path, which writes it
+	// once with the objects' state.
+	results := &applied.Log{}
+	workStatusController := workstatus.NewController(fedClient, workAccess, mbs, results)
+	executionController, err := execution.NewController(fedClient, workAccess, mbs, namespaceController, results,
+		workStatusController.Enqueue, recorder)
 	if err != nil {
 		return err
 	}
@@ -133,6 +151,10 @@ func Start(ctx context.Context, cfg Config) error {
 	go detectorController.Run(ctx, 16)
 	go schedulerController.Run(ctx, 16)
 	go bindingController.Run(ctx, 16)
+	// Status writes have fewer workers than the steps that propagate: under load,
+	// propagation goes first, and what changed several times meanwhile gets one write.
+	go bindingStatusController.Run(ctx, 4)
+	go workStatusController.Run(ctx, 4)
 	go executionController.Run(ctx, 32)
 	go namespaceController.Run(ctx, 2)
 	go func() {

@@ -15,8 +15,9 @@ limitations under the License.
 */
 
 // Package binding turns each scheduled binding into one Work per target cluster, holding
-// the template's manifest for that cluster, and reports back: the per-cluster state of the
-// Works in the binding's status and the fleet-wide status in the template's.
+// the template's manifest for that cluster (overrides applied, dependencies added), and
+// removes the Works of clusters and bindings that went. Their state comes back through the
+// status path (package bindingstatus).
 package binding
 
 import (
@@ -24,9 +25,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -49,24 +48,12 @@ import (
 	"github.com/fedhq/fed/controllers/internal/manifest"
 	"github.com/fedhq/fed/controllers/internal/reconciler"
 	"github.com/fedhq/fed/controllers/internal/templates"
+	"github.com/fedhq/fed/controllers/internal/works"
 	"github.com/fedhq/fed/controllers/interpreter"
 )
 
 // key names a binding; Namespace is empty for a ClusterResourceBinding.
 type key = bindings.Key
-
-const (
-	// reportDelay is how long the binding controller lets Work changes gather before it
-	// looks.
-	reportDelay = 500 * time.Millisecond
-	// reportWorkers is how many workers write bindings' status, fewer than keep their
-	// Works: under load, propagation goes first, and a binding whose Works changed several
-	// times while it waited gets one status write.
-	reportWorkers = 4
-)
-
-// byBinding indexes Works by the binding they belong to.
-const byBinding = "binding"
 
 // Override customises a template's manifest for one cluster; it returns the manifest and
 // the policies it applied. Nil applies none.
@@ -78,44 +65,35 @@ type Controller struct {
 	templates *templates.Templates
 	bindings  *bindings.Access
 	rbs       fedlisters.ResourceBindingLister // for the bindings with propagateDeps
-	works     cache.Indexer
+	works     *works.Access
 	synced    []cache.InformerSynced
+	// report hands a binding whose Works are as its spec says to the status path.
+	report func(key)
 	// override customises manifests per cluster.
 	override Override
 	// recorder records events on the templates in the fleet.
 	recorder record.EventRecorder
-	// queue has the bindings whose Works to keep (the binding or its template changed);
-	// reports those whose status to write (their Works changed).
-	queue, reports workqueue.TypedRateLimitingInterface[key]
+	// queue has the bindings whose Works to keep (the binding or its template changed).
+	queue workqueue.TypedRateLimitingInterface[key]
 }
 
-// NewController watches bindings, Works and templates, customises each cluster's manifest
-// with the override policies of ops and cops, and records events with recorder.
-func NewController(fed versioned.Interface, tmpls *templates.Templates, access *bindings.Access, works fedinformers.WorkInformer,
+// NewController watches bindings and templates and keeps their Works in wa, customises
+// each cluster's manifest with the override policies of ops and cops, hands each binding
+// whose Works are as its spec says to report (the status path), and records events with
+// recorder.
+func NewController(fed versioned.Interface, tmpls *templates.Templates, access *bindings.Access, wa *works.Access,
 	ops fedinformers.OverridePolicyInformer, cops fedinformers.ClusterOverridePolicyInformer, clusters clusterinformers.ClusterInformer,
-	recorder record.EventRecorder) (*Controller, error) {
-	if err := works.Informer().AddIndexers(cache.Indexers{byBinding: func(obj any) ([]string, error) {
-		w, ok := obj.(*federationv1alpha1.Work)
-		if !ok {
-			return nil, nil
-		}
-		if b := w.Annotations[federationv1alpha1.AnnotationBinding]; b != "" {
-			return []string{b}, nil
-		}
-		return nil, nil
-	}}); err != nil {
-		return nil, err
-	}
+	report func(bindings.Key), recorder record.EventRecorder) (*Controller, error) {
 	c := &Controller{
 		fed:       fed,
 		templates: tmpls,
 		bindings:  access,
 		rbs:       access.ResourceBindings(),
-		works:     works.Informer().GetIndexer(),
-		synced:    []cache.InformerSynced{access.HasSynced, works.Informer().HasSynced},
+		works:     wa,
+		synced:    []cache.InformerSynced{access.HasSynced, wa.Informer().HasSynced},
+		report:    report,
 		recorder:  recorder,
 		queue:     reconciler.NewQueue[key]("binding"),
-		reports:   reconciler.NewQueue[key]("binding-status"),
 	}
 	enqueue := func(obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
@@ -126,13 +104,6 @@ func NewController(fed versioned.Interface, tmpls *templates.Templates, access *
 			c.queue.Add(key{Namespace: o.Namespace, Name: o.Name})
 		case *federationv1alpha1.ClusterResourceBinding:
 			c.queue.Add(key{Name: o.Name})
-		case *federationv1alpha1.Work:
-			if b := o.Annotations[federationv1alpha1.AnnotationBinding]; b != "" {
-				ns, name, _ := cache.SplitMetaNamespaceKey(b)
-				// The Works of a binding report one after the other: wait a moment so that
-				// one status write of the binding says what several did.
-				c.reports.AddAfter(key{Namespace: ns, Name: name}, reportDelay)
-			}
 		}
 	}
 	handler := cache.ResourceEventHandlerFuncs{
@@ -140,7 +111,7 @@ func NewController(fed versioned.Interface, tmpls *templates.Templates, access *
 		UpdateFunc: func(_, obj any) { enqueue(obj) },
 		DeleteFunc: enqueue,
 	}
-	for _, inf := range slices.Concat(access.Informers(), []cache.SharedIndexInformer{works.Informer()}) {
+	for _, inf := range access.Informers() {
 		if _, err := inf.AddEventHandler(handler); err != nil {
 			return nil, err
 		}
@@ -157,29 +128,12 @@ func NewController(fed versioned.Interface, tmpls *templates.Templates, access *
 
 // Run reconciles bindings with workers until ctx is done.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	go reconciler.Run(ctx, c.reports, reportWorkers, c.synced, "Reporting the Works of a binding", c.reportOnly)
 	reconciler.Run(ctx, c.queue, workers, c.synced, "Syncing the Works of a binding", c.reconcile)
-}
-
-// worksOf returns the Works of a binding by cluster.
-func (c *Controller) worksOf(k key) (map[string]*federationv1alpha1.Work, error) {
-	objs, err := c.works.ByIndex(byBinding, federationv1alpha1.BindingKey(k.Namespace, k.Name))
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]*federationv1alpha1.Work{}
-	for _, obj := range objs {
-		w := obj.(*federationv1alpha1.Work)
-		if cluster, ok := strings.CutPrefix(w.Namespace, federationv1alpha1.ExecutionNamespacePrefix); ok {
-			out[cluster] = w
-		}
-	}
-	return out, nil
 }
 
 // reconcile makes the Works of one binding what its spec says and reports their state.
 func (c *Controller) reconcile(ctx context.Context, k key) error {
-	works, err := c.worksOf(k)
+	works, err := c.works.OfBinding(k.Namespace, k.Name)
 	if err != nil {
 		return err
 	}
@@ -193,7 +147,7 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 	if b.Meta.GetDeletionTimestamp() != nil {
 		return c.unbind(ctx, works)
 	}
-	tmpl, gvr, ok, err := c.template(b)
+	tmpl, _, ok, err := c.templates.Bound(b.Spec.Resource)
 	if !ok || err != nil {
 		return err
 	}
@@ -218,44 +172,12 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	if wrote || len(b.Spec.Clusters) == 0 {
-		// The Works written bring the report (through reports) when they change; a binding
-		// not scheduled yet has nothing to report.
-		return nil
+	if !wrote && len(b.Spec.Clusters) > 0 {
+		// The Works written bring the report when they change; a binding not scheduled yet
+		// has nothing to report.
+		c.report(k)
 	}
-	return c.report(ctx, b, tmpl, gvr, works)
-}
-
-// reportOnly writes a binding's status from its Works, and its template's; keeping the
-// Works is reconcile's.
-func (c *Controller) reportOnly(ctx context.Context, k key) error {
-	b, err := c.bindings.Get(k)
-	if err != nil || b.Meta.GetDeletionTimestamp() != nil || len(b.Spec.Clusters) == 0 {
-		return ignoreNotFound(err)
-	}
-	tmpl, gvr, ok, err := c.template(b)
-	if !ok || err != nil {
-		return err
-	}
-	works, err := c.worksOf(k)
-	if err != nil {
-		return err
-	}
-	return c.report(ctx, b, tmpl, gvr, works)
-}
-
-// template returns a binding's template, or false when there is none to work for: the
-// detector deletes the binding of a template that is gone, and the binding of an older
-// template of the same name, or of one on its way out, waits.
-func (c *Controller) template(b *bindings.Binding) (*unstructured.Unstructured, schema.GroupVersionResource, bool, error) {
-	tmpl, gvr, err := c.templates.Ref(b.Spec.Resource)
-	if err != nil {
-		return nil, gvr, false, ignoreNotFound(err)
-	}
-	if tmpl.GetUID() != b.Spec.Resource.UID || tmpl.GetDeletionTimestamp() != nil {
-		return nil, gvr, false, nil
-	}
-	return tmpl, gvr, true, nil
+	return nil
 }
 
 // syncWork creates or updates the Work of a binding for one cluster; it says whether it
@@ -453,47 +375,6 @@ func (c *Controller) removeWork(ctx context.Context, w *federationv1alpha1.Work,
 	}
 	uid := w.UID
 	return ignoreNotFound(works.Delete(ctx, w.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}))
-}
-
-// report writes the per-cluster state of the Works into the binding's status, and the
-// fleet-wide status of the kinds the interpreter sums into the template's.
-func (c *Controller) report(ctx context.Context, b *bindings.Binding, tmpl *unstructured.Unstructured, gvr schema.GroupVersionResource,
-	works map[string]*federationv1alpha1.Work) error {
-	items := Aggregate(b.Spec.Clusters, works)
-	status := b.Status.DeepCopy()
-	status.AggregatedStatus = items
-	meta.SetStatusCondition(&status.Conditions, FullyApplied(items, b.Meta.GetGeneration()))
-	if !apiequality.Semantic.DeepEqual(status, b.Status) {
-		*b.Status = *status
-		if err := b.UpdateStatus(ctx); err != nil {
-			return ignoreNotFound(err)
-		}
-	}
-	sum, ok := interpreter.AggregateStatus(tmpl, items)
-	if !ok {
-		return nil
-	}
-	current, _, _ := unstructured.NestedMap(tmpl.Object, "status")
-	if jsonEqual(current, sum) {
-		return nil
-	}
-	u := tmpl.DeepCopy()
-	u.Object["status"] = sum
-	_, err := c.templates.Client.Resource(gvr).Namespace(tmpl.GetNamespace()).UpdateStatus(ctx, u, metav1.UpdateOptions{})
-	return ignoreNotFound(err) // a template deleted meanwhile has no status to write
-}
-
-// jsonEqual compares two JSON-like values as JSON, so int64 and float64 of one number agree.
-func jsonEqual(a, b any) bool {
-	x, err1 := json.Marshal(a)
-	y, err2 := json.Marshal(b)
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	var u, v any
-	_ = json.Unmarshal(x, &u)
-	_ = json.Unmarshal(y, &v)
-	return apiequality.Semantic.DeepEqual(u, v)
 }
 
 func ignoreNotFound(err error) error {

@@ -19,10 +19,7 @@ package binding
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -65,67 +62,3 @@ func Suspended(s *federationv1alpha1.Suspension, cluster string) bool {
 }
 
 func ptrTo[T any](v T) *T { return &v }
-
-// Aggregate is the per-cluster state of a binding's template, read from its Works, in
-// the order of the clusters. A cluster without a Work yet has no Applied state.
-func Aggregate(targets []federationv1alpha1.TargetCluster, works map[string]*federationv1alpha1.Work) []federationv1alpha1.AggregatedStatusItem {
-	var out []federationv1alpha1.AggregatedStatusItem
-	for _, t := range targets {
-		item := federationv1alpha1.AggregatedStatusItem{ClusterName: t.Name, Health: federationv1alpha1.ResourceUnknown}
-		if w := works[t.Name]; w != nil {
-			if c := meta.FindStatusCondition(w.Status.Conditions, federationv1alpha1.WorkConditionApplied); c != nil {
-				item.Applied = c.Status == metav1.ConditionTrue
-				if !item.Applied {
-					item.AppliedMessage = c.Message
-				}
-			}
-			if len(w.Status.ManifestStatuses) > 0 {
-				ms := w.Status.ManifestStatuses[0]
-				item.Status = ms.Status.DeepCopy()
-				if ms.Health != "" {
-					item.Health = ms.Health
-				}
-			}
-		}
-		out = append(out, item)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ClusterName < out[j].ClusterName })
-	return out
-}
-
-// FullyApplied is the binding's FullyApplied condition for its per-cluster state.
-func FullyApplied(items []federationv1alpha1.AggregatedStatusItem, generation int64) metav1.Condition {
-	c := metav1.Condition{Type: federationv1alpha1.BindingConditionFullyApplied, ObservedGeneration: generation}
-	var failed, pending []string
-	for _, it := range items {
-		switch {
-		case it.Applied:
-		case it.AppliedMessage != "":
-			failed = append(failed, it.ClusterName+": "+it.AppliedMessage)
-		default:
-			pending = append(pending, it.ClusterName)
-		}
-	}
-	switch {
-	case len(items) == 0:
-		c.Status, c.Reason, c.Message = metav1.ConditionFalse, "NotScheduled", "no cluster is chosen yet"
-	case len(failed) > 0:
-		c.Status, c.Reason, c.Message = metav1.ConditionFalse, "ApplyFailed", joinMessages(failed)
-	case len(pending) > 0:
-		c.Status, c.Reason, c.Message = metav1.ConditionFalse, "Applying", "not applied yet in "+joinMessages(pending)
-	default:
-		c.Status, c.Reason, c.Message = metav1.ConditionTrue, "FullyApplied", fmt.Sprintf("applied in all %d clusters", len(items))
-	}
-	return c
-}
-
-func joinMessages(s []string) string {
-	out := ""
-	for i, m := range s {
-		if i > 0 {
-			out += "; "
-		}
-		out += m
-	}
-	return out
-}

@@ -17,12 +17,9 @@ limitations under the License.
 package binding
 
 import (
-	"encoding/json"
 	"testing"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
@@ -66,47 +63,5 @@ func TestWorkSpecSuspension(t *testing.T) {
 				t.Errorf("%d manifests, want 2", len(spec.Workload.Manifests))
 			}
 		})
-	}
-}
-
-func TestAggregateAndFullyApplied(t *testing.T) {
-	status := func(ready int) *runtime.RawExtension {
-		raw, _ := json.Marshal(map[string]any{"readyReplicas": ready})
-		return &runtime.RawExtension{Raw: raw}
-	}
-	work := func(applied metav1.ConditionStatus, msg string, ready int) *federationv1alpha1.Work {
-		return &federationv1alpha1.Work{Status: federationv1alpha1.WorkStatus{
-			Conditions:       []metav1.Condition{{Type: federationv1alpha1.WorkConditionApplied, Status: applied, Message: msg}},
-			ManifestStatuses: []federationv1alpha1.ManifestStatus{{Status: status(ready), Health: federationv1alpha1.ResourceHealthy}},
-		}}
-	}
-	targets := []federationv1alpha1.TargetCluster{{Name: "member2"}, {Name: "member1"}, {Name: "member3"}}
-	items := Aggregate(targets, map[string]*federationv1alpha1.Work{
-		"member1": work(metav1.ConditionTrue, "", 1),
-		"member2": work(metav1.ConditionFalse, "conflict", 0),
-	})
-	if len(items) != 3 || items[0].ClusterName != "member1" || items[1].ClusterName != "member2" || items[2].ClusterName != "member3" {
-		t.Fatalf("items %+v, want one per cluster in name order", items)
-	}
-	if !items[0].Applied || items[0].Health != federationv1alpha1.ResourceHealthy || string(items[0].Status.Raw) != `{"readyReplicas":1}` {
-		t.Errorf("member1: %+v", items[0])
-	}
-	if items[1].Applied || items[1].AppliedMessage != "conflict" {
-		t.Errorf("member2: %+v", items[1])
-	}
-	if items[2].Applied || items[2].Health != federationv1alpha1.ResourceUnknown {
-		t.Errorf("member3 (no Work yet): %+v", items[2])
-	}
-	if c := FullyApplied(items, 2); c.Status != metav1.ConditionFalse || c.Reason != "ApplyFailed" || c.Message != "member2: conflict" {
-		t.Errorf("FullyApplied = %+v", c)
-	}
-	if c := FullyApplied(items[:1], 2); c.Status != metav1.ConditionTrue || c.ObservedGeneration != 2 {
-		t.Errorf("FullyApplied of member1 alone = %+v", c)
-	}
-	if c := FullyApplied(items[2:], 2); c.Reason != "Applying" {
-		t.Errorf("FullyApplied of member3 alone = %+v", c)
-	}
-	if c := FullyApplied(nil, 2); c.Reason != "NotScheduled" {
-		t.Errorf("FullyApplied of nothing = %+v", c)
 	}
 }

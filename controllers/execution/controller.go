@@ -15,8 +15,9 @@ limitations under the License.
 */
 
 // Package execution applies each Work's manifests to its member cluster with server-side
-// apply, takes the objects away again when the Work goes, and records in the Work the
-// state of each object as the member reports it.
+// apply, applies again a copy someone else changed or deleted, and takes the objects away
+// again when the Work goes. What it made of each Work goes to the status path (package
+// workstatus) through an applied.Log.
 package execution
 
 import (
@@ -36,7 +37,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
@@ -46,33 +46,15 @@ import (
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
-	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
-	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
+	"github.com/fedhq/fed/controllers/internal/applied"
 	"github.com/fedhq/fed/controllers/internal/members"
-	"github.com/fedhq/fed/controllers/internal/mutation"
 	"github.com/fedhq/fed/controllers/internal/reconciler"
-	"github.com/fedhq/fed/controllers/interpreter"
+	"github.com/fedhq/fed/controllers/internal/works"
 )
 
-// Condition reasons of a Work's Applied condition.
-const (
-	ReasonApplied        = "Applied"
-	ReasonFailed         = "ApplyFailed"
-	ReasonConflict       = "Conflict"
-	ReasonSuspended      = "Suspended"
-	ReasonOverrideFailed = "OverrideFailed"
-	ReasonUnreachble     = "ClusterUnreachable"
-)
-
-const (
-	// memberDelay is how long changes of a member's objects gather before their Work is
-	// looked at again.
-	memberDelay = 500 * time.Millisecond
-	// statusWorkers is how many workers write Works' status, fewer than apply them: under
-	// load, applying goes first, and a Work whose objects changed several times while it
-	// waited gets one status write.
-	statusWorkers = 4
-)
+// memberDelay is how long changes of a member's objects gather before their Work is
+// looked at again.
+const memberDelay = 500 * time.Millisecond
 
 // conflictRecheck is how often a member object of a Work's name that fed did not create
 // is looked at again: fed does not watch objects it does not manage, and a conflict is
@@ -85,16 +67,18 @@ type Namespaces interface {
 	Ensure(ctx context.Context, mb *members.Member, name string) error
 }
 
+// Report hands a Work to the status path, now or after a while.
+type Report func(k types.NamespacedName, after time.Duration)
+
 // Controller applies Works to members.
 type Controller struct {
-	fed   versioned.Interface
-	works fedlisters.WorkLister
-	// written serves the Works this controller wrote until the informer has them, so that
-	// a reconcile right after a write neither applies again nor writes over a newer Work.
-	written    *mutation.Cache
+	fed        versioned.Interface
+	works      *works.Access
 	synced     cache.InformerSynced
 	members    *members.Members
 	namespaces Namespaces
+	results    *applied.Log
+	report     Report
 	// recorder records events on the templates in the fleet.
 	recorder record.EventRecorder
 
@@ -102,14 +86,8 @@ type Controller struct {
 	// without one) after fed last applied them: a later one means someone else changed the
 	// object, and fed applies it again.
 	applied sync.Map // objectKey → string
-	// appliedWorks remembers the generation of each Work fed applied whole, before its
-	// status says so: the status is written a moment later, with what the member's
-	// controllers made of the objects by then.
-	appliedWorks sync.Map // types.UID → int64
 
-	// queue has the Works to apply (their spec changed); statuses those whose status is to
-	// be written (applied a moment ago, or a member object changed).
-	queue, statuses workqueue.TypedRateLimitingInterface[types.NamespacedName]
+	queue workqueue.TypedRateLimitingInterface[types.NamespacedName]
 }
 
 type objectKey struct {
@@ -118,25 +96,23 @@ type objectKey struct {
 	namespace, name string
 }
 
-// NewController applies the Works of the informer to the members, making their namespaces
-// with namespaces first, and records events with recorder.
-func NewController(fed versioned.Interface, works fedinformers.WorkInformer, mbs *members.Members, namespaces Namespaces,
-	recorder record.EventRecorder) (*Controller, error) {
+// NewController applies the Works of wa to the members, making their namespaces with
+// namespaces first; it records what it made of each Work in results and hands the Work to
+// report, and records events with recorder.
+func NewController(fed versioned.Interface, wa *works.Access, mbs *members.Members, namespaces Namespaces,
+	results *applied.Log, report Report, recorder record.EventRecorder) (*Controller, error) {
 	c := &Controller{
 		fed:        fed,
-		works:      works.Lister(),
-		synced:     works.Informer().HasSynced,
+		works:      wa,
+		synced:     wa.Informer().HasSynced,
 		members:    mbs,
 		namespaces: namespaces,
+		results:    results,
+		report:     report,
 		recorder:   recorder,
 		queue:      reconciler.NewQueue[types.NamespacedName]("execution"),
-		statuses:   reconciler.NewQueue[types.NamespacedName]("execution-status"),
 	}
-	inf := works.Informer()
-	c.written = mutation.New(inf, false)
-	mbs.AddHandler(c.memberObjectChanged)
-	enqueue := func(obj any, deleted bool) {
-		c.written.Observe(obj, deleted)
+	enqueue := func(obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
 		}
@@ -144,53 +120,60 @@ func NewController(fed versioned.Interface, works fedinformers.WorkInformer, mbs
 			c.queue.Add(types.NamespacedName{Namespace: w.Namespace, Name: w.Name})
 		}
 	}
-	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { enqueue(obj, false) },
-		UpdateFunc: func(_, obj any) { enqueue(obj, false) },
-		DeleteFunc: func(obj any) { enqueue(obj, true) },
+	if _, err := wa.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: enqueue,
+		UpdateFunc: func(old, obj any) {
+			// Status writes are the status path's; what execution acts on is the spec (its
+			// generation), fed's annotations, finalizers and deletion.
+			o, ok1 := old.(*federationv1alpha1.Work)
+			w, ok2 := obj.(*federationv1alpha1.Work)
+			if ok1 && ok2 && o.Generation == w.Generation && apiequality.Semantic.DeepEqual(o.Annotations, w.Annotations) &&
+				slices.Equal(o.Finalizers, w.Finalizers) && (o.DeletionTimestamp == nil) == (w.DeletionTimestamp == nil) {
+				return
+			}
+			enqueue(obj)
+		},
+		DeleteFunc: enqueue,
 	}); err != nil {
 		return nil, err
 	}
+	mbs.AddHandler(c.memberObjectChanged)
 	return c, nil
 }
 
-// memberObjectChanged brings a change of a managed member object to its Work, after
-// memberDelay: a member's controllers write an object's status several times in a row
-// (a new Deployment: its ReplicaSet, then its conditions), and one status write of the Work
-// says what they did.
-func (c *Controller) memberObjectChanged(cluster string, obj metav1.Object) {
-	if w := obj.GetAnnotations()[federationv1alpha1.AnnotationWork]; w != "" {
-		c.statuses.AddAfter(types.NamespacedName{Namespace: federationv1alpha1.ExecutionNamespace(cluster), Name: w}, memberDelay)
+// memberObjectChanged brings a managed member object that someone else changed or deleted
+// back to its Work, after memberDelay, to apply it again. Changes of its status alone, and
+// fed's own writes, are the status path's.
+func (c *Controller) memberObjectChanged(cluster string, gvr schema.GroupVersionResource, obj metav1.Object, deleted bool) {
+	w := obj.GetAnnotations()[federationv1alpha1.AnnotationWork]
+	if w == "" {
+		return
 	}
+	if !deleted {
+		last, _ := c.applied.Load(objectKey{cluster: cluster, gvr: gvr, namespace: obj.GetNamespace(), name: obj.GetName()})
+		if u, ok := obj.(*unstructured.Unstructured); ok && last == version(u) {
+			return
+		}
+	}
+	c.queue.AddAfter(types.NamespacedName{Namespace: federationv1alpha1.ExecutionNamespace(cluster), Name: w}, memberDelay)
 }
 
 // Run applies Works with workers until ctx is done.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	if !cache.WaitForCacheSync(ctx.Done(), c.synced) {
-		c.queue.ShutDown()
-		c.statuses.ShutDown()
-		return
-	}
-	go reconciler.Run(ctx, c.statuses, statusWorkers, nil, "Writing a Work's status", func(ctx context.Context, k types.NamespacedName) error {
-		return c.reconcile(ctx, k, true)
-	})
-	reconciler.Run(ctx, c.queue, workers, nil, "Applying a Work", func(ctx context.Context, k types.NamespacedName) error {
-		return c.reconcile(ctx, k, false)
-	})
+	reconciler.Run(ctx, c.queue, workers, []cache.InformerSynced{c.synced}, "Applying a Work", c.reconcile)
 }
 
-// reconcile applies a Work if it changed, and reports its objects' state: at once when
-// something failed, through the statuses queue otherwise (report says it came from there).
-func (c *Controller) reconcile(ctx context.Context, k types.NamespacedName, report bool) error {
+// reconcile applies a Work if it changed, and each of its objects that someone else
+// changed, and records what came of it for the status path.
+func (c *Controller) reconcile(ctx context.Context, k types.NamespacedName) error {
 	cluster, ok := strings.CutPrefix(k.Namespace, federationv1alpha1.ExecutionNamespacePrefix)
 	if !ok {
 		return nil
 	}
-	obj, exists, err := c.written.GetByKey(k.String())
-	if err != nil || !exists {
+	w, err := c.works.Get(k)
+	if err != nil || w == nil {
 		return err
 	}
-	w := obj.(*federationv1alpha1.Work)
 	if w.DeletionTimestamp != nil {
 		return c.cleanup(ctx, cluster, w)
 	}
@@ -201,34 +184,34 @@ func (c *Controller) reconcile(ctx context.Context, k types.NamespacedName, repo
 	}
 	mb, err := c.members.Get(cluster)
 	if err != nil {
-		return errors.Join(err, c.writeStatus(ctx, w, nil, metav1.ConditionFalse, ReasonUnreachble, err.Error()))
+		c.record(k, w, metav1.ConditionFalse, applied.ReasonUnreachable, err.Error(), 0)
+		return err
 	}
 	if msg := w.Annotations[federationv1alpha1.AnnotationOverrideError]; msg != "" {
-		return c.writeStatus(ctx, w, nil, metav1.ConditionFalse, ReasonOverrideFailed, msg)
-	}
-	suspended := w.Spec.SuspendDispatching != nil && *w.Spec.SuspendDispatching
-	applied := meta.FindStatusCondition(w.Status.Conditions, federationv1alpha1.WorkConditionApplied)
-	done, _ := c.appliedWorks.Load(w.UID)
-	changed := (applied == nil || applied.ObservedGeneration != w.Generation || applied.Status != metav1.ConditionTrue) && done != w.Generation
-	if !report && !changed && !suspended {
-		// Applied already: what is left is reading the objects' state and writing it, the
-		// statuses queue's work.
-		c.statuses.Add(k)
+		c.record(k, w, metav1.ConditionFalse, applied.ReasonOverrideFailed, msg, 0)
 		return nil
 	}
-	var statuses []federationv1alpha1.ManifestStatus
-	var failures []error
-	reason := ReasonApplied
-	for i, raw := range w.Spec.Workload.Manifests {
-		ms, err := c.applyManifest(ctx, cluster, mb, w, int32(i), raw.Raw, changed && !suspended)
-		if ms != nil {
-			statuses = append(statuses, *ms)
+	suspended := w.Spec.SuspendDispatching != nil && *w.Spec.SuspendDispatching
+	cond := meta.FindStatusCondition(w.Status.Conditions, federationv1alpha1.WorkConditionApplied)
+	last, _ := c.results.Get(w.UID)
+	changed := (cond == nil || cond.ObservedGeneration != w.Generation || cond.Status != metav1.ConditionTrue) &&
+		(last.Generation != w.Generation || last.Status != metav1.ConditionTrue)
+	if suspended {
+		if changed || cond == nil {
+			c.record(k, w, metav1.ConditionFalse, applied.ReasonSuspended, "dispatching to this cluster is suspended by the policy", 0)
 		}
-		if err != nil {
+		return nil
+	}
+	// A conflict already recorded for this generation is not told again in an event.
+	repeat := last.Generation == w.Generation && last.Reason == applied.ReasonConflict
+	var failures []error
+	reason := applied.ReasonApplied
+	for i, raw := range w.Spec.Workload.Manifests {
+		if err := c.applyManifest(ctx, cluster, mb, w, int32(i), raw.Raw, changed, repeat); err != nil {
 			if errors.As(err, new(*conflictError)) {
-				reason = ReasonConflict
-			} else if reason == ReasonApplied {
-				reason = ReasonFailed
+				reason = applied.ReasonConflict
+			} else if reason == applied.ReasonApplied {
+				reason = applied.ReasonFailed
 			}
 			failures = append(failures, err)
 		}
@@ -236,25 +219,25 @@ func (c *Controller) reconcile(ctx context.Context, k types.NamespacedName, repo
 	switch {
 	case len(failures) > 0:
 		failed := errors.Join(failures...)
-		err := c.writeStatus(ctx, w, statuses, metav1.ConditionFalse, reason, strings.ReplaceAll(failed.Error(), "\n", "; "))
-		if reason == ReasonConflict {
+		c.record(k, w, metav1.ConditionFalse, reason, strings.ReplaceAll(failed.Error(), "\n", "; "), 0)
+		if reason == applied.ReasonConflict {
 			// Over when the policy changes (the Work with it) or the member's object goes.
-			return errors.Join(err, reconciler.RequeueAfter(conflictRecheck, nil))
+			return reconciler.RequeueAfter(conflictRecheck, nil)
 		}
-		return errors.Join(failed, err)
-	case suspended && (changed || applied == nil):
-		return c.writeStatus(ctx, w, statuses, metav1.ConditionFalse, ReasonSuspended, "dispatching to this cluster is suspended by the policy")
-	case suspended:
-		return c.writeStatus(ctx, w, statuses, applied.Status, applied.Reason, applied.Message)
-	case changed:
+		return failed
+	case changed || (last.Generation == w.Generation && last.Status != metav1.ConditionTrue):
 		// Applied: the member's controllers are about to write the objects' status (a new
 		// Deployment's ReplicaSet, its conditions); one status write of the Work, after
 		// memberDelay, says both.
-		c.appliedWorks.Store(w.UID, w.Generation)
-		c.statuses.AddAfter(k, memberDelay)
-		return nil
+		c.record(k, w, metav1.ConditionTrue, applied.ReasonApplied, "applied to the cluster", memberDelay)
 	}
-	return c.writeStatus(ctx, w, statuses, metav1.ConditionTrue, ReasonApplied, "applied to the cluster")
+	return nil
+}
+
+// record keeps what execution made of a Work and hands the Work to the status path.
+func (c *Controller) record(k types.NamespacedName, w *federationv1alpha1.Work, status metav1.ConditionStatus, reason, message string, after time.Duration) {
+	c.results.Record(w.UID, applied.Result{Generation: w.Generation, Status: status, Reason: reason, Message: message})
+	c.report(k, after)
 }
 
 // conflictError is a member object of the same name that fed did not create.
@@ -263,31 +246,28 @@ type conflictError struct{ msg string }
 func (e *conflictError) Error() string { return e.msg }
 
 // applyManifest applies one manifest when the Work changed or the member's object is not
-// what fed last applied, and returns the object's state.
-func (c *Controller) applyManifest(ctx context.Context, cluster string, mb *members.Member, w *federationv1alpha1.Work, ordinal int32, raw []byte, workChanged bool) (*federationv1alpha1.ManifestStatus, error) {
+// what fed last applied. A conflict is told in an event when the Work changed, unless it
+// was told already (repeat).
+func (c *Controller) applyManifest(ctx context.Context, cluster string, mb *members.Member, w *federationv1alpha1.Work, ordinal int32, raw []byte,
+	workChanged, repeat bool) error {
 	obj := &unstructured.Unstructured{}
 	if err := obj.UnmarshalJSON(raw); err != nil {
-		return nil, fmt.Errorf("manifest %d: %w", ordinal, err)
+		return fmt.Errorf("manifest %d: %w", ordinal, err)
 	}
 	gvk := obj.GroupVersionKind()
-	id := federationv1alpha1.ResourceIdentifier{Ordinal: ordinal, Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind,
-		Namespace: obj.GetNamespace(), Name: obj.GetName()}
 	mapping, err := mb.Mapping(gvk)
 	if err != nil {
 		what := gvk.Kind + "." + gvk.GroupVersion().String()
-		return &federationv1alpha1.ManifestStatus{Identifier: id, Health: federationv1alpha1.ResourceUnknown},
-			fmt.Errorf("cluster %s does not serve %s (propagate its CustomResourceDefinition first): %v", cluster, what, err)
+		return fmt.Errorf("cluster %s does not serve %s (propagate its CustomResourceDefinition first): %v", cluster, what, err)
 	}
-	id.Resource = mapping.Resource.Resource
 	if mapping.Scope.Name() != meta.RESTScopeNameNamespace {
 		obj.SetNamespace("")
-		id.Namespace = ""
 	}
 	client := resourceClient(mb.Client, mapping.Resource, obj.GetNamespace())
 	known := mb.Managed(mapping.Resource)
 	current, err := c.current(ctx, known, client, obj)
 	if err != nil {
-		return &federationv1alpha1.ManifestStatus{Identifier: id, Health: federationv1alpha1.ResourceUnknown}, err
+		return err
 	}
 	annotations := obj.GetAnnotations()
 	overwrite := annotations[federationv1alpha1.AnnotationConflictResolution] == string(federationv1alpha1.ConflictOverwrite)
@@ -304,17 +284,17 @@ func (c *Controller) applyManifest(ctx context.Context, cluster string, mb *memb
 		err := &conflictError{fmt.Sprintf(
 			"%s %s already exists in cluster %s and fed did not create it; set conflictResolution: Overwrite in the policy to let fed take it over",
 			kind, qualified(obj), cluster)}
-		if workChanged {
-			c.event(obj, corev1.EventTypeWarning, ReasonConflict, "%s", err.msg)
+		if workChanged && !repeat {
+			c.event(obj, corev1.EventTypeWarning, applied.ReasonConflict, "%s", err.msg)
 		}
-		return &federationv1alpha1.ManifestStatus{Identifier: id, Health: federationv1alpha1.ResourceUnknown}, err
+		return err
 	}
 	last, _ := c.applied.Load(ok)
 	if workChanged || current == nil || current.GetLabels()[federationv1alpha1.LabelManaged] != "true" ||
 		current.GetAnnotations()[federationv1alpha1.AnnotationWork] != w.Name || last != version(current) {
 		if ns := obj.GetNamespace(); ns != "" {
 			if err := c.namespaces.Ensure(ctx, mb, ns); err != nil {
-				return &federationv1alpha1.ManifestStatus{Identifier: id, Health: federationv1alpha1.ResourceUnknown}, err
+				return err
 			}
 		}
 		if current != nil && !fedMade(current, obj) {
@@ -328,14 +308,14 @@ func (c *Controller) applyManifest(ctx context.Context, cluster string, mb *memb
 		}
 		if err != nil {
 			err = fmt.Errorf("applying %s %s to cluster %s: %w", strings.ToLower(gvk.Kind), qualified(obj), cluster, err)
-			c.event(obj, corev1.EventTypeWarning, ReasonFailed, "%v", err)
-			return &federationv1alpha1.ManifestStatus{Identifier: id, Health: federationv1alpha1.ResourceUnknown}, err
+			c.event(obj, corev1.EventTypeWarning, applied.ReasonFailed, "%v", err)
+			return err
 		}
 		known.Wrote(current)
 		c.applied.Store(ok, version(current))
 		c.event(obj, corev1.EventTypeNormal, "Synced", "applied to cluster %s", cluster)
 	}
-	return &federationv1alpha1.ManifestStatus{Identifier: id, Status: interpreter.ReflectStatus(current), Health: interpreter.Health(current)}, nil
+	return nil
 }
 
 // event records an event on the template a manifest was made from.
@@ -401,7 +381,7 @@ func (c *Controller) current(ctx context.Context, w *members.Watched, client dyn
 // and annotation removed) when the Work preserves them, then lets the Work go. Objects fed
 // does not manage under this Work are never touched.
 func (c *Controller) cleanup(ctx context.Context, cluster string, w *federationv1alpha1.Work) error {
-	c.appliedWorks.Delete(w.UID)
+	c.results.Forget(w.UID)
 	if !slices.Contains(w.Finalizers, federationv1alpha1.FinalizerExecution) {
 		return nil
 	}
@@ -470,11 +450,7 @@ func (c *Controller) cleanup(ctx context.Context, cluster string, w *federationv
 // sharedDependency says whether another live Work of the member holds the same object
 // among its manifests (two workloads propagating one ConfigMap with propagateDeps).
 func (c *Controller) sharedDependency(w *federationv1alpha1.Work, obj *unstructured.Unstructured) bool {
-	works, err := c.works.Works(w.Namespace).List(labels.Everything())
-	if err != nil {
-		return true
-	}
-	for _, other := range works {
+	for _, other := range c.works.List(w.Namespace) {
 		if other.Name == w.Name || other.DeletionTimestamp != nil {
 			continue
 		}
@@ -496,50 +472,13 @@ func (c *Controller) removeFinalizer(ctx context.Context, w *federationv1alpha1.
 	return ignoreNotFound(err)
 }
 
-// writeStatus records the Applied and Available conditions and the objects' state.
-func (c *Controller) writeStatus(ctx context.Context, w *federationv1alpha1.Work, statuses []federationv1alpha1.ManifestStatus,
-	applied metav1.ConditionStatus, reason, message string) error {
-	status := w.Status.DeepCopy()
-	if statuses != nil {
-		status.ManifestStatuses = statuses
-	}
-	meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: federationv1alpha1.WorkConditionApplied,
-		Status: applied, Reason: reason, Message: message, ObservedGeneration: w.Generation})
-	meta.SetStatusCondition(&status.Conditions, available(status.ManifestStatuses, w.Generation))
-	if apiequality.Semantic.DeepEqual(status, &w.Status) {
-		return nil
-	}
-	u := w.DeepCopy()
-	u.Status = *status
-	return c.write(c.fed.FederationV1alpha1().Works(w.Namespace).UpdateStatus(ctx, u, metav1.UpdateOptions{}))
-}
-
 // write records a Work the controller wrote, for its next reconcile.
 func (c *Controller) write(w *federationv1alpha1.Work, err error) error {
 	if err != nil {
 		return ignoreNotFound(err)
 	}
-	c.written.Mutation(w)
+	c.works.Wrote(w)
 	return nil
-}
-
-// available is the Available condition for the objects' health.
-func available(statuses []federationv1alpha1.ManifestStatus, generation int64) metav1.Condition {
-	c := metav1.Condition{Type: federationv1alpha1.WorkConditionAvailable, ObservedGeneration: generation,
-		Status: metav1.ConditionTrue, Reason: "Healthy", Message: "every object is healthy"}
-	for _, s := range statuses {
-		id := strings.ToLower(s.Identifier.Kind) + " " + s.Identifier.Name
-		switch s.Health {
-		case federationv1alpha1.ResourceUnhealthy:
-			return metav1.Condition{Type: c.Type, ObservedGeneration: generation, Status: metav1.ConditionFalse, Reason: "Unhealthy", Message: id + " is not healthy"}
-		case federationv1alpha1.ResourceUnknown, "":
-			c.Status, c.Reason, c.Message = metav1.ConditionUnknown, "HealthUnknown", "fed cannot tell whether "+id+" is healthy"
-		}
-	}
-	if len(statuses) == 0 {
-		c.Status, c.Reason, c.Message = metav1.ConditionUnknown, "NotApplied", "nothing is applied yet"
-	}
-	return c
 }
 
 func ignoreNotFound(err error) error {

@@ -19,7 +19,6 @@ package execution
 import (
 	"testing"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
@@ -50,28 +49,6 @@ func TestFedMade(t *testing.T) {
 	} {
 		if got := fedMade(tc.current, manifest); got != tc.want {
 			t.Errorf("%s: fedMade = %v, want %v", tc.name, got, tc.want)
-		}
-	}
-}
-
-func TestAvailable(t *testing.T) {
-	s := func(h federationv1alpha1.ResourceHealth) federationv1alpha1.ManifestStatus {
-		return federationv1alpha1.ManifestStatus{Identifier: federationv1alpha1.ResourceIdentifier{Kind: "Deployment", Name: "web"}, Health: h}
-	}
-	for _, tc := range []struct {
-		name     string
-		statuses []federationv1alpha1.ManifestStatus
-		want     metav1.ConditionStatus
-		reason   string
-	}{
-		{"nothing applied", nil, metav1.ConditionUnknown, "NotApplied"},
-		{"all healthy", []federationv1alpha1.ManifestStatus{s(federationv1alpha1.ResourceHealthy), s(federationv1alpha1.ResourceHealthy)}, metav1.ConditionTrue, "Healthy"},
-		{"one unknown", []federationv1alpha1.ManifestStatus{s(federationv1alpha1.ResourceHealthy), s(federationv1alpha1.ResourceUnknown)}, metav1.ConditionUnknown, "HealthUnknown"},
-		{"one unhealthy wins", []federationv1alpha1.ManifestStatus{s(federationv1alpha1.ResourceUnknown), s(federationv1alpha1.ResourceUnhealthy)}, metav1.ConditionFalse, "Unhealthy"},
-	} {
-		c := available(tc.statuses, 7)
-		if c.Status != tc.want || c.Reason != tc.reason || c.ObservedGeneration != 7 {
-			t.Errorf("%s: %+v, want %s %s", tc.name, c, tc.want, tc.reason)
 		}
 	}
 }

@@ -49,8 +49,9 @@ import (
 // NamespacesResource is the resource of namespaces, in the fleet and in members.
 var NamespacesResource = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
 
-// Handler is told of every change of a managed object in a member.
-type Handler func(cluster string, obj metav1.Object)
+// Handler is told of every change of a managed object in a member: its cluster, its
+// resource, the object, and whether it was deleted.
+type Handler func(cluster string, gvr schema.GroupVersionResource, obj metav1.Object, deleted bool)
 
 // Members hands out a Member for each cluster.
 type Members struct {
@@ -85,12 +86,12 @@ func (m *Members) AddHandler(h Handler) {
 	m.handlers = append(m.handlers, h)
 }
 
-func (m *Members) notify(cluster string, obj metav1.Object) {
+func (m *Members) notify(cluster string, gvr schema.GroupVersionResource, obj metav1.Object, deleted bool) {
 	m.mu.Lock()
 	handlers := m.handlers
 	m.mu.Unlock()
 	for _, h := range handlers {
-		h(cluster, obj)
+		h(cluster, gvr, obj, deleted)
 	}
 }
 
@@ -249,7 +250,7 @@ func (mb *Member) Managed(gvr schema.GroupVersionResource) *Watched {
 	if w, ok := mb.informers[gvr]; ok {
 		return w
 	}
-	w := watch(mb.managed.ForResource(gvr).Informer(), func(o metav1.Object) { mb.notify(mb.name, o) })
+	w := watch(mb.managed.ForResource(gvr).Informer(), func(o metav1.Object, deleted bool) { mb.notify(mb.name, gvr, o, deleted) })
 	mb.managed.Start(mb.ctx.Done())
 	mb.informers[gvr] = w
 	return w
@@ -257,7 +258,7 @@ func (mb *Member) Managed(gvr schema.GroupVersionResource) *Watched {
 
 // watch is what an informer knows, with the objects fed wrote; notify, if not nil, is
 // told of every change.
-func watch(inf cache.SharedIndexInformer, notify func(metav1.Object)) *Watched {
+func watch(inf cache.SharedIndexInformer, notify func(obj metav1.Object, deleted bool)) *Watched {
 	w := &Watched{informer: inf, written: mutation.New(inf, true)}
 	event := func(obj any, deleted bool) {
 		w.written.Observe(obj, deleted)
@@ -265,7 +266,7 @@ func watch(inf cache.SharedIndexInformer, notify func(metav1.Object)) *Watched {
 			obj = d.Obj
 		}
 		if o, err := meta.Accessor(obj); err == nil && notify != nil {
-			notify(o)
+			notify(o, deleted)
 		}
 	}
 	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{

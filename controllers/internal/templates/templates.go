@@ -187,3 +187,20 @@ func (t *Templates) Ref(ref federationv1alpha1.ObjectReference) (*unstructured.U
 	obj, err := t.Get(gvr, ref.Namespace, ref.Name)
 	return obj, gvr, err
 }
+
+// Bound returns the template a binding names, or false when there is none to work for:
+// the detector deletes the binding of a template that is gone, and the binding of an older
+// template of the same name, or of one on its way out, waits.
+func (t *Templates) Bound(ref federationv1alpha1.ObjectReference) (*unstructured.Unstructured, schema.GroupVersionResource, bool, error) {
+	tmpl, gvr, err := t.Ref(ref)
+	if apierrors.IsNotFound(err) {
+		return nil, gvr, false, nil
+	}
+	if err != nil {
+		return nil, gvr, false, err
+	}
+	if tmpl.GetUID() != ref.UID || tmpl.GetDeletionTimestamp() != nil {
+		return nil, gvr, false, nil
+	}
+	return tmpl, gvr, true, nil
+}

@@ -1,0 +1,105 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package works is the controllers' one view of the Works: the informer's, indexed by the
+// binding each Work belongs to, and the Works fed wrote itself until the informer has them,
+// so that the controller that applies a Work and the one that writes its status each read
+// what the other has just written.
+package works
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
+	"github.com/fedhq/fed/controllers/internal/mutation"
+)
+
+// byBinding indexes Works by the binding they belong to (AnnotationBinding).
+const byBinding = "binding"
+
+// Access reads Works.
+type Access struct {
+	informer cache.SharedIndexInformer
+	written  *mutation.Cache
+}
+
+// New returns the view of the Works of an informer.
+func New(works fedinformers.WorkInformer) (*Access, error) {
+	inf := works.Informer()
+	if err := inf.AddIndexers(cache.Indexers{byBinding: func(obj any) ([]string, error) {
+		if w, ok := obj.(*federationv1alpha1.Work); ok && w.Annotations[federationv1alpha1.AnnotationBinding] != "" {
+			return []string{w.Annotations[federationv1alpha1.AnnotationBinding]}, nil
+		}
+		return nil, nil
+	}}); err != nil {
+		return nil, err
+	}
+	a := &Access{informer: inf, written: mutation.New(inf, false)}
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { a.written.Observe(obj, false) },
+		UpdateFunc: func(_, obj any) { a.written.Observe(obj, false) },
+		DeleteFunc: func(obj any) { a.written.Observe(obj, true) },
+	}); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// Informer is the Works' informer, for event handlers.
+func (a *Access) Informer() cache.SharedIndexInformer { return a.informer }
+
+// Get returns a Work, the one fed last wrote when the informer has not caught up; nil when
+// there is none.
+func (a *Access) Get(k types.NamespacedName) (*federationv1alpha1.Work, error) {
+	obj, exists, err := a.written.GetByKey(k.String())
+	if err != nil || !exists {
+		return nil, err
+	}
+	return obj.(*federationv1alpha1.Work), nil
+}
+
+// Wrote records a Work fed just wrote.
+func (a *Access) Wrote(w *federationv1alpha1.Work) { a.written.Mutation(w) }
+
+// OfBinding returns the Works of a binding by cluster.
+func (a *Access) OfBinding(bindingNamespace, bindingName string) (map[string]*federationv1alpha1.Work, error) {
+	objs, err := a.informer.GetIndexer().ByIndex(byBinding, federationv1alpha1.BindingKey(bindingNamespace, bindingName))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*federationv1alpha1.Work{}
+	for _, obj := range objs {
+		w := obj.(*federationv1alpha1.Work)
+		if cluster, ok := strings.CutPrefix(w.Namespace, federationv1alpha1.ExecutionNamespacePrefix); ok {
+			out[cluster] = w
+		}
+	}
+	return out, nil
+}
+
+// List returns the Works of an execution namespace the informer has.
+func (a *Access) List(namespace string) []*federationv1alpha1.Work {
+	objs, _ := a.informer.GetIndexer().ByIndex(cache.NamespaceIndex, namespace)
+	out := make([]*federationv1alpha1.Work, 0, len(objs))
+	for _, obj := range objs {
+		out = append(out, obj.(*federationv1alpha1.Work))
+	}
+	return out
+}
