@@ -39,6 +39,8 @@ import (
 	"k8s.io/apiserver/pkg/storage/names"
 	"k8s.io/apiserver/pkg/warning"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/fedhq/fed/apiserver/registry/registrykit"
 )
 
 // resource is one kind the fleet serves, at one version.
@@ -301,7 +303,7 @@ func (s statusStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Obj
 // restStorage is the REST storage of one resource and its subresources.
 type restStorage struct {
 	main   *templateREST
-	status *statusREST
+	status *registrykit.StatusREST
 	scale  *scaleREST
 }
 
@@ -339,11 +341,7 @@ func newStorage(r *resource, optsGetter generic.RESTOptionsGetter) (*restStorage
 	}
 	st := &restStorage{main: &templateREST{Store: store, r: r}}
 	if r.status {
-		statusStore := *store
-		ss := statusStrategy{s}
-		statusStore.UpdateStrategy = ss
-		statusStore.ResetFieldsStrategy = ss
-		st.status = &statusREST{store: &statusStore}
+		st.status = registrykit.NewStatusREST(store, statusStrategy{s})
 	}
 	if r.scale != nil {
 		st.scale = &scaleREST{store: store, r: r}
@@ -432,31 +430,6 @@ func addWarnings(ctx context.Context, warnings []string) {
 	for _, w := range warnings {
 		warning.AddWarning(ctx, "", w)
 	}
-}
-
-// statusREST serves the status subresource.
-type statusREST struct {
-	store *genericregistry.Store
-}
-
-func (s *statusREST) New() runtime.Object { return s.store.New() }
-func (s *statusREST) Destroy()            {}
-
-func (s *statusREST) Get(ctx context.Context, name string, options *metav1.GetOptions) (runtime.Object, error) {
-	return s.store.Get(ctx, name, options)
-}
-
-func (s *statusREST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc, updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
-	// The status subresource never creates an object.
-	return s.store.Update(ctx, name, objInfo, createValidation, updateValidation, false, options)
-}
-
-func (s *statusREST) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return s.store.GetResetFields()
-}
-
-func (s *statusREST) ConvertToTable(ctx context.Context, object runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
-	return s.store.ConvertToTable(ctx, object, tableOptions)
 }
 
 func (t *templateREST) DeleteCollection(ctx context.Context, deleteValidation rest.ValidateObjectFunc, options *metav1.DeleteOptions, listOptions *metainternalversion.ListOptions) (runtime.Object, error) {
