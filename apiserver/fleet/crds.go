@@ -153,18 +153,13 @@ func customResource(v crd.Version) *resource {
 		categories:       v.Categories,
 		verbs:            templateVerbs,
 		status:           v.Status,
+		scale:            v.Scale != nil,
+		customResource:   v.NewStorage,
 		table:            v.Table,
 		selectableFields: v.SelectableFields,
 		prepare:          v.Prepare,
 		dnsNames:         true,
 		fromCRD:          true,
-	}
-	if v.Scale != nil {
-		r.scale = &scaleSpec{
-			specReplicasPath:   jsonPath(v.Scale.SpecReplicasPath),
-			statusReplicasPath: jsonPath(v.Scale.StatusReplicasPath),
-			labelSelectorPath:  jsonPath(v.Scale.LabelSelectorPath),
-		}
 	}
 	invalid := func(obj *unstructured.Unstructured, errs field.ErrorList) error {
 		if len(errs) == 0 {
@@ -193,7 +188,6 @@ func customResource(v crd.Version) *resource {
 		}
 		return warnings, invalid(obj, v.ValidateUpdate(ctx, obj, old))
 	}
-	r.validateStatus = v.ValidateStatusUpdate
 	if len(v.OpenAPIModels) > 0 {
 		tc, err := managedfields.NewTypeConverter(v.OpenAPIModels, v.PreserveUnknownFields)
 		if err != nil {
@@ -225,13 +219,4 @@ func unknownFields(paths []string, fieldValidation string) ([]string, error) {
 	default:
 		return msgs, nil
 	}
-}
-
-// jsonPath turns a CRD's ".spec.replicas" into its path.
-func jsonPath(p string) []string {
-	p = strings.TrimPrefix(p, ".")
-	if p == "" {
-		return nil
-	}
-	return strings.Split(p, ".")
 }

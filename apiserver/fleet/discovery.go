@@ -71,7 +71,7 @@ func (s *servedSet) buildDiscovery() {
 			status.Verbs = []string{"get", "patch", "update"}
 			list = append(list, status)
 		}
-		if r.scale != nil {
+		if r.scale {
 			scale := base
 			scale.Name += "/scale"
 			scale.SingularName = ""

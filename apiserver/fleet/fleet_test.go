@@ -214,8 +214,7 @@ func (f fixedUpdate) UpdatedObject(context.Context, runtime.Object) (runtime.Obj
 var _ rest.UpdatedObjectInfo = fixedUpdate{}
 
 func TestScale(t *testing.T) {
-	r := &resource{gvr: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"},
-		scale: &scaleSpec{specReplicasPath: []string{"spec", "replicas"}, statusReplicasPath: []string{"status", "replicas"}, selectorFromSpec: true, defaultReplicas: 1}}
+	r := &resource{gvr: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, scale: true}
 	s := &scaleREST{r: r}
 	d := mustUnstructured(t, deploymentYAML)
 	scale, err := s.toScale(d)

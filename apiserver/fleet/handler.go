@@ -95,9 +95,8 @@ func newServed(r *resource, st *restStorage, typeConverter managedfields.TypeCon
 	if st.status != nil {
 		status := base
 		status.Subresource = "status"
-		status.TableConvertor = st.status
 		fm, err := managedfields.NewDefaultFieldManager(typeConverter, converter{}, defaulter{}, creator{}, gvk, gvk.GroupVersion(), "status",
-			fieldpath.NewExcludeFilterSetMap(statusStrategy{newStrategy(r)}.GetResetFields()))
+			fieldpath.NewExcludeFilterSetMap(st.status.GetResetFields()))
 		if err != nil {
 			return nil, fmt.Errorf("status field manager of %s: %w", r.gvr, err)
 		}
@@ -115,7 +114,7 @@ func newServed(r *resource, st *restStorage, typeConverter managedfields.TypeCon
 		scale.Convertor = metaScheme
 		scale.UnsafeConvertor = runtime.UnsafeObjectConvertor(metaScheme)
 		scale.Defaulter = metaScheme
-		scale.TableConvertor = st.scale
+		scale.TableConvertor = rest.NewDefaultTableConvertor(r.gvr.GroupResource())
 		fm, err := managedfields.NewDefaultFieldManager(managedfields.NewDeducedTypeConverter(), metaScheme, metaScheme, metaScheme,
 			scaleGVK, scaleGVK.GroupVersion(), "scale", nil)
 		if err != nil {

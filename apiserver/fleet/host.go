@@ -127,20 +127,13 @@ func (f *Fleet) readHost(ctx context.Context) (*hostState, error) {
 				categories:          r.Categories,
 				verbs:               templateVerbs,
 				status:              slices.Contains(subresources[r.Name], "status"),
+				scale:               slices.Contains(subresources[r.Name], "scale"),
 				table:               tables.For(schema.GroupKind{Group: gv.Group, Kind: r.Kind}),
 				fields:              fieldLabels[schema.GroupResource{Group: gv.Group, Resource: r.Name}],
 				unconditionalUpdate: true,
 			}
 			if res.singular == "" {
 				res.singular = strings.ToLower(r.Kind)
-			}
-			if slices.Contains(subresources[r.Name], "scale") {
-				res.scale = &scaleSpec{
-					specReplicasPath:   []string{"spec", "replicas"},
-					statusReplicasPath: []string{"status", "replicas"},
-					selectorFromSpec:   true,
-					defaultReplicas:    1,
-				}
 			}
 			f.nativeHooks(res)
 			namespaceHooks(res)

@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 
+	"k8s.io/apiextensions-apiserver/pkg/registry/customresource"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/api/validation/path"
@@ -37,8 +38,13 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 	apistorage "k8s.io/apiserver/pkg/storage"
 	"k8s.io/apiserver/pkg/storage/names"
+	"k8s.io/apiserver/pkg/storage/storagebackend"
+	"k8s.io/apiserver/pkg/storage/storagebackend/factory"
 	"k8s.io/apiserver/pkg/warning"
+	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/fedhq/fed/apiserver/registry/registrykit"
 )
 
 // resource is one kind the fleet serves, at one version.
@@ -54,7 +60,10 @@ type resource struct {
 
 	// status and scale tell which subresources it has.
 	status bool
-	scale  *scaleSpec
+	scale  bool
+	// customResource builds apiextensions' storage of a custom resource, which serves its
+	// status and scale subresources; nil for other kinds.
+	customResource func(generic.RESTOptionsGetter) (customresource.CustomResourceStorage, error)
 
 	table rest.TableConvertor
 	// fields are the field selectors the kind supports beyond metadata.name and
@@ -68,12 +77,11 @@ type resource struct {
 	prepare func(*unstructured.Unstructured)
 	// prepareCreate completes a new object after prepare (Namespaces: their finalizer).
 	prepareCreate func(*unstructured.Unstructured)
-	// validate, validateUpdate and validateStatus check an object with the rules of its
-	// kind: the host's for native kinds, the CRD's for custom resources. Any may be nil.
+	// validate and validateUpdate check an object with the rules of its kind: the host's
+	// for native kinds, the CRD's for custom resources. Either may be nil.
 	// fieldValidation is the request's directive (Strict, Warn, Ignore).
 	validate       func(ctx context.Context, obj *unstructured.Unstructured, fieldValidation string) (warnings []string, err error)
 	validateUpdate func(ctx context.Context, obj, old *unstructured.Unstructured, fieldValidation string) (warnings []string, err error)
-	validateStatus func(ctx context.Context, obj, old *unstructured.Unstructured) field.ErrorList
 	// decode checks a request's object before it is stored and returns warnings
 	// (custom resources: the fields their schema does not know, by fieldValidation).
 	decode func(obj *unstructured.Unstructured, fieldValidation string) (warnings []string, err error)
@@ -98,19 +106,7 @@ func (r *resource) gvk() schema.GroupVersionKind { return r.gvr.GroupVersion().W
 // key identifies the resource across rebuilds of the served set: the same key keeps its
 // store (and watch cache) and definition.
 func (r *resource) key() string {
-	return fmt.Sprintf("%s|%s|%s|%v|%v|%v|%s", r.gvr, r.kind, r.listKind, r.namespaced, r.status, r.scale != nil, r.definedBy)
-}
-
-// scaleSpec says where a kind keeps its replicas, as a CRD's scale subresource does.
-type scaleSpec struct {
-	specReplicasPath   []string
-	statusReplicasPath []string
-	// labelSelectorPath holds the selector as a string (custom resources); nil with
-	// selectorFromSpec reads the LabelSelector at spec.selector (native workloads).
-	labelSelectorPath []string
-	selectorFromSpec  bool
-	// defaultReplicas is what an unset spec replicas means (1 for native workloads).
-	defaultReplicas int64
+	return fmt.Sprintf("%s|%s|%s|%v|%v|%v|%s", r.gvr, r.kind, r.listKind, r.namespaced, r.status, r.scale, r.definedBy)
 }
 
 // strategy is the create/update/delete strategy of every template kind.
@@ -262,7 +258,8 @@ func (c fieldLabelConverter) ConvertFieldLabel(gvk schema.GroupVersionKind, labe
 	return "", "", fmt.Errorf("field label not supported: %s", label)
 }
 
-// statusStrategy updates only an object's status.
+// statusStrategy updates only an object's status (native kinds; custom resources have
+// apiextensions' status strategy).
 type statusStrategy struct{ strategy }
 
 func (s statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
@@ -290,20 +287,26 @@ func (s statusStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.O
 	}
 }
 
-func (s statusStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
-	errs := s.strategy.ValidateUpdate(ctx, obj, old)
-	if s.r.validateStatus != nil {
-		errs = append(errs, s.r.validateStatus(ctx, obj.(*unstructured.Unstructured), old.(*unstructured.Unstructured))...)
-	}
-	return errs
-}
-
 // restStorage is the REST storage of one resource and its subresources.
 type restStorage struct {
-	main   *templateREST
-	status *statusREST
-	scale  *scaleREST
+	main *templateREST
+	// status and scale are nil for kinds without the subresource.
+	status statusStorage
+	scale  rest.Patcher
 }
+
+// statusStorage serves a status subresource: fed's StatusREST, or apiextensions' for
+// custom resources.
+type statusStorage interface {
+	rest.Patcher
+	rest.ResetFieldsStrategy
+}
+
+var (
+	_ statusStorage = &registrykit.StatusREST{}
+	_ statusStorage = &customresource.StatusREST{}
+	_ rest.Patcher  = &customresource.ScaleREST{}
+)
 
 func newStorage(r *resource, optsGetter generic.RESTOptionsGetter) (*restStorage, error) {
 	s := newStrategy(r)
@@ -338,17 +341,48 @@ func newStorage(r *resource, optsGetter generic.RESTOptionsGetter) (*restStorage
 		return nil, err
 	}
 	st := &restStorage{main: &templateREST{Store: store, r: r}}
-	if r.status {
-		statusStore := *store
-		ss := statusStrategy{s}
-		statusStore.UpdateStrategy = ss
-		statusStore.ResetFieldsStrategy = ss
-		st.status = &statusREST{store: &statusStore}
+	if r.customResource != nil && (r.status || r.scale) {
+		// A custom resource's subresources are apiextensions', as on the host.
+		crs, err := r.customResource(sharedStorage{RESTOptionsGetter: optsGetter, store: store})
+		if err != nil {
+			return nil, err
+		}
+		if crs.Status != nil {
+			st.status = crs.Status
+		}
+		if crs.Scale != nil {
+			st.scale = crs.Scale
+		}
+		return st, nil
 	}
-	if r.scale != nil {
+	if r.status {
+		st.status = registrykit.NewStatusREST(store, statusStrategy{s})
+	}
+	if r.scale {
 		st.scale = &scaleREST{store: store, r: r}
 	}
 	return st, nil
+}
+
+// sharedStorage gives apiextensions' storage of a custom resource the storage of the
+// fleet's store of the kind: both read and write the same objects through one watch
+// cache, which the fleet's store owns and destroys.
+type sharedStorage struct {
+	generic.RESTOptionsGetter
+	store *genericregistry.Store
+}
+
+func (g sharedStorage) GetRESTOptions(gr schema.GroupResource, example runtime.Object) (generic.RESTOptions, error) {
+	o, err := g.RESTOptionsGetter.GetRESTOptions(gr, example)
+	if err != nil {
+		return o, err
+	}
+	o.Decorator = func(*storagebackend.ConfigForResource, string, func(runtime.Object) (string, error), func() runtime.Object,
+		func() runtime.Object, apistorage.AttrFunc, apistorage.IndexerFuncs, *cache.Indexers) (apistorage.Interface, factory.DestroyFunc, error) {
+		return g.store.Storage.Storage, func() {}, nil
+	}
+	o.CountMetricPollPeriod = 0 // the fleet's store counts the objects
+	return o, nil
 }
 
 func (s *restStorage) destroy() { s.main.Destroy() }
@@ -432,31 +466,6 @@ func addWarnings(ctx context.Context, warnings []string) {
 	for _, w := range warnings {
 		warning.AddWarning(ctx, "", w)
 	}
-}
-
-// statusREST serves the status subresource.
-type statusREST struct {
-	store *genericregistry.Store
-}
-
-func (s *statusREST) New() runtime.Object { return s.store.New() }
-func (s *statusREST) Destroy()            {}
-
-func (s *statusREST) Get(ctx context.Context, name string, options *metav1.GetOptions) (runtime.Object, error) {
-	return s.store.Get(ctx, name, options)
-}
-
-func (s *statusREST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc, updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
-	// The status subresource never creates an object.
-	return s.store.Update(ctx, name, objInfo, createValidation, updateValidation, false, options)
-}
-
-func (s *statusREST) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return s.store.GetResetFields()
-}
-
-func (s *statusREST) ConvertToTable(ctx context.Context, object runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
-	return s.store.ConvertToTable(ctx, object, tableOptions)
 }
 
 func (t *templateREST) DeleteCollection(ctx context.Context, deleteValidation rest.ValidateObjectFunc, options *metav1.DeleteOptions, listOptions *metainternalversion.ListOptions) (runtime.Object, error) {

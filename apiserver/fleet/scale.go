@@ -19,7 +19,6 @@ package fleet
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -32,12 +31,20 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 )
 
-// scaleREST serves the scale subresource (autoscaling/v1 Scale) from the replica paths of
-// the kind.
+// scaleREST serves the scale subresource (autoscaling/v1 Scale) of native workloads from
+// spec.replicas, status.replicas and spec.selector. apiextensions' ScaleREST serves custom
+// resources' (see newStorage) but does not fit these: an unset spec.replicas means 1 here,
+// an error there, and the selector is a LabelSelector, not a string at a labelSelectorPath.
 type scaleREST struct {
 	store *genericregistry.Store
 	r     *resource
 }
+
+var (
+	_ rest.Storage                  = &scaleREST{}
+	_ rest.Patcher                  = &scaleREST{}
+	_ rest.GroupVersionKindProvider = &scaleREST{}
+)
 
 func (s *scaleREST) New() runtime.Object { return &autoscalingv1.Scale{} }
 func (s *scaleREST) Destroy()            {}
@@ -76,17 +83,12 @@ func (s *scaleREST) Update(ctx context.Context, name string, objInfo rest.Update
 	return scale, false, err
 }
 
-func (s *scaleREST) ConvertToTable(ctx context.Context, object runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
-	return rest.NewDefaultTableConvertor(s.r.gvr.GroupResource()).ConvertToTable(ctx, object, tableOptions)
-}
-
 func (s *scaleREST) toScale(u *unstructured.Unstructured) (*autoscalingv1.Scale, error) {
-	spec := s.r.scale
-	replicas := spec.defaultReplicas
-	if v, found, err := unstructured.NestedFieldNoCopy(u.Object, spec.specReplicasPath...); err == nil && found {
+	replicas := int64(1) // what an unset spec.replicas means
+	if v, found, err := unstructured.NestedFieldNoCopy(u.Object, "spec", "replicas"); err == nil && found {
 		n, ok := asInt64(v)
 		if !ok {
-			return nil, apierrors.NewInternalError(fmt.Errorf("%s is not an integer: %v", strings.Join(spec.specReplicasPath, "."), v))
+			return nil, apierrors.NewInternalError(fmt.Errorf("spec.replicas is not an integer: %v", v))
 		}
 		replicas = n
 	}
@@ -98,25 +100,16 @@ func (s *scaleREST) toScale(u *unstructured.Unstructured) (*autoscalingv1.Scale,
 		},
 		Spec: autoscalingv1.ScaleSpec{Replicas: int32(replicas)},
 	}
-	if len(spec.statusReplicasPath) > 0 {
-		if v, found, _ := unstructured.NestedFieldNoCopy(u.Object, spec.statusReplicasPath...); found {
-			n, _ := asInt64(v)
-			scale.Status.Replicas = int32(n)
-		}
+	if v, found, _ := unstructured.NestedFieldNoCopy(u.Object, "status", "replicas"); found {
+		n, _ := asInt64(v)
+		scale.Status.Replicas = int32(n)
 	}
-	switch {
-	case spec.selectorFromSpec:
-		if m, found, _ := unstructured.NestedMap(u.Object, "spec", "selector"); found {
-			var ls metav1.LabelSelector
-			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &ls); err == nil {
-				if sel, err := metav1.LabelSelectorAsSelector(&ls); err == nil {
-					scale.Status.Selector = sel.String()
-				}
+	if m, found, _ := unstructured.NestedMap(u.Object, "spec", "selector"); found {
+		var ls metav1.LabelSelector
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &ls); err == nil {
+			if sel, err := metav1.LabelSelectorAsSelector(&ls); err == nil {
+				scale.Status.Selector = sel.String()
 			}
-		}
-	case len(spec.labelSelectorPath) > 0:
-		if v, found, _ := unstructured.NestedString(u.Object, spec.labelSelectorPath...); found {
-			scale.Status.Selector = v
 		}
 	}
 	return scale, nil
@@ -167,7 +160,7 @@ func (u *scaleUpdate) UpdatedObject(ctx context.Context, oldObj runtime.Object) 
 			fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
 	}
 	updated := old.DeepCopy()
-	if err := unstructured.SetNestedField(updated.Object, int64(scale.Spec.Replicas), u.scale.r.scale.specReplicasPath...); err != nil {
+	if err := unstructured.SetNestedField(updated.Object, int64(scale.Spec.Replicas), "spec", "replicas"); err != nil {
 		return nil, err
 	}
 	return updated, nil

@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 
 	"github.com/fedhq/fed/apis/federation"
 )
@@ -68,12 +69,9 @@ func ValidateFederatedHPAStatusUpdate(newH, oldH *federation.FederatedHPA) field
 // and the scaling behavior.
 func ValidateFederatedHPASpec(spec *federation.FederatedHPASpec, fldPath *field.Path) field.ErrorList {
 	allErrs := validateScaleTargetRef(&spec.ScaleTargetRef, fldPath.Child("scaleTargetRef"))
-	minReplicas := int32(1)
-	if spec.MinReplicas != nil {
-		minReplicas = *spec.MinReplicas
-		if minReplicas < 1 {
-			allErrs = append(allErrs, field.Invalid(fldPath.Child("minReplicas"), minReplicas, "must be at least 1"))
-		}
+	minReplicas := ptr.Deref(spec.MinReplicas, 1)
+	if minReplicas < 1 {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("minReplicas"), minReplicas, "must be at least 1"))
 	}
 	if spec.MaxReplicas < 1 {
 		allErrs = append(allErrs, field.Invalid(fldPath.Child("maxReplicas"), spec.MaxReplicas, "must be at least 1"))

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Package crd turns a CustomResourceDefinition template stored in the fleet
 // API into everything needed to serve its custom resources with the same
 // semantics as the host's apiextensions-apiserver: schema validation, pruning,
@@ -7,9 +23,10 @@
 // It only composes exported packages of k8s.io/apiextensions-apiserver: the
 // CRD validation and defaulting of its apis package and CRD registry
 // strategy, the custom resource registry strategy (schema, embedded
-// ObjectMeta, list-type, CEL and scale validation, selectable fields), the
-// structural schema algorithms (pruning, defaulting, ObjectMeta coercion),
-// the table convertor and the OpenAPI builder.
+// ObjectMeta, list-type, CEL and scale validation, selectable fields) and
+// storage (status and scale subresources), the structural schema algorithms
+// (pruning, defaulting, ObjectMeta coercion), the table convertor and the
+// OpenAPI builder.
 package crd
 
 import (
@@ -17,6 +34,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
@@ -37,11 +55,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/version"
+	"k8s.io/apiserver/pkg/registry/generic"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/kube-openapi/pkg/spec3"
 	"k8s.io/kube-openapi/pkg/validation/spec"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
 // scheme knows apiextensions.k8s.io (internal and v1) with its defaulting
@@ -95,10 +116,11 @@ type Version struct {
 	// ValidateUpdate validates an update, incl. CEL transition rules and
 	// validation ratcheting.
 	ValidateUpdate func(ctx context.Context, obj, old *unstructured.Unstructured) field.ErrorList
-	// ValidateStatusUpdate validates an update of the status subresource
-	// (obj is expected to be old with obj's status, as the host's status
-	// strategy prepares it).
-	ValidateStatusUpdate func(ctx context.Context, obj, old *unstructured.Unstructured) field.ErrorList
+	// NewStorage builds apiextensions' storage of this version
+	// (customresource.NewStorage) with the host's custom resource strategy;
+	// its Status and Scale serve the status and scale subresources as the
+	// host's do.
+	NewStorage func(optsGetter generic.RESTOptionsGetter) (customresource.CustomResourceStorage, error)
 	// SelectableFields returns metadata.name, metadata.namespace (if
 	// namespaced) and the CRD's spec.versions[].selectableFields values of obj.
 	SelectableFields func(obj *unstructured.Unstructured) (fields.Set, error)
@@ -150,6 +172,10 @@ func Versions(crd *unstructured.Unstructured) ([]Version, error) {
 	namespaced := v1crd.Spec.Scope == apiextensionsv1.NamespaceScoped
 	preserve := v1crd.Spec.PreserveUnknownFields
 	models := openAPIModels(v1crd)
+	replicasPaths, err := replicasPaths(v1crd)
+	if err != nil {
+		return nil, err
+	}
 
 	var out []Version
 	for i := range v1crd.Spec.Versions {
@@ -232,7 +258,6 @@ func Versions(crd *unstructured.Unstructured) ([]Version, error) {
 		strategy := customresource.NewStrategy(
 			unstructuredscheme.NewUnstructuredObjectTyper(),
 			namespaced, gvk, validator, statusValidator, structural, statusSpec, scaleSpec, v.SelectableFields)
-		statusStrategy := customresource.NewStatusStrategy(strategy)
 
 		c := coercer{gk: gvk.GroupKind(), structural: structural, preserveUnknownFields: preserve}
 		warning := ""
@@ -244,8 +269,10 @@ func Versions(crd *unstructured.Unstructured) ([]Version, error) {
 			}
 		}
 
+		gvr := gvk.GroupVersion().WithResource(names.Plural)
+		listGVK := gvk.GroupVersion().WithKind(names.ListKind)
 		out = append(out, Version{
-			GVR:                   gvk.GroupVersion().WithResource(names.Plural),
+			GVR:                   gvr,
 			Kind:                  names.Kind,
 			ListKind:              names.ListKind,
 			Singular:              names.Singular,
@@ -273,8 +300,9 @@ func Versions(crd *unstructured.Unstructured) ([]Version, error) {
 			ValidateUpdate: func(ctx context.Context, obj, old *unstructured.Unstructured) field.ErrorList {
 				return strategy.ValidateUpdate(ctx, obj, old)
 			},
-			ValidateStatusUpdate: func(ctx context.Context, obj, old *unstructured.Unstructured) field.ErrorList {
-				return statusStrategy.ValidateUpdate(ctx, obj, old)
+			NewStorage: func(optsGetter generic.RESTOptionsGetter) (customresource.CustomResourceStorage, error) {
+				return customresource.NewStorage(gvr.GroupResource(), schema.GroupResource{Group: group, Resource: names.Singular},
+					gvk, listGVK, strategy, optsGetter, names.Categories, table, replicasPaths)
 			},
 			SelectableFields: func(obj *unstructured.Unstructured) (fields.Set, error) {
 				_, f, err := strategy.GetAttrs(obj)
@@ -289,6 +317,30 @@ func Versions(crd *unstructured.Unstructured) ([]Version, error) {
 		})
 	}
 	return out, nil
+}
+
+// replicasPaths maps every version of a CRD to the path of its spec replicas (nil
+// without a scale subresource), for the managed fields of scale updates, as the host's
+// handler builds them.
+func replicasPaths(crd *apiextensionsv1.CustomResourceDefinition) (managedfields.ResourcePathMappings, error) {
+	paths := managedfields.ResourcePathMappings{}
+	for _, v := range crd.Spec.Versions {
+		gv := schema.GroupVersion{Group: crd.Spec.Group, Version: v.Name}.String()
+		subresources, err := apihelpers.GetSubresourcesForVersion(crd, v.Name)
+		if err != nil {
+			return nil, err
+		}
+		if subresources == nil || subresources.Scale == nil {
+			paths[gv] = nil
+			continue
+		}
+		var path fieldpath.Path
+		for _, name := range strings.Split(strings.TrimPrefix(subresources.Scale.SpecReplicasPath, "."), ".") {
+			path = append(path, fieldpath.PathElement{FieldName: &name})
+		}
+		paths[gv] = path
+	}
+	return paths, nil
 }
 
 // coercer applies to a custom resource what the apiextensions-apiserver's

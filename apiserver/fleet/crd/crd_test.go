@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package crd
 
 import (
@@ -168,12 +184,6 @@ func TestValidate(t *testing.T) {
 	upd.Object["spec"] = map[string]interface{}{"size": int64(150)}
 	if errs := v.ValidateUpdate(ctx, upd, old); !hasError(errs, "size must be at most 100") {
 		t.Errorf("update CEL: %v", errs)
-	}
-
-	st := old.DeepCopy()
-	st.Object["status"] = map[string]interface{}{"replicas": int64(-2)}
-	if errs := v.ValidateStatusUpdate(ctx, st, old); !hasError(errs, ".status.replicas: Invalid value: -2: should be a non-negative integer") {
-		t.Errorf("status update: %v", errs)
 	}
 }
 
@@ -439,6 +449,27 @@ func TestTwoVersions(t *testing.T) {
 	obj.SetAPIVersion("webapp.my.domain/v1beta1")
 	if errs := vs[0].Validate(context.Background(), obj); len(errs) != 0 {
 		t.Errorf("v1beta1 object: %v", errs)
+	}
+}
+
+func TestReplicasPaths(t *testing.T) {
+	c := loadCRD(t)
+	versions, _, _ := unstructured.NestedSlice(c.Object, "spec", "versions")
+	beta := runtimeDeepCopy(versions[0].(map[string]interface{}))
+	beta["name"] = "v1beta1"
+	beta["storage"] = false
+	unstructured.RemoveNestedField(beta, "subresources", "scale")
+	_ = unstructured.SetNestedSlice(c.Object, []interface{}{beta, versions[0]}, "spec", "versions")
+	v1crd, err := decodeV1(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths, err := replicasPaths(v1crd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) != 2 || paths["webapp.my.domain/v1beta1"] != nil || paths["webapp.my.domain/v1"].String() != ".spec.size" {
+		t.Errorf("replicas paths %v", paths)
 	}
 }
 

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package hostvalidation
 
 import (
@@ -18,6 +34,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/utils/ptr"
 )
 
 var (
@@ -113,10 +130,8 @@ func storedTemplate() *unstructured.Unstructured {
 	d.SetResourceVersion("42")
 	d.SetUID("0b5f8d4e-4c1e-4a8e-9a43-3b2f0f1c9d11")
 	d.SetCreationTimestamp(metav1.Now())
-	now := metav1.Now()
-	d.SetDeletionTimestamp(&now)
-	grace := int64(30)
-	d.SetDeletionGracePeriodSeconds(&grace)
+	d.SetDeletionTimestamp(ptr.To(metav1.Now()))
+	d.SetDeletionGracePeriodSeconds(ptr.To[int64](30))
 	d.SetGeneration(3)
 	d.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply}})
 	d.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: "1"}})

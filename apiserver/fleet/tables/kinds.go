@@ -37,6 +37,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/utils/ptr"
 )
 
 // convertors are the convertors of the native kinds For knows.
@@ -73,7 +74,7 @@ func deployments() rest.TableConvertor {
 			selector = s.String()
 		}
 		names, images := containers(d.Spec.Template.Spec)
-		return cells(d.Name, fmt.Sprintf("%d/%d", d.Status.ReadyReplicas, replicas(d.Spec.Replicas)),
+		return cells(d.Name, fmt.Sprintf("%d/%d", d.Status.ReadyReplicas, ptr.Deref(d.Spec.Replicas, 1)),
 			int64(d.Status.UpdatedReplicas), int64(d.Status.AvailableReplicas), age(d.CreationTimestamp),
 			names, images, selector)
 	}), columns{
@@ -89,7 +90,7 @@ func replicaSets() rest.TableConvertor {
 	spec, status := appsv1.ReplicaSetSpec{}.SwaggerDoc(), appsv1.ReplicaSetStatus{}.SwaggerDoc()
 	return newConvertor(typed(func(r *appsv1.ReplicaSet) metav1.TableRow {
 		names, images := containers(r.Spec.Template.Spec)
-		return cells(r.Name, int64(replicas(r.Spec.Replicas)), int64(r.Status.Replicas), int64(r.Status.ReadyReplicas),
+		return cells(r.Name, int64(ptr.Deref(r.Spec.Replicas, 1)), int64(r.Status.Replicas), int64(r.Status.ReadyReplicas),
 			age(r.CreationTimestamp), names, images, metav1.FormatLabelSelector(r.Spec.Selector))
 	}), columns{
 		nameColumn,
@@ -103,7 +104,7 @@ func replicaSets() rest.TableConvertor {
 func statefulSets() rest.TableConvertor {
 	return newConvertor(typed(func(s *appsv1.StatefulSet) metav1.TableRow {
 		names, images := containers(s.Spec.Template.Spec)
-		return cells(s.Name, fmt.Sprintf("%d/%d", s.Status.ReadyReplicas, replicas(s.Spec.Replicas)),
+		return cells(s.Name, fmt.Sprintf("%d/%d", s.Status.ReadyReplicas, ptr.Deref(s.Spec.Replicas, 1)),
 			age(s.CreationTimestamp), names, images)
 	}), columns{
 		nameColumn,
@@ -674,16 +675,15 @@ func printHorizontalPodAutoscaler(u *unstructured.Unstructured) (metav1.TableRow
 		}
 		metrics = []autoscalingv2.MetricSpec{{Type: autoscalingv2.ResourceMetricSourceType,
 			Resource: &autoscalingv2.ResourceMetricSource{Name: corev1.ResourceCPU, Target: autoscalingv2.MetricTarget{
-				Type: autoscalingv2.UtilizationMetricType, AverageUtilization: &target}}}}
+				Type: autoscalingv2.UtilizationMetricType, AverageUtilization: ptr.To(target)}}}}
 		if c, ok, _ := unstructured.NestedInt64(u.Object, "status", "currentCPUUtilizationPercentage"); ok {
-			utilization := int32(c)
 			current = []autoscalingv2.MetricStatus{{Type: autoscalingv2.ResourceMetricSourceType,
 				Resource: &autoscalingv2.ResourceMetricStatus{Name: corev1.ResourceCPU,
-					Current: autoscalingv2.MetricValueStatus{AverageUtilization: &utilization}}}}
+					Current: autoscalingv2.MetricValueStatus{AverageUtilization: ptr.To(int32(c))}}}}
 		}
 	}
 	return cells(h.Name, h.Spec.ScaleTargetRef.Kind+"/"+h.Spec.ScaleTargetRef.Name, formatMetrics(metrics, current),
-		fmt.Sprint(replicas(h.Spec.MinReplicas)), int64(h.Spec.MaxReplicas), int64(h.Status.CurrentReplicas),
+		fmt.Sprint(ptr.Deref(h.Spec.MinReplicas, 1)), int64(h.Spec.MaxReplicas), int64(h.Status.CurrentReplicas),
 		age(h.CreationTimestamp)), nil
 }
 

@@ -178,11 +178,3 @@ func containers(spec corev1.PodSpec) (names, images string) {
 	}
 	return strings.Join(n, ","), strings.Join(i, ",")
 }
-
-// replicas returns *r, or 1, the default of replicas, when r is nil.
-func replicas(r *int32) int32 {
-	if r == nil {
-		return 1
-	}
-	return *r
-}

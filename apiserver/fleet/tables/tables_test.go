@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 )
 
@@ -566,14 +567,13 @@ spec: {group: example.com, names: {kind: Widget, plural: widgets}, scope: Namesp
 }
 
 func TestList(t *testing.T) {
-	remaining := int64(3)
 	list := &unstructured.UnstructuredList{Items: []unstructured.Unstructured{
 		*template(t, "{apiVersion: v1, kind: ConfigMap, metadata: {name: a}, data: {k: v}}"),
 		*template(t, "{apiVersion: v1, kind: ConfigMap, metadata: {name: b, creationTimestamp: '{{1h}}'}}"),
 	}}
 	list.SetResourceVersion("9")
 	list.SetContinue("next")
-	list.SetRemainingItemCount(&remaining)
+	list.SetRemainingItemCount(ptr.To[int64](3))
 	for _, noHeaders := range []bool{false, true} {
 		table, err := For(core("ConfigMap")).ConvertToTable(context.Background(), list, &metav1.TableOptions{NoHeaders: noHeaders})
 		if err != nil {

@@ -78,10 +78,7 @@ func NewStorage[T Object](optsGetter generic.RESTOptionsGetter, cfg Config[T]) (
 	}
 	s := &Storage{Main: &REST{Store: store, shortNames: cfg.ShortNames}}
 	if statusStrategy := cfg.Strategy.StatusStrategy(); statusStrategy != nil {
-		statusStore := *store
-		statusStore.UpdateStrategy = statusStrategy
-		statusStore.ResetFieldsStrategy = statusStrategy
-		s.Status = &StatusREST{store: &statusStore}
+		s.Status = NewStatusREST(store, statusStrategy)
 	}
 	return s, nil
 }
@@ -117,12 +114,30 @@ func (r *REST) ShortNames() []string { return slices.Clone(r.shortNames) }
 // Categories implements rest.CategoriesProvider.
 func (r *REST) Categories() []string { return []string{Category} }
 
-// StatusREST is the storage of the status subresource of a fed resource.
+// StatusREST is the storage of a status subresource: of fed's own kinds, and of the
+// fleet's templates, which are stored as unstructured objects.
 type StatusREST struct {
 	store *genericregistry.Store
 }
 
+// StatusUpdateStrategy is how a status subresource updates an object (only its status)
+// and which fields it resets.
+type StatusUpdateStrategy interface {
+	rest.RESTUpdateStrategy
+	rest.ResetFieldsStrategy
+}
+
+// NewStatusREST returns the status subresource of the resource store serves: the same
+// storage, updated with strategy.
+func NewStatusREST(store *genericregistry.Store, strategy StatusUpdateStrategy) *StatusREST {
+	statusStore := *store
+	statusStore.UpdateStrategy = strategy
+	statusStore.ResetFieldsStrategy = strategy
+	return &StatusREST{store: &statusStore}
+}
+
 var (
+	_ rest.Storage             = &StatusREST{}
 	_ rest.Patcher             = &StatusREST{}
 	_ rest.TableConvertor      = &StatusREST{}
 	_ rest.ResetFieldsStrategy = &StatusREST{}

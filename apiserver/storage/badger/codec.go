@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package badger
 
 import (
@@ -13,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/storage"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 )
 
 // authenticatedData binds transformed bytes to their key, as the etcd3 store does.
@@ -157,11 +174,9 @@ func watchErrorStatus(err error) *metav1.Status {
 			Message: err.Error(),
 		}
 	case errors.As(err, &status):
-		s := status.Status()
-		return &s
+		return ptr.To(status.Status())
 	default:
-		s := apierrors.NewInternalError(err).Status()
-		return &s
+		return ptr.To(apierrors.NewInternalError(err).Status())
 	}
 }
 
