@@ -17,6 +17,7 @@ limitations under the License.
 package cmd
 
 import (
+	"context"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -29,20 +30,32 @@ import (
 	"github.com/fedhq/fed/plugin/fleet"
 )
 
+// AttachOptions are the inputs of `kubectl fed attach`: the member, and kubectl attach's
+// options, bound to kubectl attach's flags.
+type AttachOptions struct {
+	genericiooptions.IOStreams
+	ConfigFlags *genericclioptions.ConfigFlags
+	Clusters    fleet.ClusterFlags
+	Attach      *kubectlattach.AttachOptions
+
+	factory cmdutil.Factory
+	cmd     *cobra.Command
+	args    []string
+}
+
 // NewCmdAttach is `kubectl fed attach POD -C CLUSTER [-c CONTAINER] [-it]`: kubectl attach
 // in a member cluster.
 //
 // The command is built from kubectl's AttachOptions with kubectl attach's flags rather than
 // taken whole from kubectl, so that the "resume using …" hint names the member.
 func NewCmdAttach(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	var clusters fleet.ClusterFlags
-	f := memberFactory(configFlags, func() string {
-		name, _ := oneMember(&clusters)
+	o := &AttachOptions{IOStreams: streams, ConfigFlags: configFlags, Attach: kubectlattach.NewAttachOptions(streams)}
+	o.factory = memberFactory(configFlags, func() string {
+		name, _ := oneMember(&o.Clusters)
 		return name
 	})
-	o := kubectlattach.NewAttachOptions(streams)
 	// kubectl's own command, for its help texts.
-	kc := kubectlattach.NewCmdAttach(f, streams)
+	kc := kubectlattach.NewCmdAttach(o.factory, streams)
 	cmd := &cobra.Command{
 		Use:                   "attach (POD | TYPE/NAME) -C CLUSTER [-c CONTAINER]",
 		DisableFlagsInUseLine: true,
@@ -51,24 +64,54 @@ func NewCmdAttach(configFlags *genericclioptions.ConfigFlags, streams genericioo
 cluster, as kubectl attach does. -C names the member; fed's cluster proxy reaches it acting
 as you.`,
 		Example:           fedExamples(kc.Example, "attach"),
-		ValidArgsFunction: completion.PodResourceNameCompletionFunc(f),
-		PreRunE:           requireMember(configFlags, &clusters),
-		Run: func(cmd *cobra.Command, args []string) {
-			name, _ := oneMember(&clusters)
-			o.CommandName = cmd.CommandPath() + " -C " + name
-			cmdutil.CheckErr(o.Complete(f, cmd, args))
-			cmdutil.CheckErr(o.Validate())
-			cmdutil.CheckErr(o.Run())
+		ValidArgsFunction: completion.PodResourceNameCompletionFunc(o.factory),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(cmd, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return usageError(cmd, "%s", err.Error())
+			}
+			return o.Run(cmd.Context())
 		},
 	}
 	// kubectl attach's flags.
+	a := o.Attach
 	cmdutil.AddPodRunningTimeoutFlag(cmd, 60*time.Second)
-	cmdutil.AddContainerVarFlags(cmd, &o.ContainerName, o.ContainerName)
-	cmdutil.CheckErr(cmd.RegisterFlagCompletionFunc("container", completion.ContainerCompletionFunc(f)))
-	cmd.Flags().BoolVarP(&o.Stdin, "stdin", "i", o.Stdin, "Pass stdin to the container")
-	cmd.Flags().BoolVarP(&o.TTY, "tty", "t", o.TTY, "Stdin is a TTY")
-	cmd.Flags().BoolVarP(&o.Quiet, "quiet", "q", o.Quiet, "Only print output from the remote session")
-	cmd.Flags().StringVar(&o.DetachKeys, "detach-keys", "ctrl-p,ctrl-q", "Override the key sequence for detaching a container")
-	addMemberFlag(cmd, &clusters)
+	cmdutil.AddContainerVarFlags(cmd, &a.ContainerName, a.ContainerName)
+	cmdutil.CheckErr(cmd.RegisterFlagCompletionFunc("container", completion.ContainerCompletionFunc(o.factory)))
+	cmd.Flags().BoolVarP(&a.Stdin, "stdin", "i", a.Stdin, "Pass stdin to the container")
+	cmd.Flags().BoolVarP(&a.TTY, "tty", "t", a.TTY, "Stdin is a TTY")
+	cmd.Flags().BoolVarP(&a.Quiet, "quiet", "q", a.Quiet, "Only print output from the remote session")
+	cmd.Flags().StringVar(&a.DetachKeys, "detach-keys", "ctrl-p,ctrl-q", "Override the key sequence for detaching a container")
+	addMemberFlag(cmd, &o.Clusters)
 	return cmd
+}
+
+// Complete keeps the command and its arguments for kubectl attach's Complete, which reads
+// the pod and so runs once the member is known.
+func (o *AttachOptions) Complete(cmd *cobra.Command, args []string) error {
+	o.cmd, o.args = cmd, args
+	return nil
+}
+
+// Validate needs exactly one member, without asking any server.
+func (o *AttachOptions) Validate() error {
+	_, err := oneMember(&o.Clusters)
+	return err
+}
+
+// Run checks that the member exists and attaches there: kubectl attach's Complete,
+// Validate and Run, their errors handled as kubectl handles them, so that the exit code of
+// the container's process is kubectl fed's.
+func (o *AttachOptions) Run(ctx context.Context) error {
+	if _, err := o.Clusters.Resolve(ctx, o.ConfigFlags, false); err != nil {
+		return err
+	}
+	name, _ := oneMember(&o.Clusters)
+	o.Attach.CommandName = o.cmd.CommandPath() + " -C " + name
+	cmdutil.CheckErr(o.Attach.Complete(o.factory, o.cmd, o.args))
+	cmdutil.CheckErr(o.Attach.Validate())
+	cmdutil.CheckErr(o.Attach.Run())
+	return nil
 }

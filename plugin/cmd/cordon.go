@@ -70,7 +70,7 @@ already placed stay. Cordoning adds the taint %s:%s.`, taints.Cordon.Key, taints
 		cmd.Example = "  kubectl fed uncordon member1"
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if err := o.Complete(args); err != nil {
+		if err := o.Complete(cmd, args); err != nil {
 			return err
 		}
 		if err := o.Validate(); err != nil {
@@ -83,7 +83,7 @@ already placed stay. Cordoning adds the taint %s:%s.`, taints.Cordon.Key, taints
 }
 
 // Complete takes the cluster names and makes the client.
-func (o *CordonOptions) Complete(args []string) error {
+func (o *CordonOptions) Complete(_ *cobra.Command, args []string) error {
 	o.Names = args
 	var err error
 	o.client, err = fleet.FedClient(o.ConfigFlags)

@@ -52,6 +52,8 @@ type DescribeOptions struct {
 	Clusters    fleet.ClusterFlags
 	// Parent is the command kubectl's hints name: "kubectl" (kubectl api-resources).
 	Parent string
+	// Args are kubectl describe's: TYPE [NAME_PREFIX] or TYPE/NAME.
+	Args []string
 }
 
 // NewCmdDescribe is `kubectl fed describe (TYPE [NAME_PREFIX | -l label] | TYPE/NAME)
@@ -78,15 +80,24 @@ member with --all-clusters; with more than one member, each member's output is h
 		Example:           strings.TrimPrefix(describeExamples, "\n") + "\n\n" + fedExamples(kc.Example, "describe"),
 		ValidArgsFunction: completion.ResourceTypeAndNameCompletionFunc(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(cmd, args); err != nil {
+				return err
+			}
 			if err := o.Validate(); err != nil {
 				return usageError(cmd, "%s", err.Error())
 			}
-			return o.Run(cmd.Context(), args)
+			return o.Run(cmd.Context())
 		},
 	}
 	o.Flags.AddFlags(cmd)
 	o.Clusters.AddFlags(cmd.Flags(), "Describe in every member cluster.")
 	return cmd
+}
+
+// Complete takes kubectl describe's arguments.
+func (o *DescribeOptions) Complete(_ *cobra.Command, args []string) error {
+	o.Args = args
+	return nil
 }
 
 // Validate needs at least one member.
@@ -99,13 +110,13 @@ func (o *DescribeOptions) Validate() error {
 
 // Run describes in each member: kubectl describe itself with one member, each member's
 // output headed by its name with several.
-func (o *DescribeOptions) Run(ctx context.Context, args []string) error {
+func (o *DescribeOptions) Run(ctx context.Context) error {
 	clusters, err := o.Clusters.Resolve(ctx, o.ConfigFlags, false)
 	if err != nil {
 		return err
 	}
 	if len(clusters) == 1 && !o.Clusters.All {
-		return o.describe(clusters[0], o.IOStreams, args)
+		return o.describe(clusters[0], o.IOStreams)
 	}
 	host, err := o.ConfigFlags.ToRESTConfig()
 	if err != nil {
@@ -114,7 +125,7 @@ func (o *DescribeOptions) Run(ctx context.Context, args []string) error {
 	type output struct{ out, errOut bytes.Buffer }
 	results := fleet.FanOut(ctx, host, clusters, func(_ context.Context, cluster string, _ *rest.Config) (*output, error) {
 		var b output
-		return &b, o.describe(cluster, genericiooptions.IOStreams{In: o.In, Out: &b.out, ErrOut: &b.errOut}, args)
+		return &b, o.describe(cluster, genericiooptions.IOStreams{In: o.In, Out: &b.out, ErrOut: &b.errOut})
 	})
 	var errs []error
 	for i, r := range results {
@@ -141,13 +152,13 @@ func (o *DescribeOptions) Run(ctx context.Context, args []string) error {
 }
 
 // describe runs kubectl describe in one member.
-func (o *DescribeOptions) describe(cluster string, streams genericiooptions.IOStreams, args []string) error {
+func (o *DescribeOptions) describe(cluster string, streams genericiooptions.IOStreams) error {
 	flags := *o.Flags
 	settings := *o.Flags.DescriberSettings // kubectl's Run changes it
 	flags.DescriberSettings = &settings
 	flags.Factory = newMemberFactory(o.ConfigFlags, cluster)
 	flags.IOStreams = streams
-	opts, err := flags.ToOptions(o.Parent, args)
+	opts, err := flags.ToOptions(o.Parent, o.Args)
 	if err != nil {
 		return err
 	}

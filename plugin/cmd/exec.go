@@ -17,85 +17,36 @@ limitations under the License.
 package cmd
 
 import (
-	"fmt"
-	"strings"
+	"context"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	kubectlexec "k8s.io/kubectl/pkg/cmd/exec"
-	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
 	"github.com/fedhq/fed/plugin/fleet"
 )
 
-// exec, attach, logs and describe are kubectl's own commands (k8s.io/kubectl/pkg/cmd/...),
-// run with a cmdutil.Factory whose REST config is a member's proxy config: flags,
-// behaviour and errors are kubectl's, and the plugin adds -C to choose the member.
+// ExecOptions are the inputs of `kubectl fed exec`: the member, and kubectl exec's own
+// command, which keeps its options and flags to itself.
+type ExecOptions struct {
+	genericiooptions.IOStreams
+	ConfigFlags *genericclioptions.ConfigFlags
+	Clusters    fleet.ClusterFlags
 
-// newMemberFactory is a kubectl factory on member cluster.
-func newMemberFactory(configFlags *genericclioptions.ConfigFlags, cluster string) cmdutil.Factory {
-	return memberFactory(configFlags, func() string { return cluster })
-}
-
-// memberFactory is a kubectl factory on the member cluster() names when a client is made.
-// As kubectl's, its REST config has the defaults of the core API (MatchVersionFlags sets
-// them), which kubectl's commands expect.
-func memberFactory(configFlags *genericclioptions.ConfigFlags, cluster func() string) cmdutil.Factory {
-	return cmdutil.NewFactory(cmdutil.NewMatchVersionFlags(fleet.NewMemberGetter(configFlags, cluster)))
-}
-
-// addMemberFlag adds -C/--clusters for a command working on one member, as the fan-out
-// commands spell it; --cluster is accepted too.
-func addMemberFlag(cmd *cobra.Command, f *fleet.ClusterFlags) {
-	cmd.Flags().StringSliceVarP(&f.Clusters, "clusters", "C", nil, "The member cluster of the pod (kubectl fed get pods lists them).")
-	// The same value: -C a --cluster b names a and b.
-	cmd.Flags().AddFlag(&pflag.Flag{Name: "cluster", Value: cmd.Flags().Lookup("clusters").Value, Hidden: true,
-		Usage: "The member cluster of the pod; the same as -C."})
-}
-
-// errNoMember is the usage error of a command on one pod without its member.
-const errNoMember = "specify the member cluster of the pod with -C NAME (kubectl fed get pods lists them)"
-
-// oneMember checks that exactly one member was chosen, without asking any server.
-func oneMember(f *fleet.ClusterFlags) (string, error) {
-	switch {
-	case f.All:
-		return "", fmt.Errorf("--all-clusters is not supported here: %s", errNoMember)
-	case len(f.Clusters) == 0:
-		return "", fmt.Errorf("%s", errNoMember)
-	case len(f.Clusters) > 1:
-		return "", fmt.Errorf("the pod is in one member cluster, got -C %s: %s", strings.Join(f.Clusters, ","), errNoMember)
-	case f.Clusters[0] == "":
-		return "", fmt.Errorf("%s", errNoMember)
-	}
-	return f.Clusters[0], nil
-}
-
-// requireMember is a PreRunE that needs exactly one existing member.
-func requireMember(configFlags *genericclioptions.ConfigFlags, f *fleet.ClusterFlags) func(cmd *cobra.Command, args []string) error {
-	return func(cmd *cobra.Command, args []string) error {
-		if _, err := oneMember(f); err != nil {
-			return usageError(cmd, "%s", err.Error())
-		}
-		_, err := f.Resolve(cmd.Context(), configFlags, false)
-		return err
-	}
-}
-
-// fedExamples turns kubectl's examples of verb into kubectl fed's: "kubectl VERB …"
-// becomes "kubectl fed VERB -C member1 …".
-func fedExamples(examples, verb string) string {
-	return strings.ReplaceAll(examples, "kubectl "+verb+" ", "kubectl fed "+verb+" -C member1 ")
+	// kubectlRun is kubectl exec's Run: its Complete, Validate and Run, whose errors it
+	// handles as kubectl does, so that the exit code of the command is kubectl fed's.
+	kubectlRun func(cmd *cobra.Command, args []string)
+	cmd        *cobra.Command
+	args       []string
 }
 
 // NewCmdExec is `kubectl fed exec POD -C CLUSTER [-c CONTAINER] [-it] -- COMMAND`: kubectl
 // exec in a member cluster.
 func NewCmdExec(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	var clusters fleet.ClusterFlags
+	o := &ExecOptions{IOStreams: streams, ConfigFlags: configFlags}
 	f := memberFactory(configFlags, func() string {
-		name, _ := oneMember(&clusters)
+		name, _ := oneMember(&o.Clusters)
 		return name
 	})
 	cmd := kubectlexec.NewCmdExec(f, streams)
@@ -104,7 +55,37 @@ func NewCmdExec(configFlags *genericclioptions.ConfigFlags, streams genericioopt
 	cmd.Long = `Execute a command in a container of a pod of a member cluster, as kubectl exec does. -C
 names the member; fed's cluster proxy reaches it acting as you.`
 	cmd.Example = fedExamples(cmd.Example, "exec")
-	cmd.PreRunE = requireMember(configFlags, &clusters)
-	addMemberFlag(cmd, &clusters)
+	o.kubectlRun, cmd.Run = cmd.Run, nil
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := o.Complete(cmd, args); err != nil {
+			return err
+		}
+		if err := o.Validate(); err != nil {
+			return usageError(cmd, "%s", err.Error())
+		}
+		return o.Run(cmd.Context())
+	}
+	addMemberFlag(cmd, &o.Clusters)
 	return cmd
+}
+
+// Complete keeps the command and its arguments for kubectl exec's Run.
+func (o *ExecOptions) Complete(cmd *cobra.Command, args []string) error {
+	o.cmd, o.args = cmd, args
+	return nil
+}
+
+// Validate needs exactly one member, without asking any server.
+func (o *ExecOptions) Validate() error {
+	_, err := oneMember(&o.Clusters)
+	return err
+}
+
+// Run checks that the member exists and runs kubectl exec in it.
+func (o *ExecOptions) Run(ctx context.Context) error {
+	if _, err := o.Clusters.Resolve(ctx, o.ConfigFlags, false); err != nil {
+		return err
+	}
+	o.kubectlRun(o.cmd, o.args)
+	return nil
 }

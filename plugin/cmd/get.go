@@ -114,7 +114,7 @@ error; found nowhere, it is NotFound.`, tables.TemplateCluster, federationv1alph
   # Watch the pods of every member
   kubectl fed get pods -w`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(args); err != nil {
+			if err := o.Complete(cmd, args); err != nil {
 				return err
 			}
 			if err := o.Validate(); err != nil {
@@ -135,8 +135,8 @@ error; found nowhere, it is NotFound.`, tables.TemplateCluster, federationv1alph
 	return cmd
 }
 
-// Complete reads the namespace of the kubeconfig.
-func (o *GetOptions) Complete(args []string) error {
+// Complete takes the arguments and reads the namespace of the kubeconfig.
+func (o *GetOptions) Complete(_ *cobra.Command, args []string) error {
 	o.Args = args
 	var err error
 	o.Namespace, o.ExplicitNamespace, err = o.ConfigFlags.ToRawKubeConfigLoader().Namespace()

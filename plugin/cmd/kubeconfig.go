@@ -17,6 +17,7 @@ limitations under the License.
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -80,13 +81,13 @@ providers are kept as they are); the context keeps its namespace.`, federationv1
   kubectl fed kubeconfig --context prod-host -o prod-fleet.kubeconfig --overwrite --context-name prod-fleet`,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 0 {
-				return usageError(cmd, "unexpected arguments: %s", strings.Join(args, " "))
+			if err := o.Complete(cmd, args); err != nil {
+				return err
 			}
 			if err := o.Validate(); err != nil {
 				return usageError(cmd, "%s", err.Error())
 			}
-			return o.Run()
+			return o.Run(cmd.Context())
 		},
 	}
 	f := cmd.Flags()
@@ -94,6 +95,14 @@ providers are kept as they are); the context keeps its namespace.`, federationv1
 	f.BoolVar(&o.Overwrite, "overwrite", false, "Replace the file of -o if it exists.")
 	f.StringVar(&o.ContextName, "context-name", o.ContextName, "Name of the cluster, user and context of the kubeconfig.")
 	return cmd
+}
+
+// Complete refuses arguments: the command takes none.
+func (o *KubeconfigOptions) Complete(cmd *cobra.Command, args []string) error {
+	if len(args) != 0 {
+		return usageError(cmd, "unexpected arguments: %s", strings.Join(args, " "))
+	}
+	return nil
 }
 
 // Validate checks the context name and that --overwrite comes with a file.
@@ -108,7 +117,7 @@ func (o *KubeconfigOptions) Validate() error {
 }
 
 // Run builds the fleet's kubeconfig and prints or writes it.
-func (o *KubeconfigOptions) Run() error {
+func (o *KubeconfigOptions) Run(_ context.Context) error {
 	raw, err := o.hostConfig()
 	if err != nil {
 		return err

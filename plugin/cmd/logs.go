@@ -61,6 +61,15 @@ type LogsOptions struct {
 	ConfigFlags *genericclioptions.ConfigFlags
 	Logs        *kubectllogs.LogsOptions
 	Clusters    fleet.ClusterFlags
+
+	// Args are kubectl logs' arguments: POD or TYPE/NAME, and a container.
+	Args []string
+
+	// cmd is the command whose flags kubectl's own Complete reads.
+	cmd *cobra.Command
+	// fanOut is set by Validate when the logs come from several members: a selector
+	// without exactly one -C.
+	fanOut bool
 }
 
 // NewCmdLogs is `kubectl fed logs`: kubectl logs in one member with -C, or the logs of the
@@ -92,14 +101,13 @@ each member cluster, in parallel, each line prefixed with [CLUSTER/POD/CONTAINER
 		Example:           strings.TrimPrefix(logsExamples, "\n") + "\n\n" + fedExamples(kc.Example, "logs"),
 		ValidArgsFunction: completion.PodResourceNameAndContainerCompletionFunc(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fanOut, err := o.Validate(cmd, args)
-			if err != nil {
+			if err := o.Complete(cmd, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
 				return usageError(cmd, "%s", err.Error())
 			}
-			if fanOut {
-				return o.RunFanOut(cmd, args)
-			}
-			return o.Run(cmd, args)
+			return o.Run(cmd.Context())
 		},
 	}
 	o.Logs.AddFlags(cmd)
@@ -107,46 +115,65 @@ each member cluster, in parallel, each line prefixed with [CLUSTER/POD/CONTAINER
 	return cmd, o
 }
 
-// Validate checks the command line without asking any server, and tells whether the logs
+// Complete takes the arguments and the flags kubectl's checks read. kubectl's own Complete,
+// which reads the pods, runs in Run, once the member is known.
+func (o *LogsOptions) Complete(cmd *cobra.Command, args []string) error {
+	o.cmd, o.Args = cmd, args
+	o.Logs.ContainerNameSpecified = cmd.Flag("container").Changed
+	o.Logs.TailSpecified = cmd.Flag("tail").Changed
+	return nil
+}
+
+// Validate checks the command line without asking any server, and decides whether the logs
 // come from several members (a selector without exactly one -C).
-func (o *LogsOptions) Validate(cmd *cobra.Command, args []string) (bool, error) {
+func (o *LogsOptions) Validate() error {
+	o.fanOut = false
 	if o.Logs.Selector == "" {
 		if o.Clusters.All {
-			return false, fmt.Errorf("--all-clusters needs a selector (-l); for one pod %s", errNoMember)
+			return fmt.Errorf("--all-clusters needs a selector (-l); for one pod %s", errNoMember)
 		}
 		_, err := oneMember(&o.Clusters)
-		return false, err
+		return err
 	}
 	if !o.Clusters.All && len(o.Clusters.Clusters) == 1 {
-		return false, nil // kubectl logs -l in that member
+		return nil // kubectl logs -l in that member
 	}
-	if len(args) > 0 {
-		return false, fmt.Errorf("only a selector (-l) or a POD name is allowed")
+	if len(o.Args) > 0 {
+		return fmt.Errorf("only a selector (-l) or a POD name is allowed")
 	}
 	// kubectl's own checks of the flags, as its Complete and Validate would make them.
 	lo := *o.Logs
-	lo.ContainerNameSpecified = cmd.Flag("container").Changed
-	lo.TailSpecified = cmd.Flag("tail").Changed
 	var err error
 	if lo.Options, err = lo.ToLogOptions(); err != nil {
-		return false, err
+		return err
 	}
-	return true, lo.Validate()
+	if err := lo.Validate(); err != nil {
+		return err
+	}
+	o.fanOut = true
+	return nil
 }
 
-// Run is kubectl logs in the one member -C names.
-func (o *LogsOptions) Run(cmd *cobra.Command, args []string) error {
-	if _, err := o.Clusters.Resolve(cmd.Context(), o.ConfigFlags, false); err != nil {
+// Run prints the logs: kubectl logs in the one member -C names, or the logs of the pods
+// the selector matches in several members.
+func (o *LogsOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if o.fanOut {
+		return o.runFanOut(ctx)
+	}
+	if _, err := o.Clusters.Resolve(ctx, o.ConfigFlags, false); err != nil {
 		return err
 	}
 	f := newMemberFactory(o.ConfigFlags, o.Clusters.Clusters[0])
-	if err := o.Logs.Complete(f, cmd, args); err != nil {
+	if err := o.Logs.Complete(f, o.cmd, o.Args); err != nil {
 		return err
 	}
 	if err := o.Logs.Validate(); err != nil {
 		return err
 	}
-	return o.Logs.RunLogsContext(cmd.Context())
+	return o.Logs.RunLogsContext(ctx)
 }
 
 // logStream is the log of one container of one pod of one member.
@@ -162,15 +189,11 @@ func (s *logStream) prefix() string {
 // containerOfFieldPath reads the container name of a reference kubectl's LogsForObject made.
 var containerOfFieldPath = regexp.MustCompile(`spec\.(?:initContainers|containers|ephemeralContainers){(.+)}`)
 
-// RunFanOut prints the logs of the pods the selector matches in each member, each line
+// runFanOut prints the logs of the pods the selector matches in each member, each line
 // prefixed with [CLUSTER/POD/CONTAINER]. The members are asked in parallel; with -f the
 // lines are printed as they come, whole; without, each container's log is printed in one
 // piece, in the order of the members, pods and containers.
-func (o *LogsOptions) RunFanOut(cmd *cobra.Command, args []string) error {
-	ctx := cmd.Context()
-	if ctx == nil {
-		ctx = context.Background()
-	}
+func (o *LogsOptions) runFanOut(ctx context.Context) error {
 	clusters, err := o.Clusters.Resolve(ctx, o.ConfigFlags, true)
 	if err != nil {
 		return err
@@ -187,7 +210,7 @@ func (o *LogsOptions) RunFanOut(cmd *cobra.Command, args []string) error {
 		lo.Object = nil
 		lo.IOStreams = genericiooptions.IOStreams{In: o.In, Out: o.Out, ErrOut: io.Discard} // no "No resources found" per member
 		f := newMemberFactory(o.ConfigFlags, cluster)
-		if err := lo.Complete(f, cmd, args); err != nil {
+		if err := lo.Complete(f, o.cmd, o.Args); err != nil {
 			return nil, err
 		}
 		requests, err := lo.LogsForObject(f, lo.Object, lo.Options, lo.GetPodTimeout, lo.AllContainers)
@@ -229,7 +252,7 @@ func (o *LogsOptions) RunFanOut(cmd *cobra.Command, args []string) error {
 		return fmt.Errorf("you are attempting to follow %d log streams, but maximum allowed concurrency is %d, use --max-log-requests to increase the limit",
 			len(streams), o.Logs.MaxFollowConcurrency)
 	}
-	timeout, err := cmdutil.GetPodRunningTimeoutFlag(cmd)
+	timeout, err := cmdutil.GetPodRunningTimeoutFlag(o.cmd)
 	if err != nil {
 		return err
 	}

@@ -49,7 +49,11 @@ func TestLogsValidate(t *testing.T) {
 		if err := cmd.ParseFlags(tc.args); err != nil {
 			t.Fatalf("%v: %v", tc.args, err)
 		}
-		fanOut, err := o.Validate(cmd, cmd.Flags().Args())
+		if err := o.Complete(cmd, cmd.Flags().Args()); err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		err := o.Validate()
+		fanOut := o.fanOut
 		if tc.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("%v: %v, want %q", tc.args, err, tc.wantErr)

@@ -84,7 +84,9 @@ the policy.`,
   # A cluster-scoped object: a ClusterPropagationPolicy is created
   kubectl fed promote clusterrole/view-logs -C member2`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Args = args
+			if err := o.Complete(cmd, args); err != nil {
+				return err
+			}
 			if err := o.Validate(); err != nil {
 				return usageError(cmd, "%s", err.Error())
 			}
@@ -96,6 +98,12 @@ the policy.`,
 		return completeClusterNames(configFlags, toComplete), cobra.ShellCompDirectiveNoFileComp
 	})
 	return cmd
+}
+
+// Complete takes the object's arguments.
+func (o *PromoteOptions) Complete(_ *cobra.Command, args []string) error {
+	o.Args = args
+	return nil
 }
 
 // Validate needs one cluster and one object.

@@ -65,6 +65,9 @@ the member must be the one the Cluster names (same kube-system UID).`,
 			if err := o.Complete(cmd, args); err != nil {
 				return err
 			}
+			if err := o.Validate(); err != nil {
+				return usageError(cmd, "%s", err.Error())
+			}
 			return o.Run(cmd.Context())
 		},
 	}

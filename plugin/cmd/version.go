@@ -17,6 +17,7 @@ limitations under the License.
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -136,19 +137,27 @@ If a server cannot be reached, the versions known are printed and the command fa
   kubectl fed version --client -o json`,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 0 {
-				return usageError(cmd, "unexpected arguments: %s", strings.Join(args, " "))
+			if err := o.Complete(cmd, args); err != nil {
+				return err
 			}
 			if err := o.Validate(); err != nil {
 				return usageError(cmd, "%s", err.Error())
 			}
-			return o.Run()
+			return o.Run(cmd.Context())
 		},
 	}
 	cmd.Flags().BoolVar(&o.ClientOnly, "client", false, "If true, print the client version only (no server required).")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "One of 'yaml' or 'json'.")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
+}
+
+// Complete refuses arguments: the command takes none.
+func (o *VersionOptions) Complete(cmd *cobra.Command, args []string) error {
+	if len(args) != 0 {
+		return usageError(cmd, "unexpected arguments: %s", strings.Join(args, " "))
+	}
+	return nil
 }
 
 // Validate checks the output format.
@@ -161,7 +170,7 @@ func (o *VersionOptions) Validate() error {
 
 // Run asks the servers for their versions and prints them with the client's. The
 // versions it got are printed even when a server did not answer; the error then follows.
-func (o *VersionOptions) Run() error {
+func (o *VersionOptions) Run(_ context.Context) error {
 	client := ClientVersion()
 	v := Versions{ClientVersion: &client}
 	var errs []error

@@ -18,6 +18,7 @@ package cmd
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -78,7 +79,7 @@ func versionOptions(out, errOut *bytes.Buffer, fleetErr, hostErr error) *Version
 func TestVersionRun(t *testing.T) {
 	var out, errOut bytes.Buffer
 	o := versionOptions(&out, &errOut, nil, nil)
-	if err := o.Run(); err != nil {
+	if err := o.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	want := "Client Version: " + ClientVersion().GitVersion + "\nServer Version: v0.3.0\nHost Version: v1.32.4\n"
@@ -88,7 +89,7 @@ func TestVersionRun(t *testing.T) {
 
 	out.Reset()
 	o.Output = "json"
-	if err := o.Run(); err != nil {
+	if err := o.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	var v Versions
@@ -101,7 +102,7 @@ func TestVersionRun(t *testing.T) {
 
 	out.Reset()
 	o.Output, o.ClientOnly = "yaml", true
-	if err := o.Run(); err != nil {
+	if err := o.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if s := out.String(); !strings.HasPrefix(s, "clientVersion:\n") || strings.Contains(s, "serverVersion") || strings.Contains(s, "hostVersion") {
@@ -112,7 +113,7 @@ func TestVersionRun(t *testing.T) {
 func TestVersionUnreachable(t *testing.T) {
 	var out, errOut bytes.Buffer
 	o := versionOptions(&out, &errOut, errors.New("fleet down"), nil)
-	err := o.Run()
+	err := o.Run(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "fleet down") {
 		t.Fatalf("Run() = %v, want the fleet's error", err)
 	}
@@ -122,7 +123,7 @@ func TestVersionUnreachable(t *testing.T) {
 
 	out.Reset()
 	o = versionOptions(&out, &errOut, nil, errors.New("host down"))
-	if err := o.Run(); err == nil || !strings.Contains(err.Error(), "host down") {
+	if err := o.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "host down") {
 		t.Fatalf("Run() = %v, want the host's error", err)
 	}
 	if want := "Client Version: " + ClientVersion().GitVersion + "\n"; out.String() != want {
