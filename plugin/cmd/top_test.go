@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -30,9 +31,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	metricsapi "k8s.io/metrics/pkg/apis/metrics"
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
+	"github.com/fedhq/fed/plugin/fleet"
 )
 
 func usage(cpu, memory string) corev1.ResourceList {
@@ -55,49 +58,64 @@ func container(name, cpu, memory string) metricsv1beta1.ContainerMetrics {
 	return metricsv1beta1.ContainerMetrics{Name: name, Usage: usage(cpu, memory)}
 }
 
-// The canned metrics of the lab's members: member1 has one node, member2 two (one whose
-// metrics are not there yet), member3 a node of the same name as member1's.
+// The canned metrics of the lab's members: member1 has one node, member2 three (one whose
+// metrics are not there yet), member3 a node of the same name as member1's. Within a
+// member, the orders by name, CPU and memory differ.
 var (
 	topNodeMetrics = map[string][]metricsv1beta1.NodeMetrics{
 		"member1": {nodeMetrics("node-0", "1250m", "3Gi")},
-		"member2": {nodeMetrics("member2-node-0", "50m", "256Mi")},
+		"member2": {nodeMetrics("member2-node-0", "50m", "256Mi"), nodeMetrics("member2-node-2", "400m", "128Mi")},
 		"member3": {nodeMetrics("node-0", "3", "40Gi")},
 	}
 	topNodes = map[string][]corev1.Node{
 		"member1": {node("node-0", "4", "8Gi")},
-		"member2": {node("member2-node-0", "8", "16Gi"), node("member2-node-1", "8", "16Gi")},
+		"member2": {node("member2-node-0", "8", "16Gi"), node("member2-node-1", "8", "16Gi"), node("member2-node-2", "8", "16Gi")},
 		"member3": {node("node-0", "16", "64Gi")},
 	}
 	topPodMetrics = map[string][]metricsv1beta1.PodMetrics{
 		"member1": {
 			podMetrics("shop", "web-6d4b-x2x9", container("nginx", "12m", "30Mi"), container("sidecar", "1m", "8Mi")),
 			podMetrics("shop", "api-5c7f-q8rt", container("api", "250m", "512Mi")),
+			podMetrics("shop", "cache-8b9d-k4zt", container("redis", "5m", "600Mi")),
 		},
 		"member2": {
-			podMetrics("shop", "web-9f8c-pp2m", container("nginx", "40m", "28Mi"), container("sidecar", "2m", "9Mi")),
+			podMetrics("shop", "web-9f8c-pp2m", container("nginx", "40m", "28Mi"), container("sidecar", "55m", "9Mi")),
 			podMetrics("kube-system", "coredns-7db6-4xk2", container("coredns", "3m", "17Mi")),
 		},
 	}
 )
 
-func topNodeRows() []nodeRow {
-	var rows []nodeRow
+// topNodeResults are the members' node usage, as the printer gets it.
+func topNodeResults(t *testing.T) []fleet.MemberResult[*nodeUsage] {
+	var results []fleet.MemberResult[*nodeUsage]
 	for _, c := range []string{"member1", "member2", "member3"} {
-		rows = append(rows, nodeRows(c, topNodeMetrics[c], topNodes[c])...)
+		u, err := newNodeUsage(&metricsv1beta1.NodeMetricsList{Items: topNodeMetrics[c]}, topNodes[c])
+		if err != nil {
+			t.Fatal(err)
+		}
+		results = append(results, fleet.MemberResult[*nodeUsage]{Cluster: c, Value: u})
 	}
-	return rows
+	return results
 }
 
-func topPodRows(namespace string) []podRow {
-	var rows []podRow
+// topPodResults are the members' pod metrics of namespace ("" for all), as the printer
+// gets them; member3 failed and is left out.
+func topPodResults(t *testing.T, namespace string) []fleet.MemberResult[[]metricsapi.PodMetrics] {
+	var results []fleet.MemberResult[[]metricsapi.PodMetrics]
 	for _, c := range []string{"member1", "member2"} {
+		list := &metricsv1beta1.PodMetricsList{}
 		for _, m := range topPodMetrics[c] {
 			if namespace == "" || m.Namespace == namespace {
-				rows = append(rows, podRow{Cluster: c, Metrics: m})
+				list.Items = append(list.Items, m)
 			}
 		}
+		pods, err := toPodMetrics(list)
+		if err != nil {
+			t.Fatal(err)
+		}
+		results = append(results, fleet.MemberResult[[]metricsapi.PodMetrics]{Cluster: c, Value: pods})
 	}
-	return rows
+	return append(results, fleet.MemberResult[[]metricsapi.PodMetrics]{Cluster: "member3", Err: errors.New("Metrics API not available")})
 }
 
 func TestTopNodeGolden(t *testing.T) {
@@ -112,7 +130,7 @@ func TestTopNodeGolden(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var out bytes.Buffer
-			if err := printNodeTable(&out, topNodeRows(), c.noHeaders, c.sortBy); err != nil {
+			if err := printNodeUsage(&out, topNodeResults(t), c.noHeaders, c.sortBy); err != nil {
 				t.Fatal(err)
 			}
 			golden(t, "top-"+c.name+".txt", out.Bytes())
@@ -139,7 +157,7 @@ func TestTopPodGolden(t *testing.T) {
 				ns = ""
 			}
 			var out bytes.Buffer
-			if err := printPodTable(&out, topPodRows(ns), c.allNamespaces, c.containers, c.noHeader, c.sortBy); err != nil {
+			if err := printPodUsage(&out, topPodResults(t, ns), c.containers, c.allNamespaces, c.noHeader, c.sortBy); err != nil {
 				t.Fatal(err)
 			}
 			golden(t, "top-"+c.name+".txt", out.Bytes())

@@ -51,17 +51,3 @@ func FanOut[T any](ctx context.Context, host *rest.Config, clusters []string, qu
 	wg.Wait()
 	return results
 }
-
-// Collect joins the values the members answered and returns apart those that failed.
-func Collect[T any](results []MemberResult[[]T]) ([]T, []MemberResult[[]T]) {
-	var values []T
-	var failed []MemberResult[[]T]
-	for _, r := range results {
-		if r.Err != nil {
-			failed = append(failed, r)
-			continue
-		}
-		values = append(values, r.Value...)
-	}
-	return values, failed
-}
