@@ -29,6 +29,7 @@ import (
 	"k8s.io/client-go/rest"
 	kubectldescribe "k8s.io/kubectl/pkg/cmd/describe"
 	"k8s.io/kubectl/pkg/util/completion"
+	"k8s.io/utils/ptr"
 
 	"github.com/fedhq/fed/plugin/fleet"
 )
@@ -154,8 +155,7 @@ func (o *DescribeOptions) Run(ctx context.Context) error {
 // describe runs kubectl describe in one member.
 func (o *DescribeOptions) describe(cluster string, streams genericiooptions.IOStreams) error {
 	flags := *o.Flags
-	settings := *o.Flags.DescriberSettings // kubectl's Run changes it
-	flags.DescriberSettings = &settings
+	flags.DescriberSettings = ptr.To(*o.Flags.DescriberSettings) // a copy: kubectl's Run changes it
 	flags.Factory = newMemberFactory(o.ConfigFlags, cluster)
 	flags.IOStreams = streams
 	opts, err := flags.ToOptions(o.Parent, o.Args)

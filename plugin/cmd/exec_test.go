@@ -23,6 +23,7 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/utils/ptr"
 
 	"github.com/fedhq/fed/plugin/fleet"
 )
@@ -82,7 +83,7 @@ func TestExecAttachNeedOneMember(t *testing.T) {
 func TestMemberGetterConfig(t *testing.T) {
 	server := "https://host.example:6443"
 	cf := genericclioptions.NewConfigFlags(false)
-	cf.APIServer = &server
+	cf.APIServer = ptr.To(server)
 	cluster := ""
 	g := fleet.NewMemberGetter(cf, func() string { return cluster })
 	if _, err := g.ToRESTConfig(); err == nil {

@@ -33,6 +33,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/resource"
 	kubectlget "k8s.io/kubectl/pkg/cmd/get"
+	"k8s.io/utils/ptr"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/plugin/fleet"
@@ -509,8 +510,7 @@ func resolveResource(mapper meta.RESTMapper, typ string) (schema.GroupResource, 
 	}
 	fullKind, gk := schema.ParseKindArg(typ)
 	if fullKind == nil {
-		k := gk.WithVersion("")
-		fullKind = &k
+		fullKind = ptr.To(gk.WithVersion(""))
 	}
 	if !fullKind.Empty() {
 		if m, err := mapper.RESTMapping(fullKind.GroupKind(), fullKind.Version); err == nil {

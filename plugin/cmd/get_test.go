@@ -31,7 +31,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/resource"
+	"k8s.io/client-go/tools/cache"
 	kubectlget "k8s.io/kubectl/pkg/cmd/get"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
@@ -205,8 +207,7 @@ func TestGetObjectsGolden(t *testing.T) {
 			o := newTestGetOptions(output, nil)
 			if strings.HasPrefix(output, "custom-columns=") {
 				*o.PrintFlags.OutputFormat = "custom-columns"
-				tmpl := strings.TrimPrefix(output, "custom-columns=")
-				o.PrintFlags.TemplateFlags.TemplateArgument = &tmpl
+				o.PrintFlags.TemplateFlags.TemplateArgument = ptr.To(strings.TrimPrefix(output, "custom-columns="))
 			}
 			var out bytes.Buffer
 			if _, err := o.printObjects(&out, objectResults()); err != nil {
@@ -234,7 +235,7 @@ func TestGetYAMLRoundTrip(t *testing.T) {
 	}
 	var got []string
 	for _, item := range list.Items {
-		got = append(got, item.GetNamespace()+"/"+item.GetName()+"@"+item.GetAnnotations()[fleet.AnnotationCluster])
+		got = append(got, cache.NewObjectName(item.GetNamespace(), item.GetName()).String()+"@"+item.GetAnnotations()[fleet.AnnotationCluster])
 	}
 	want := []string{"shop/api@member2", "shop/web@", "shop/web@member2", "shop/web@member1"}
 	if !reflect.DeepEqual(got, want) {

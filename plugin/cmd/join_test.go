@@ -24,6 +24,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/utils/ptr"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 )
@@ -111,8 +112,7 @@ func TestPrintCluster(t *testing.T) {
 	}
 	streams, _, out, _ := genericiooptions.NewTestIOStreams()
 	pf := newPrintFlags("")
-	name := "name"
-	pf.OutputFormat = &name
+	pf.OutputFormat = ptr.To("name")
 	if err := printCluster(pf, "joined", c, streams.Out); err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/utils/ptr"
 
 	"github.com/fedhq/fed/plugin/taints"
 )
@@ -32,7 +33,7 @@ func TestTaintOptionsComplete(t *testing.T) {
 	server := "https://127.0.0.1:1"
 	newOptions := func() (*TaintOptions, *cobra.Command) {
 		flags := genericclioptions.NewConfigFlags(false)
-		flags.APIServer = &server
+		flags.APIServer = ptr.To(server)
 		cmd, _, err := NewCmdFed(genericiooptions.NewTestIOStreamsDiscard()).Find([]string{"taint"})
 		if err != nil {
 			t.Fatal(err)

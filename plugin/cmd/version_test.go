@@ -28,6 +28,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 )
 
 func TestMajorMinor(t *testing.T) {
@@ -60,7 +61,7 @@ func TestClientVersionDefaultsToDev(t *testing.T) {
 func versionOptions(out, errOut *bytes.Buffer, fleetErr, hostErr error) *VersionOptions {
 	flags := genericclioptions.NewConfigFlags(false)
 	server := "https://host.example:6443"
-	flags.APIServer = &server
+	flags.APIServer = ptr.To(server)
 	return &VersionOptions{
 		IOStreams:   genericiooptions.IOStreams{Out: out, ErrOut: errOut},
 		ConfigFlags: flags,

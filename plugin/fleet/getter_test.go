@@ -21,6 +21,7 @@ import (
 	"testing"
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/utils/ptr"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 )
@@ -30,7 +31,7 @@ const fleetPath = federationv1alpha1.FleetPath
 func TestFleetClientGetter(t *testing.T) {
 	flags := genericclioptions.NewConfigFlags(false)
 	server, ns, cache := "https://host.example:6443", "shop", t.TempDir()
-	flags.APIServer, flags.Namespace, flags.CacheDir = &server, &ns, &cache
+	flags.APIServer, flags.Namespace, flags.CacheDir = ptr.To(server), ptr.To(ns), ptr.To(cache)
 
 	cfg, err := NewFleetGetter(flags).ToRESTConfig()
 	if err != nil {

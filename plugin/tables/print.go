@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/cli-runtime/pkg/printers"
 	kubectlget "k8s.io/kubectl/pkg/cmd/get"
+	"k8s.io/utils/ptr"
 )
 
 // Print prints the merged tables with kubectl get's table printer of pf, a blank line
@@ -59,8 +60,7 @@ func Print(out io.Writer, groups []*Group, pf *kubectlget.PrintFlags, allNamespa
 // namespaced kind of every namespace, and the kind in the names when withKind.
 func Printer(pf *kubectlget.PrintFlags, mapping *meta.RESTMapping, allNamespaces, withKind bool) (printers.ResourcePrinter, error) {
 	c := pf.Copy()
-	human := *c.HumanReadableFlags
-	c.HumanReadableFlags = &human
+	c.HumanReadableFlags = ptr.To(*c.HumanReadableFlags) // a copy, for the changes below
 	if mapping != nil {
 		c.SetKind(mapping.GroupVersionKind.GroupKind())
 	}

@@ -27,6 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/utils/ptr"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 )
@@ -161,8 +162,7 @@ func Apply(name string, old, add, remove []corev1.Taint, overwrite bool, now tim
 	taints := make([]corev1.Taint, 0, len(add)+len(old))
 	for _, a := range add {
 		if a.Effect == corev1.TaintEffectNoExecute && a.TimeAdded == nil {
-			t := metav1.NewTime(now)
-			a.TimeAdded = &t
+			a.TimeAdded = ptr.To(metav1.NewTime(now))
 		}
 		taints = append(taints, a)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 )
 
 func TestParseTaints(t *testing.T) {
@@ -103,7 +104,7 @@ func TestApplyTaints(t *testing.T) {
 	ne := func(k, v string) corev1.Taint {
 		return corev1.Taint{Key: k, Value: v, Effect: corev1.TaintEffectNoExecute}
 	}
-	neAt := func(k, v string) corev1.Taint { t := ne(k, v); t.TimeAdded = &at; return t }
+	neAt := func(k, v string) corev1.Taint { t := ne(k, v); t.TimeAdded = ptr.To(at); return t }
 	tests := []struct {
 		name        string
 		old         []corev1.Taint
