@@ -23,13 +23,13 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/fedhq/fed/plugin"
+	"github.com/fedhq/fed/plugin/cmd"
 )
 
 func main() {
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
-	if err := plugin.NewCmdFed(streams).Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, plugin.ErrorMessage(err))
+	if err := cmd.NewCmdFed(streams).Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, cmd.ErrorMessage(err))
 		os.Exit(1)
 	}
 }

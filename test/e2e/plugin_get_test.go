@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
-	"github.com/fedhq/fed/plugin"
+	pluginfleet "github.com/fedhq/fed/plugin/fleet"
 )
 
 // rows parses a table of kubectl fed get into its rows' fields, keyed "NAME CLUSTER".
@@ -122,7 +122,7 @@ func TestFedGet(t *testing.T) {
 		}
 		seen := map[string]bool{}
 		for _, item := range list.Items {
-			cluster := item.GetAnnotations()[plugin.AnnotationCluster]
+			cluster := item.GetAnnotations()[pluginfleet.AnnotationCluster]
 			seen[cluster] = true
 			kc := fleet
 			if cluster != "" {

@@ -7,8 +7,26 @@ import (
 	"time"
 )
 
+// topRows parses kubectl fed top's output, kubectl top's table of each member under a line
+// "Cluster: NAME", into its rows' fields keyed "NAME CLUSTER".
+func topRows(out string) map[string][]string {
+	m := map[string][]string{}
+	cluster := ""
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 2 && f[0] == "Cluster:":
+			cluster = f[1]
+		case len(f) == 0 || f[0] == "NAME":
+		default:
+			m[f[0]+" "+cluster] = f
+		}
+	}
+	return m
+}
+
 // TestFedTop checks kubectl fed top against the lab's members, whose metrics-servers scrape
-// the usage kwok simulates: every member's nodes with their CLUSTER, and the pods of one
+// the usage kwok simulates: every member's nodes under their cluster, and the pods of one
 // namespace made in two members with the usage their annotations ask kwok for.
 func TestFedTop(t *testing.T) {
 	bin := buildKubectlFed(t)
@@ -23,10 +41,10 @@ func TestFedTop(t *testing.T) {
 				}
 			}
 		}
-		if !strings.HasPrefix(out, "NAME") || !strings.Contains(strings.SplitN(out, "\n", 2)[0], "CLUSTER") {
-			t.Errorf("no header with CLUSTER:\n%s", out)
+		if lines := strings.SplitN(out, "\n", 3); len(lines) < 3 || !strings.HasPrefix(lines[0], "Cluster: ") || !strings.HasPrefix(lines[1], "NAME") {
+			t.Errorf("no Cluster line and header:\n%s", out)
 		}
-		rows := rows(out)
+		rows := topRows(out)
 		for _, m := range theLab.Members {
 			for i := 0; i < m.Member.Nodes; i++ {
 				key := fmt.Sprintf("%s-node-%d %s", m.Name, i, m.Name)
@@ -35,7 +53,7 @@ func TestFedTop(t *testing.T) {
 					t.Errorf("no row %q in:\n%s", key, out)
 					continue
 				}
-				if len(f) != 6 || !strings.HasSuffix(f[2], "m") || !strings.HasSuffix(f[4], "Mi") || !strings.HasSuffix(f[3], "%") {
+				if len(f) != 5 || !strings.HasSuffix(f[1], "m") || !strings.HasSuffix(f[3], "Mi") || !strings.HasSuffix(f[2], "%") {
 					t.Errorf("row %q: %v, want CPU(cores) CPU(%%) MEMORY(bytes) MEMORY(%%)", key, f)
 				}
 			}
@@ -61,7 +79,7 @@ func TestFedTop(t *testing.T) {
 			if err != nil {
 				return fmt.Errorf("%v: %s", err, stderr)
 			}
-			rows := rows(out)
+			rows := topRows(out)
 			for m := range want {
 				if _, ok := rows["web-"+m+" "+m]; !ok {
 					return fmt.Errorf("no metrics of web-%s in %s yet:\n%s%s", m, m, out, stderr)
@@ -69,13 +87,13 @@ func TestFedTop(t *testing.T) {
 			}
 			return nil
 		})
-		rows := rows(out)
+		rows := topRows(out)
 		if len(rows) != 2 {
 			t.Errorf("%d rows, want the 2 pods:\n%s", len(rows), out)
 		}
 		for m, mem := range want {
 			f := rows["web-"+m+" "+m]
-			if len(f) != 4 || f[3] != mem || !strings.HasSuffix(f[2], "m") {
+			if len(f) != 3 || f[2] != mem || !strings.HasSuffix(f[1], "m") {
 				t.Errorf("web-%s: %v, want CPU(cores) and %s", m, f, mem)
 			}
 		}
