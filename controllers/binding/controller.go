@@ -38,6 +38,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
@@ -364,7 +365,7 @@ func (c *Controller) removeWork(ctx context.Context, w *federationv1alpha1.Work,
 	}
 	if p := w.Spec.PreserveResourcesOnDeletion; (p != nil && *p) != keep {
 		u := w.DeepCopy()
-		u.Spec.PreserveResourcesOnDeletion = ptrTo(keep)
+		u.Spec.PreserveResourcesOnDeletion = ptr.To(keep)
 		var err error
 		if w, err = works.Update(ctx, u, metav1.UpdateOptions{}); err != nil {
 			return ignoreNotFound(err)

@@ -22,6 +22,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 )
@@ -38,7 +39,7 @@ func WorkSpec(manifests []*unstructured.Unstructured, spec *federationv1alpha1.R
 		out.Workload.Manifests = append(out.Workload.Manifests, runtime.RawExtension{Raw: raw})
 	}
 	if Suspended(spec.Suspension, cluster) {
-		out.SuspendDispatching = ptrTo(true)
+		out.SuspendDispatching = ptr.To(true)
 	}
 	return out, nil
 }
@@ -60,5 +61,3 @@ func Suspended(s *federationv1alpha1.Suspension, cluster string) bool {
 	}
 	return false
 }
-
-func ptrTo[T any](v T) *T { return &v }

@@ -345,10 +345,7 @@ func version(obj *unstructured.Unstructured) string {
 }
 
 func qualified(obj *unstructured.Unstructured) string {
-	if ns := obj.GetNamespace(); ns != "" {
-		return ns + "/" + obj.GetName()
-	}
-	return obj.GetName()
+	return cache.NewObjectName(obj.GetNamespace(), obj.GetName()).String()
 }
 
 func resourceClient(client dynamic.Interface, gvr schema.GroupVersionResource, namespace string) dynamic.ResourceInterface {
@@ -361,11 +358,7 @@ func resourceClient(client dynamic.Interface, gvr schema.GroupVersionResource, n
 // current returns the member's object of a manifest, nil when it has none: what fed knows
 // of its managed objects when it holds it, else the member's answer.
 func (c *Controller) current(ctx context.Context, w *members.Watched, client dynamic.ResourceInterface, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	key := obj.GetName()
-	if ns := obj.GetNamespace(); ns != "" {
-		key = ns + "/" + key
-	}
-	if o := w.Get(key); o != nil {
+	if o := w.Get(cache.NewObjectName(obj.GetNamespace(), obj.GetName()).String()); o != nil {
 		return o, nil
 	}
 	// Not a managed object (yet): ask the member whether one of that name exists, from its

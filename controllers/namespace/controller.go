@@ -170,31 +170,50 @@ func (c *Controller) executionNamespace(ctx context.Context, cluster string) err
 // A namespace still terminating in the member (the fleet's was deleted and made again
 // meanwhile) is waited for: the error asks to be tried again after terminatingRecheck.
 func (c *Controller) Ensure(ctx context.Context, mb *members.Member, name string) error {
+	client := mb.Client.Resource(members.NamespacesResource)
 	known := mb.Namespaces()
+	ns := known.Get(name)
 	if !known.Synced() {
-		return fmt.Errorf("the namespaces of cluster %s are not listed yet: %w", mb.Name(), reconciler.ErrRetrySoon)
-	}
-	if ns := known.Get(name); ns != nil {
-		if ns.GetDeletionTimestamp() == nil {
-			return nil
+		// Not listed yet (fed just started, or just met the member): the member's watch
+		// cache answers instead, at no cost to its etcd.
+		got, err := client.Get(ctx, name, metav1.GetOptions{ResourceVersion: "0"})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("reading namespace %s in cluster %s: %w", name, mb.Name(), err)
 		}
-		return reconciler.RequeueAfter(terminatingRecheck,
-			fmt.Errorf("namespace %s is still terminating in cluster %s; fed creates it again once it is gone", name, mb.Name()))
+		if err == nil {
+			ns = got
+		}
 	}
-	ns, err := c.memberNamespace(name)
+	if ns != nil {
+		return terminating(ns, mb.Name())
+	}
+	want, err := c.memberNamespace(name)
 	if err != nil {
 		return err
 	}
-	created, err := mb.Client.Resource(members.NamespacesResource).Create(ctx, ns, metav1.CreateOptions{FieldManager: federationv1alpha1.FieldManager})
-	switch {
-	case apierrors.IsAlreadyExists(err):
-		// Made by another worker a moment ago, or terminating: the informer says which.
-		return fmt.Errorf("namespace %s in cluster %s: %w", name, mb.Name(), reconciler.ErrRetrySoon)
-	case err != nil:
+	created, err := client.Create(ctx, want, metav1.CreateOptions{FieldManager: federationv1alpha1.FieldManager})
+	if apierrors.IsAlreadyExists(err) {
+		// Made by another worker a moment ago, or still terminating: the member says which.
+		if ns, err = client.Get(ctx, name, metav1.GetOptions{}); err != nil {
+			return fmt.Errorf("reading namespace %s in cluster %s: %w", name, mb.Name(), err)
+		}
+		return terminating(ns, mb.Name())
+	}
+	if err != nil {
 		return fmt.Errorf("creating namespace %s in cluster %s: %w", name, mb.Name(), err)
 	}
 	known.Wrote(created)
 	return nil
+}
+
+// terminating is nil for a namespace of a member that is there to apply in, and asks to be
+// tried again after terminatingRecheck for one still terminating.
+func terminating(ns *unstructured.Unstructured, cluster string) error {
+	if ns.GetDeletionTimestamp() == nil {
+		return nil
+	}
+	return reconciler.RequeueAfter(terminatingRecheck,
+		fmt.Errorf("namespace %s is still terminating in cluster %s; fed creates it again once it is gone", ns.GetName(), cluster))
 }
 
 // memberNamespace is what fed creates in a member for a namespace of the fleet: the

@@ -152,11 +152,7 @@ func written[T any, P object[T]](mc *mutation.Cache, b P, write func() (P, error
 
 // get reads a binding from a view, or returns NotFound.
 func get(mc *mutation.Cache, k Key, gr schema.GroupResource) (any, error) {
-	key := k.Name
-	if k.Namespace != "" {
-		key = k.Namespace + "/" + k.Name
-	}
-	obj, exists, err := mc.GetByKey(key)
+	obj, exists, err := mc.GetByKey(cache.NewObjectName(k.Namespace, k.Name).String())
 	if err != nil {
 		return nil, err
 	}

@@ -151,11 +151,7 @@ func (t *Templates) Get(gvr schema.GroupVersionResource, namespace, name string)
 	if inf == nil || !inf.HasSynced() {
 		return nil, ErrNotSynced
 	}
-	key := name
-	if namespace != "" {
-		key = namespace + "/" + name
-	}
-	obj, exists, err := inf.GetIndexer().GetByKey(key)
+	obj, exists, err := inf.GetIndexer().GetByKey(cache.NewObjectName(namespace, name).String())
 	if err != nil {
 		return nil, err
 	}
