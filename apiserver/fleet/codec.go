@@ -141,7 +141,7 @@ func (c converter) convertList(list *unstructured.UnstructuredList, target runti
 }
 
 func (converter) ConvertFieldLabel(gvk schema.GroupVersionKind, label, value string) (string, string, error) {
-	// Each scope checks field selectors against its resource's fields (fieldLabels).
+	// Each scope checks field selectors against its resource's fields (native.FieldLabels).
 	return label, value, nil
 }
 

@@ -32,10 +32,13 @@ import (
 	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"sigs.k8s.io/yaml"
+
+	"github.com/fedhq/fed/apis/native"
+	"github.com/fedhq/fed/apiserver/internal/subtree"
 )
 
 func TestRequestInfoOfFleetPaths(t *testing.T) {
-	delegate := &request.RequestInfoFactory{APIPrefixes: requestInfoFactory.APIPrefixes, GrouplessAPIPrefixes: requestInfoFactory.GrouplessAPIPrefixes}
+	delegate := &request.RequestInfoFactory{APIPrefixes: subtree.RequestInfoFactory.APIPrefixes, GrouplessAPIPrefixes: subtree.RequestInfoFactory.GrouplessAPIPrefixes}
 	resolver := RequestInfoResolver(delegate)
 	cases := []struct {
 		method, path                                string
@@ -74,11 +77,11 @@ func TestInnerPath(t *testing.T) {
 		Path + "/api/v1/pods":     "/api/v1/pods",
 		Path + "/openapi/v3/apis": "/openapi/v3/apis",
 	} {
-		if got, ok := innerPath(in); !ok || got != want {
+		if got, ok := subtree.Inner(in, Path); !ok || got != want {
 			t.Errorf("innerPath(%q) = %q, %v; want %q", in, got, ok, want)
 		}
 	}
-	if _, ok := innerPath(Path + "extra/apis"); ok {
+	if _, ok := subtree.Inner(Path+"extra/apis", Path); ok {
 		t.Errorf("a path that only starts like the fleet's is not the fleet's")
 	}
 }
@@ -141,7 +144,7 @@ func TestConverter(t *testing.T) {
 }
 
 func TestFieldLabels(t *testing.T) {
-	r := &resource{namespaced: true, fields: fieldLabels[schema.GroupResource{Resource: "events"}]}
+	r := &resource{namespaced: true, fields: native.FieldLabels(schema.GroupResource{Resource: "events"})}
 	c := fieldLabelConverter{r: r}
 	for _, label := range []string{"metadata.name", "metadata.namespace", "involvedObject.name", "reason"} {
 		if _, _, err := c.ConvertFieldLabel(schema.GroupVersionKind{}, label, "x"); err != nil {

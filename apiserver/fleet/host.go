@@ -32,6 +32,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
+	"github.com/fedhq/fed/apis/native"
 	"github.com/fedhq/fed/apiserver/fleet/tables"
 )
 
@@ -49,36 +50,6 @@ var excludedGroups = map[string]bool{"metrics.k8s.io": true}
 
 // templateVerbs are the verbs of every template kind.
 var templateVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
-
-// fieldLabels are the field selectors native kinds support beyond metadata.name and
-// metadata.namespace (those kubectl and controllers use), each with its path.
-var fieldLabels = map[schema.GroupResource]map[string][]string{
-	{Resource: "pods"}: {
-		"spec.nodeName": {"spec", "nodeName"}, "spec.restartPolicy": {"spec", "restartPolicy"},
-		"spec.schedulerName": {"spec", "schedulerName"}, "spec.serviceAccountName": {"spec", "serviceAccountName"},
-		"spec.hostNetwork": {"spec", "hostNetwork"}, "status.phase": {"status", "phase"},
-		"status.podIP": {"status", "podIP"}, "status.nominatedNodeName": {"status", "nominatedNodeName"},
-	},
-	{Resource: "events"}: {
-		"involvedObject.kind": {"involvedObject", "kind"}, "involvedObject.namespace": {"involvedObject", "namespace"},
-		"involvedObject.name": {"involvedObject", "name"}, "involvedObject.uid": {"involvedObject", "uid"},
-		"involvedObject.apiVersion": {"involvedObject", "apiVersion"}, "involvedObject.resourceVersion": {"involvedObject", "resourceVersion"},
-		"involvedObject.fieldPath": {"involvedObject", "fieldPath"}, "reason": {"reason"},
-		"reportingComponent": {"reportingComponent"}, "source": {"source", "component"}, "type": {"type"},
-	},
-	{Group: "events.k8s.io", Resource: "events"}: {
-		"regarding.kind": {"regarding", "kind"}, "regarding.namespace": {"regarding", "namespace"},
-		"regarding.name": {"regarding", "name"}, "regarding.uid": {"regarding", "uid"},
-		"reason": {"reason"}, "reportingController": {"reportingController"}, "type": {"type"},
-	},
-	{Resource: "secrets"}:                    {"type": {"type"}},
-	{Resource: "namespaces"}:                 {"status.phase": {"status", "phase"}},
-	{Resource: "nodes"}:                      {"spec.unschedulable": {"spec", "unschedulable"}},
-	{Resource: "replicationcontrollers"}:     {"status.replicas": {"status", "replicas"}},
-	{Group: "apps", Resource: "replicasets"}: {"status.replicas": {"status", "replicas"}},
-	{Group: "batch", Resource: "jobs"}:       {"status.successful": {"status", "successful"}},
-	{Group: "certificates.k8s.io", Resource: "certificatesigningrequests"}: {"spec.signerName": {"spec", "signerName"}},
-}
 
 // readHost reads the kinds the host serves (its preferred version of each group) and their
 // OpenAPI schemas.
@@ -129,7 +100,7 @@ func (f *Fleet) readHost(ctx context.Context) (*hostState, error) {
 				status:              slices.Contains(subresources[r.Name], "status"),
 				scale:               slices.Contains(subresources[r.Name], "scale"),
 				table:               tables.For(schema.GroupKind{Group: gv.Group, Kind: r.Kind}),
-				fields:              fieldLabels[schema.GroupResource{Group: gv.Group, Resource: r.Name}],
+				fields:              native.FieldLabels(schema.GroupResource{Group: gv.Group, Resource: r.Name}),
 				unconditionalUpdate: true,
 			}
 			if res.singular == "" {

@@ -37,6 +37,8 @@ import (
 	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/klog/v2"
+
+	"github.com/fedhq/fed/apiserver/internal/subtree"
 )
 
 // namespaceFinalizer holds a deleted Namespace template until the fleet has deleted every
@@ -282,7 +284,7 @@ func (f *Fleet) fedCall(method, path, namespace string, into any) error {
 func (f *Fleet) fedDo(method, path, namespace, accept string, into any) error {
 	req := httptest.NewRequest(method, path, nil)
 	req.Header.Set("Accept", accept)
-	info, err := requestInfoFactory.NewRequestInfo(req)
+	info, err := subtree.RequestInfoFactory.NewRequestInfo(req)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -92,6 +94,8 @@ type propagationClients struct {
 	fleet   kubernetes.Interface
 	fed     versioned.Interface
 	members map[string]kubernetes.Interface
+	// server reaches fed-apiserver itself (not through the host), for its /metrics.
+	server kubernetes.Interface
 }
 
 func newPropagationClients() (*propagationClients, error) {
@@ -105,6 +109,13 @@ func newPropagationClients() (*propagationClients, error) {
 		return nil, err
 	}
 	if c.fed, err = versioned.NewForConfig(cfg); err != nil {
+		return nil, err
+	}
+	scfg, err := theLab.FedRESTConfig(theLab.FedServer())
+	if err != nil {
+		return nil, err
+	}
+	if c.server, err = kubernetes.NewForConfig(scfg); err != nil {
 		return nil, err
 	}
 	for _, m := range labMembers {
@@ -128,6 +139,8 @@ type propagationRun struct {
 	latencies []time.Duration
 	deleted   time.Duration // first template delete → no member object left
 	cpu       cpuUse        // the lab's CPU from the policy's creation to the last member object
+	// requests fed-apiserver and the first member served over the same span, per template
+	fedRequests, memberRequests []string
 }
 
 // run propagates the templates once, in a namespace of its own, and deletes them again.
@@ -156,6 +169,15 @@ func (c *propagationClients) run(ctx context.Context, b *testing.B) (propagation
 		return r, err
 	}
 
+	fedBefore, err := countRequests(ctx, c.server)
+	if err != nil {
+		return r, err
+	}
+	memberBefore, err := countRequests(ctx, c.members[labMembers[0]])
+	if err != nil {
+		return r, err
+	}
+	profiled := c.profile(ctx, b)
 	b.StartTimer()
 	cpuBefore := markCPU()
 	policyCreated := time.Now()
@@ -167,6 +189,17 @@ func (c *propagationClients) run(ctx context.Context, b *testing.B) (propagation
 	}
 	b.StopTimer()
 	r.cpu = cpuSince(cpuBefore)
+	fedAfter, err := countRequests(ctx, c.server)
+	if err != nil {
+		return r, err
+	}
+	memberAfter, err := countRequests(ctx, c.members[labMembers[0]])
+	if err != nil {
+		return r, err
+	}
+	<-profiled
+	r.fedRequests = fedAfter.since(fedBefore, propagationTemplates)
+	r.memberRequests = memberAfter.since(memberBefore, propagationTemplates)
 	if err := bound.waitFor(ctx, propagationTemplates, time.Minute); err != nil {
 		return r, err
 	}
@@ -182,6 +215,34 @@ func (c *propagationClients) run(ctx context.Context, b *testing.B) (propagation
 	}
 	r.deleted = time.Since(start)
 	return r, nil
+}
+
+// profile, when FED_BENCH_PROFILE names a file, writes there a CPU profile of
+// fed-apiserver over the propagation's first FED_BENCH_PROFILE_SECONDS (20 s unless set):
+// `go tool pprof -top bin/fed-apiserver FILE` says where fed's CPU goes. The channel it
+// returns is closed when the profile is written (at once without one).
+func (c *propagationClients) profile(ctx context.Context, b *testing.B) <-chan struct{} {
+	done := make(chan struct{})
+	file := os.Getenv("FED_BENCH_PROFILE")
+	if file == "" {
+		close(done)
+		return done
+	}
+	seconds := os.Getenv("FED_BENCH_PROFILE_SECONDS")
+	if seconds == "" {
+		seconds = "20"
+	}
+	go func() {
+		defer close(done)
+		data, err := c.server.Discovery().RESTClient().Get().AbsPath("/debug/pprof/profile").Param("seconds", seconds).Timeout(5 * time.Minute).DoRaw(ctx)
+		if err == nil {
+			err = os.WriteFile(file, data, 0o644)
+		}
+		if err != nil {
+			b.Logf("profiling fed-apiserver: %v", err)
+		}
+	}()
+	return done
 }
 
 // directRun is what the direct baseline measured.
@@ -579,6 +640,10 @@ func reportPropagation(b *testing.B, runs []propagationRun, direct directRun) {
 		p50.Round(time.Millisecond), p99.Round(time.Millisecond), worst.Round(time.Millisecond), len(latencies),
 		deleted.Round(time.Millisecond), objects/deleted.Seconds())
 	fmt.Printf("  CPU used from the policy to the last member object: %s\n", cpu)
+	for i, r := range runs {
+		fmt.Printf("  run %d, requests per template from the policy to the last member object, to fed-apiserver:\n    %s\n", i+1, strings.Join(r.fedRequests, "\n    "))
+		fmt.Printf("  and to %s:\n    %s\n", labMembers[0], strings.Join(r.memberRequests, "\n    "))
+	}
 }
 
 // percentile is the q-quantile of sorted durations (nearest rank).

@@ -1,0 +1,212 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package store
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Object is one member object as the cache keeps it: where it is, what selectors read
+// (labels, and the values of the fields its kind may be selected by), and its JSON in two
+// halves, metadata and the rest. The resourceVersion is not in it: an object's
+// resourceVersion in the cache is the revision the cache wrote it at.
+type Object struct {
+	Cluster   string
+	Resource  schema.GroupResource
+	Namespace string
+	Name      string
+	Labels    map[string]string
+	// Fields are the values of the object's selectable fields (metadata.name and
+	// metadata.namespace, and those the kind's apiserver supports).
+	Fields map[string]string
+	// Meta is the JSON of the object's metadata without resourceVersion; Body is the JSON
+	// of the object without metadata. Both are JSON objects.
+	Meta, Body []byte
+}
+
+func (o *Object) key() []byte { return objectKey(o.Resource, o.Cluster, o.Namespace, o.Name) }
+
+const valueFormat = 1
+
+// encode is the stored value of o: a format byte, the labels and fields as counted pairs of
+// length-prefixed strings, the metadata's length and bytes, then the body, so that a
+// selector reads the pairs without decoding any JSON.
+func (o *Object) encode() []byte {
+	n := 1 + 3*binary.MaxVarintLen64 + len(o.Meta) + len(o.Body)
+	for k, v := range o.Labels {
+		n += 2*binary.MaxVarintLen64 + len(k) + len(v)
+	}
+	for k, v := range o.Fields {
+		n += 2*binary.MaxVarintLen64 + len(k) + len(v)
+	}
+	b := make([]byte, 0, n)
+	b = append(b, valueFormat)
+	b = appendPairs(b, o.Labels)
+	b = appendPairs(b, o.Fields)
+	b = binary.AppendUvarint(b, uint64(len(o.Meta)))
+	b = append(b, o.Meta...)
+	return append(b, o.Body...)
+}
+
+func appendPairs(b []byte, m map[string]string) []byte {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = binary.AppendUvarint(b, uint64(len(keys)))
+	for _, k := range keys {
+		b = appendString(b, k)
+		b = appendString(b, m[k])
+	}
+	return b
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// value is a decoded stored value. Its strings point into the bytes it was decoded from,
+// which must not change afterwards.
+type value struct {
+	labels pairs
+	fields pairs
+	meta   []byte
+	body   []byte
+}
+
+var errCorrupt = errors.New("corrupt cache value")
+
+func decodeValue(b []byte) (*value, error) {
+	if len(b) == 0 || b[0] != valueFormat {
+		return nil, errCorrupt
+	}
+	b = b[1:]
+	v := &value{}
+	var err error
+	if v.labels, b, err = readPairs(b); err != nil {
+		return nil, err
+	}
+	if v.fields, b, err = readPairs(b); err != nil {
+		return nil, err
+	}
+	n, w := binary.Uvarint(b)
+	if w <= 0 || uint64(len(b)-w) < n {
+		return nil, errCorrupt
+	}
+	v.meta, v.body = b[w:w+int(n)], b[w+int(n):]
+	return v, nil
+}
+
+func readPairs(b []byte) (pairs, []byte, error) {
+	n, w := binary.Uvarint(b)
+	if w <= 0 || n > uint64(len(b)) {
+		return nil, nil, errCorrupt
+	}
+	b = b[w:]
+	p := make(pairs, 0, 2*n)
+	for range 2 * n {
+		l, w := binary.Uvarint(b)
+		if w <= 0 || uint64(len(b)-w) < l {
+			return nil, nil, errCorrupt
+		}
+		s := b[w : w+int(l)]
+		p = append(p, unsafe.String(unsafe.SliceData(s), len(s)))
+		b = b[w+int(l):]
+	}
+	return p, b, nil
+}
+
+// pairs are keys and values, alternating, sorted by key: labels.Labels and fields.Fields
+// without a map.
+type pairs []string
+
+func (p pairs) Lookup(k string) (string, bool) {
+	lo, hi := 0, len(p)/2
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		switch c := strings.Compare(p[2*m], k); {
+		case c == 0:
+			return p[2*m+1], true
+		case c < 0:
+			lo = m + 1
+		default:
+			hi = m
+		}
+	}
+	return "", false
+}
+
+func (p pairs) Has(k string) bool { _, ok := p.Lookup(k); return ok }
+
+func (p pairs) Get(k string) string { v, _ := p.Lookup(k); return v }
+
+// json is the object's JSON with resourceVersion rv, and with the annotations extra added
+// (nil: none; they are rare, so the metadata is decoded only then).
+func (v *value) json(rv uint64, extra map[string]string) ([]byte, error) {
+	meta := v.meta
+	if len(extra) > 0 {
+		var m map[string]any
+		if err := json.Unmarshal(meta, &m); err != nil {
+			return nil, fmt.Errorf("%w: %v", errCorrupt, err)
+		}
+		annotations, _ := m["annotations"].(map[string]any)
+		if annotations == nil {
+			annotations = map[string]any{}
+		}
+		for k, val := range extra {
+			annotations[k] = val
+		}
+		m["annotations"] = annotations
+		var err error
+		if meta, err = json.Marshal(m); err != nil {
+			return nil, err
+		}
+	}
+	return assemble(rv, meta, v.body), nil
+}
+
+// assemble writes {"metadata":{"resourceVersion":"rv",<meta>},<body>}.
+func assemble(rv uint64, meta, body []byte) []byte {
+	b := make([]byte, 0, len(meta)+len(body)+48)
+	b = append(b, `{"metadata":{"resourceVersion":"`...)
+	b = strconv.AppendUint(b, rv, 10)
+	b = append(b, '"')
+	b = appendMembers(b, meta)
+	b = append(b, '}')
+	b = appendMembers(b, body)
+	return append(b, '}')
+}
+
+// appendMembers appends the members of the JSON object obj, each after a comma.
+func appendMembers(b, obj []byte) []byte {
+	if len(obj) < 2 || string(obj) == "{}" {
+		return b
+	}
+	b = append(b, ',')
+	return append(b, obj[1:len(obj)-1]...)
+}
