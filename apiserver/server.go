@@ -20,6 +20,7 @@ import (
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	searchv1alpha1 "github.com/fedhq/fed/apis/search/v1alpha1"
 	"github.com/fedhq/fed/apiserver/fleet"
 	"github.com/fedhq/fed/apiserver/fleet/hostvalidation"
 	"github.com/fedhq/fed/apiserver/registry"
@@ -104,7 +105,11 @@ func (c CompletedConfig) New() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.InstallAPIGroups(clusterGroup, federationGroup); err != nil {
+	searchGroup, err := registry.NewSearchGroupInfo(optsGetter)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.InstallAPIGroups(clusterGroup, federationGroup, searchGroup); err != nil {
 		return nil, err
 	}
 	if host := c.HostClientConfig; host != nil {
@@ -131,7 +136,7 @@ func (c CompletedConfig) installFleet(s *genericapiserver.GenericAPIServer, host
 		Host:                host,
 		HostValidator:       &hostvalidation.Validator{Client: validationClient, Namespace: clusterv1alpha1.FedNamespace},
 		Fed:                 s.UnprotectedHandler(),
-		FedGroups:           []string{clusterv1alpha1.GroupName, federationv1alpha1.GroupName},
+		FedGroups:           []string{clusterv1alpha1.GroupName, federationv1alpha1.GroupName, searchv1alpha1.GroupName},
 		Authorizer:          c.GenericConfig.Authorization.Authorizer,
 		MaxRequestBodyBytes: c.GenericConfig.MaxRequestBodyBytes,
 		MinRequestTimeout:   time.Duration(c.GenericConfig.MinRequestTimeout) * time.Second,

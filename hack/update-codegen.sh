@@ -38,7 +38,7 @@ cd "${ROOT}"
 MODULE="github.com/fedhq/fed"
 BOILERPLATE="hack/boilerplate.go.txt"
 GENERATED="apis/generated"
-API_GROUPS=(cluster federation)
+API_GROUPS=(cluster federation search)
 VERSION="v1alpha1"
 
 internal_pkgs=()
@@ -104,9 +104,21 @@ go tool defaulter-gen \
     "${versioned_pkgs[@]}"
 
 echo "Generating conversions"
+# search.fedhq.io's spec embeds federation.fedhq.io's ClusterAffinity (the same
+# Go types, internal and v1alpha1). conversion-gen sees only conversions written
+# by hand (it parses without the zz_generated files), in the input packages and
+# in the peers named here. While ClusterAffinity has none, it copies the field
+# as it is, which it allows only because the internal and v1alpha1 types have
+# the same memory layout (checked down to every nested field); if a change makes
+# them differ, it writes code that does not compile until federation's v1alpha1
+# gets a pair of hand-written Convert_ functions for ClusterAffinity (calling
+# the generated autoConvert_ ones), which search's conversions then call.
+# Naming federation's version package as a peer keeps that so when search's
+# conversions are generated on their own.
 go tool conversion-gen \
     --go-header-file "${BOILERPLATE}" \
     --output-file zz_generated.conversion.go \
+    --extra-peer-dirs "${MODULE}/apis/federation/${VERSION}" \
     "${versioned_pkgs[@]}"
 
 echo "Generating OpenAPI definitions (rule violations go to ${GENERATED}/openapi/api_violations.list)"

@@ -17,7 +17,7 @@ func NewCommand(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "fed-apiserver",
 		Short: "fed's extension API server: fleet membership, policies and templates, served through the host cluster's aggregation layer",
-		Long: `fed-apiserver serves the cluster.fedhq.io and federation.fedhq.io API groups. It runs
+		Long: `fed-apiserver serves the cluster.fedhq.io, federation.fedhq.io and search.fedhq.io API groups. It runs
 beside a host cluster, which forwards these groups to it through an APIService; requests are
 authenticated and authorized by the host (delegated authentication and authorization).`,
 		SilenceUsage: true,

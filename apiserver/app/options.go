@@ -10,7 +10,6 @@ import (
 	"net"
 
 	"github.com/spf13/pflag"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle"
 	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
 	genericapiserver "k8s.io/apiserver/pkg/server"
@@ -19,8 +18,6 @@ import (
 	"k8s.io/client-go/rest"
 	netutils "k8s.io/utils/net"
 
-	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
-	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/openapi"
 	"github.com/fedhq/fed/apiserver"
 	"github.com/fedhq/fed/apiserver/scheme"
@@ -54,14 +51,13 @@ type Options struct {
 // NewOptions returns the defaults: Badger storage, delegated authentication and
 // authorization against the host cluster.
 func NewOptions(stdout, stderr io.Writer) *Options {
-	versions := schema.GroupVersions{clusterv1alpha1.SchemeGroupVersion, federationv1alpha1.SchemeGroupVersion}
 	o := &Options{
-		Recommended: genericoptions.NewRecommendedOptions(etcdPrefix, scheme.Codecs.LegacyCodec(versions...)),
+		Recommended: genericoptions.NewRecommendedOptions(etcdPrefix, scheme.Codecs.LegacyCodec(scheme.StorageVersions...)),
 		DataDir:     "/var/lib/fed-apiserver",
 		Stdout:      stdout,
 		Stderr:      stderr,
 	}
-	o.Recommended.Etcd.StorageConfig.EncodeVersioner = versions
+	o.Recommended.Etcd.StorageConfig.EncodeVersioner = scheme.StorageVersions
 	o.Recommended.Etcd.StorageConfig.Type = BackendBadger
 	// fed's namespaces are the fleet's, not the host's: the server puts the fleet's own
 	// namespace lifecycle in front of the admission chain instead.

@@ -27,6 +27,7 @@ import (
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	searchv1alpha1 "github.com/fedhq/fed/apis/search/v1alpha1"
 	"github.com/fedhq/fed/apiserver/registry/cluster/clusters"
 	"github.com/fedhq/fed/apiserver/registry/federation/clusteroverridepolicies"
 	"github.com/fedhq/fed/apiserver/registry/federation/clusterpropagationpolicies"
@@ -38,6 +39,7 @@ import (
 	"github.com/fedhq/fed/apiserver/registry/federation/resourcebindings"
 	"github.com/fedhq/fed/apiserver/registry/federation/works"
 	"github.com/fedhq/fed/apiserver/registry/registrykit"
+	"github.com/fedhq/fed/apiserver/registry/search/resourceregistries"
 	"github.com/fedhq/fed/apiserver/scheme"
 )
 
@@ -74,6 +76,13 @@ func NewFederationGroupInfo(optsGetter generic.RESTOptionsGetter) (*genericapise
 	)
 }
 
+// NewSearchGroupInfo returns search.fedhq.io with the storage of
+// resourceregistries and resourceregistries/status on the backend optsGetter
+// chooses.
+func NewSearchGroupInfo(optsGetter generic.RESTOptionsGetter) (*genericapiserver.APIGroupInfo, error) {
+	return newGroupInfo(searchv1alpha1.SchemeGroupVersion, optsGetter, resourceregistries.NewStorage)
+}
+
 // newGroupInfo also registers the field selectors of fed's kinds in
 // scheme.Scheme, which the group's handlers use to check them.
 func newGroupInfo(gv schema.GroupVersion, optsGetter generic.RESTOptionsGetter, newStorages ...newStorageFunc) (*genericapiserver.APIGroupInfo, error) {
@@ -99,9 +108,9 @@ func newGroupInfo(gv schema.GroupVersion, optsGetter generic.RESTOptionsGetter, 
 
 // AddFieldLabelConversionFuncs registers in s the field selectors fed
 // resources support beyond metadata.name and metadata.namespace, so that the
-// request handlers let them through. NewClusterGroupInfo and
-// NewFederationGroupInfo call it on scheme.Scheme; a server serving fed's
-// kinds from another scheme calls it on that one, before it serves.
+// request handlers let them through. The New*GroupInfo functions call it on
+// scheme.Scheme; a server serving fed's kinds from another scheme calls it on
+// that one, before it serves.
 func AddFieldLabelConversionFuncs(s *runtime.Scheme) error {
 	conversions := map[schema.GroupVersionKind]runtime.FieldLabelConversionFunc{
 		clusterv1alpha1.SchemeGroupVersion.WithKind("Cluster"):                   clusters.SelectableFields.ConvertFieldLabel,

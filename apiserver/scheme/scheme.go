@@ -9,7 +9,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 
 	clusterinstall "github.com/fedhq/fed/apis/cluster/install"
+	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	federationinstall "github.com/fedhq/fed/apis/federation/install"
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	searchinstall "github.com/fedhq/fed/apis/search/install"
+	searchv1alpha1 "github.com/fedhq/fed/apis/search/v1alpha1"
 )
 
 var (
@@ -20,11 +24,19 @@ var (
 	// ParameterCodec decodes query parameters, including fed's own options types
 	// (clusters/proxy's ClusterProxyOptions).
 	ParameterCodec = runtime.NewParameterCodec(Scheme)
+	// StorageVersions are the versions fed's objects are stored in, one per group: the
+	// storage codec and its encode versioner need every group fed serves.
+	StorageVersions = schema.GroupVersions{
+		clusterv1alpha1.SchemeGroupVersion,
+		federationv1alpha1.SchemeGroupVersion,
+		searchv1alpha1.SchemeGroupVersion,
+	}
 )
 
 func init() {
 	clusterinstall.Install(Scheme)
 	federationinstall.Install(Scheme)
+	searchinstall.Install(Scheme)
 
 	// The unversioned meta types (Status, WatchEvent, options) of the core group.
 	metav1.AddToGroupVersion(Scheme, schema.GroupVersion{Version: "v1"})

@@ -192,6 +192,7 @@ func TestFedHealthAndMetrics(t *testing.T) {
 		"/metrics":    "apiserver_request_total",
 		"/openapi/v2": `"swagger"`,
 		"/openapi/v3/apis/federation.fedhq.io/v1alpha1": "PropagationPolicy",
+		"/openapi/v3/apis/search.fedhq.io/v1alpha1":     "ResourceRegistry",
 	} {
 		body, err := cs.Discovery().RESTClient().Get().AbsPath(path).DoRaw(context.Background())
 		if err != nil {

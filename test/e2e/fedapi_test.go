@@ -58,6 +58,10 @@ var fedKinds = map[string]fedKind{
 	"CronFederatedHPA": {resource: "cronfederatedhpas", shortName: "cronfhpa", namespaced: true,
 		statusPatch: `{"status":{"executionHistories":[{"ruleName":"scale-up"}]}}`, statusPath: "{.status.executionHistories[0].ruleName}", statusValue: "scale-up",
 		columns: []string{"NAME", "REFERENCE-KIND", "REFERENCE-NAME", "AGE"}},
+	"ResourceRegistry": {resource: "resourceregistries", shortName: "rr",
+		statusPatch: `{"status":{"caches":[{"cluster":"member1","apiVersion":"apps/v1","kind":"Deployment","synced":true,"objects":3}]}}`,
+		statusPath:  "{.status.caches[0].objects}", statusValue: "3",
+		columns: []string{"NAME", "KINDS", "CLUSTERS", "SYNCED", "OBJECTS", "AGE"}},
 }
 
 // fedTarget is a fed-apiserver as the suite reaches it: through the host's aggregation

@@ -35,6 +35,7 @@ const (
 var FedGroupVersions = []struct{ Group, Version string }{
 	{"cluster.fedhq.io", "v1alpha1"},
 	{"federation.fedhq.io", "v1alpha1"},
+	{"search.fedhq.io", "v1alpha1"},
 }
 
 // FedServer is a fed-apiserver process of the lab.
@@ -79,7 +80,8 @@ func (l *Lab) fedKubeconfig() string { return filepath.Join(l.opts.Dir, "fed", "
 func (l *Lab) prepareFedIdentity(ctx context.Context) error {
 	deploy := filepath.Join(filepath.Dir(l.opts.BinDir), "artifacts", "deploy")
 	cmd := exec.CommandContext(ctx, filepath.Join(l.opts.BinDir, "kubectl"), "--kubeconfig", l.Host.Kubeconfig,
-		"apply", "-f", filepath.Join(deploy, "namespace.yaml"), "-f", filepath.Join(deploy, "rbac.yaml"), "-f", filepath.Join(deploy, "fleet-rbac.yaml"))
+		"apply", "-f", filepath.Join(deploy, "namespace.yaml"), "-f", filepath.Join(deploy, "rbac.yaml"), "-f", filepath.Join(deploy, "fleet-rbac.yaml"),
+		"-f", filepath.Join(deploy, "search-rbac.yaml"))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("applying %s: %w: %s", deploy, err, out)
 	}

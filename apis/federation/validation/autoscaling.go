@@ -91,7 +91,7 @@ func ValidateFederatedHPASpec(spec *federation.FederatedHPASpec, fldPath *field.
 func validateScaleTargetRef(ref *autoscalingv2.CrossVersionObjectReference, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	if ref.APIVersion != "" {
-		allErrs = append(allErrs, validateAPIVersion(ref.APIVersion, fldPath.Child("apiVersion"))...)
+		allErrs = append(allErrs, ValidateAPIVersion(ref.APIVersion, fldPath.Child("apiVersion"))...)
 	}
 	if ref.Kind == "" {
 		allErrs = append(allErrs, field.Required(fldPath.Child("kind"), ""))

@@ -104,7 +104,7 @@ func ValidateResourceBindingSpec(spec *federation.ResourceBindingSpec, namespace
 }
 
 func validateObjectReference(ref *federation.ObjectReference, namespace string, fldPath *field.Path) field.ErrorList {
-	allErrs := validateAPIVersion(ref.APIVersion, fldPath.Child("apiVersion"))
+	allErrs := ValidateAPIVersion(ref.APIVersion, fldPath.Child("apiVersion"))
 	if ref.Kind == "" {
 		allErrs = append(allErrs, field.Required(fldPath.Child("kind"), ""))
 	}

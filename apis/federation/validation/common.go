@@ -113,7 +113,7 @@ func validateResourceSelectors(selectors []federation.ResourceSelector, namespac
 }
 
 func validateResourceSelector(rs *federation.ResourceSelector, namespace string, fldPath *field.Path) field.ErrorList {
-	allErrs := validateAPIVersion(rs.APIVersion, fldPath.Child("apiVersion"))
+	allErrs := ValidateAPIVersion(rs.APIVersion, fldPath.Child("apiVersion"))
 	if rs.Kind == "" {
 		allErrs = append(allErrs, field.Required(fldPath.Child("kind"), ""))
 	}
@@ -132,7 +132,9 @@ func validateResourceSelector(rs *federation.ResourceSelector, namespace string,
 	return allErrs
 }
 
-func validateAPIVersion(apiVersion string, fldPath *field.Path) field.ErrorList {
+// ValidateAPIVersion checks the apiVersion of a reference to a kind: a group
+// version such as apps/v1, or v1 for the core group.
+func ValidateAPIVersion(apiVersion string, fldPath *field.Path) field.ErrorList {
 	if apiVersion == "" {
 		return field.ErrorList{field.Required(fldPath, "")}
 	}

@@ -74,7 +74,7 @@ func validateManifest(m *runtime.RawExtension, fldPath *field.Path) field.ErrorL
 	if err := json.Unmarshal(m.Raw, &h); err != nil {
 		return field.ErrorList{field.Invalid(fldPath, "", "must be a JSON object: "+err.Error())}
 	}
-	allErrs := validateAPIVersion(h.APIVersion, fldPath.Child("apiVersion"))
+	allErrs := ValidateAPIVersion(h.APIVersion, fldPath.Child("apiVersion"))
 	if h.Kind == "" {
 		allErrs = append(allErrs, field.Required(fldPath.Child("kind"), ""))
 	}

@@ -24,6 +24,8 @@ import (
 	clusterv1alpha1 "github.com/fedhq/fed/apis/generated/applyconfiguration/cluster/v1alpha1"
 	applyconfigurationfederationv1alpha1 "github.com/fedhq/fed/apis/generated/applyconfiguration/federation/v1alpha1"
 	internal "github.com/fedhq/fed/apis/generated/applyconfiguration/internal"
+	applyconfigurationsearchv1alpha1 "github.com/fedhq/fed/apis/generated/applyconfiguration/search/v1alpha1"
+	searchv1alpha1 "github.com/fedhq/fed/apis/search/v1alpha1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 	managedfields "k8s.io/apimachinery/pkg/util/managedfields"
@@ -172,6 +174,18 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationfederationv1alpha1.WorkStatusApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("YAMLPatchOperation"):
 		return &applyconfigurationfederationv1alpha1.YAMLPatchOperationApplyConfiguration{}
+
+		// Group=search.fedhq.io, Version=v1alpha1
+	case searchv1alpha1.SchemeGroupVersion.WithKind("CacheStatus"):
+		return &applyconfigurationsearchv1alpha1.CacheStatusApplyConfiguration{}
+	case searchv1alpha1.SchemeGroupVersion.WithKind("ResourceRegistry"):
+		return &applyconfigurationsearchv1alpha1.ResourceRegistryApplyConfiguration{}
+	case searchv1alpha1.SchemeGroupVersion.WithKind("ResourceRegistrySpec"):
+		return &applyconfigurationsearchv1alpha1.ResourceRegistrySpecApplyConfiguration{}
+	case searchv1alpha1.SchemeGroupVersion.WithKind("ResourceRegistryStatus"):
+		return &applyconfigurationsearchv1alpha1.ResourceRegistryStatusApplyConfiguration{}
+	case searchv1alpha1.SchemeGroupVersion.WithKind("ResourceSelector"):
+		return &applyconfigurationsearchv1alpha1.ResourceSelectorApplyConfiguration{}
 
 	}
 	return nil

@@ -29,6 +29,8 @@ import (
 	clusterinstall "github.com/fedhq/fed/apis/cluster/install"
 	federationinstall "github.com/fedhq/fed/apis/federation/install"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	searchinstall "github.com/fedhq/fed/apis/search/install"
+	searchv1alpha1 "github.com/fedhq/fed/apis/search/v1alpha1"
 )
 
 func definitions() map[string]common.OpenAPIDefinition {
@@ -52,11 +54,13 @@ func TestDefinitionsAreComplete(t *testing.T) {
 
 // TestServerSideApplySchema builds the schema server-side apply uses from
 // the definitions, marking each fed kind with its group, version and kind as
-// the server does, and converts objects with free-form fields through it.
+// the server does, and converts objects with free-form fields, and one with
+// a type of another fed group (a ResourceRegistry's ClusterAffinity), through it.
 func TestServerSideApplySchema(t *testing.T) {
 	scheme := runtime.NewScheme()
 	clusterinstall.Install(scheme)
 	federationinstall.Install(scheme)
+	searchinstall.Install(scheme)
 
 	defs := definitions()
 	schemas := make(map[string]*spec.Schema, len(defs))
@@ -107,7 +111,15 @@ func TestServerSideApplySchema(t *testing.T) {
 			{Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"k":"v"}}`)},
 		}}},
 	}
-	for _, obj := range []runtime.Object{policy, work} {
+	registry := &searchv1alpha1.ResourceRegistry{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "search.fedhq.io/v1alpha1", Kind: "ResourceRegistry"},
+		ObjectMeta: metav1.ObjectMeta{Name: "apps"},
+		Spec: searchv1alpha1.ResourceRegistrySpec{
+			TargetCluster:     federationv1alpha1.ClusterAffinity{ClusterNames: []string{"member1"}},
+			ResourceSelectors: []searchv1alpha1.ResourceSelector{{APIVersion: "apps/v1", Kind: "Deployment"}},
+		},
+	}
+	for _, obj := range []runtime.Object{policy, work, registry} {
 		if _, err := converter.ObjectToTyped(obj); err != nil {
 			t.Errorf("%T: %v", obj, err)
 		}

@@ -24,6 +24,7 @@ package openapi
 import (
 	v1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	searchv1alpha1 "github.com/fedhq/fed/apis/search/v1alpha1"
 	v2 "k8s.io/api/autoscaling/v2"
 	v1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -117,6 +118,12 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		federationv1alpha1.WorkStatus{}.OpenAPIModelName():                     schema_fed_apis_federation_v1alpha1_WorkStatus(ref),
 		federationv1alpha1.WorkloadTemplate{}.OpenAPIModelName():               schema_fed_apis_federation_v1alpha1_WorkloadTemplate(ref),
 		federationv1alpha1.YAMLPatchOperation{}.OpenAPIModelName():             schema_fed_apis_federation_v1alpha1_YAMLPatchOperation(ref),
+		searchv1alpha1.CacheStatus{}.OpenAPIModelName():                        schema_fed_apis_search_v1alpha1_CacheStatus(ref),
+		searchv1alpha1.ResourceRegistry{}.OpenAPIModelName():                   schema_fed_apis_search_v1alpha1_ResourceRegistry(ref),
+		searchv1alpha1.ResourceRegistryList{}.OpenAPIModelName():               schema_fed_apis_search_v1alpha1_ResourceRegistryList(ref),
+		searchv1alpha1.ResourceRegistrySpec{}.OpenAPIModelName():               schema_fed_apis_search_v1alpha1_ResourceRegistrySpec(ref),
+		searchv1alpha1.ResourceRegistryStatus{}.OpenAPIModelName():             schema_fed_apis_search_v1alpha1_ResourceRegistryStatus(ref),
+		searchv1alpha1.ResourceSelector{}.OpenAPIModelName():                   schema_fed_apis_search_v1alpha1_ResourceSelector(ref),
 		v2.ContainerResourceMetricSource{}.OpenAPIModelName():                  schema_k8sio_api_autoscaling_v2_ContainerResourceMetricSource(ref),
 		v2.ContainerResourceMetricStatus{}.OpenAPIModelName():                  schema_k8sio_api_autoscaling_v2_ContainerResourceMetricStatus(ref),
 		v2.CrossVersionObjectReference{}.OpenAPIModelName():                    schema_k8sio_api_autoscaling_v2_CrossVersionObjectReference(ref),
@@ -4462,6 +4469,322 @@ func schema_fed_apis_federation_v1alpha1_YAMLPatchOperation(ref common.Reference
 		},
 		Dependencies: []string{
 			apiextensionsv1.JSON{}.OpenAPIModelName()},
+	}
+}
+
+func schema_fed_apis_search_v1alpha1_CacheStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "CacheStatus is the state of the cache of one kind (and namespace) of one member cluster.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"cluster": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Cluster is the name of the member cluster.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion is the group and version of the cached kind, as in the resource selector.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is the cached kind.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"namespace": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Namespace is the namespace the cache is limited to; empty for all namespaces.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"synced": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Synced is true once the cache holds everything the member had when the cache started watching it: after a full list, or after resuming a watch.",
+							Default:     false,
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"objects": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Objects is how many objects of this kind (and namespace) of this cluster the cache holds.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"stale": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Stale is true while the member cannot be reached: its entries stay in the cache as last seen, and search results from them carry the search.fedhq.io/stale annotation.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Message says why the cache is not synced or is stale: the member is unreachable, it does not serve the kind, and so on.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"lastSyncTime": {
+						SchemaProps: spec.SchemaProps{
+							Description: "LastSyncTime is when the cache last received an event or a list from the member for this kind.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"cluster", "apiVersion", "kind", "synced", "objects"},
+			},
+		},
+		Dependencies: []string{
+			metav1.Time{}.OpenAPIModelName()},
+	}
+}
+
+func schema_fed_apis_search_v1alpha1_ResourceRegistry(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ResourceRegistry says which kinds of which member clusters fed caches, so that searches across the fleet are answered from the cache instead of asking every member. Its status says, per cluster and kind, how far the cache is.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Standard object metadata.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(metav1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Spec selects the clusters and kinds to cache.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(searchv1alpha1.ResourceRegistrySpec{}.OpenAPIModelName()),
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Status is how far the cache of each selected cluster and kind is. Written by the cache through the status subresource.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(searchv1alpha1.ResourceRegistryStatus{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"spec"},
+			},
+		},
+		Dependencies: []string{
+			searchv1alpha1.ResourceRegistrySpec{}.OpenAPIModelName(), searchv1alpha1.ResourceRegistryStatus{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_fed_apis_search_v1alpha1_ResourceRegistryList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ResourceRegistryList is a list of ResourceRegistries.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Standard list metadata.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(metav1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Items are the resource registries.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(searchv1alpha1.ResourceRegistry{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			searchv1alpha1.ResourceRegistry{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_fed_apis_search_v1alpha1_ResourceRegistrySpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ResourceRegistrySpec selects the clusters and the kinds fed caches.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"targetCluster": {
+						SchemaProps: spec.SchemaProps{
+							Description: "TargetCluster selects the member clusters whose objects are cached, with the semantics of a PropagationPolicy's placement.clusterAffinity: cluster names, excluded clusters, a label selector and a field selector on provider, region and zone. Empty selects every cluster of the fleet, including those that join later.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(federationv1alpha1.ClusterAffinity{}.OpenAPIModelName()),
+						},
+					},
+					"resourceSelectors": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "ResourceSelectors are the kinds to cache from each selected cluster. At least one.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(searchv1alpha1.ResourceSelector{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"resourceSelectors"},
+			},
+		},
+		Dependencies: []string{
+			federationv1alpha1.ClusterAffinity{}.OpenAPIModelName(), searchv1alpha1.ResourceSelector{}.OpenAPIModelName()},
+	}
+}
+
+func schema_fed_apis_search_v1alpha1_ResourceRegistryStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ResourceRegistryStatus is how far the caches of a ResourceRegistry are.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"conditions": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"type",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Conditions are the latest observations of the registry's state; the Ready condition says whether every cache is synced.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(metav1.Condition{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"caches": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Caches says, for each selected cluster and each resource selector, how far the cache is.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(searchv1alpha1.CacheStatus{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			searchv1alpha1.CacheStatus{}.OpenAPIModelName(), metav1.Condition{}.OpenAPIModelName()},
+	}
+}
+
+func schema_fed_apis_search_v1alpha1_ResourceSelector(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ResourceSelector names one kind to cache, in every namespace or in one.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion is the group and version of the kind, for example \"apps/v1\" or \"v1\".",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is the kind to cache, for example \"Deployment\".",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"namespace": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Namespace limits the cache of this kind to one namespace. Empty caches the kind in all namespaces (and cluster-scoped kinds).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"apiVersion", "kind"},
+			},
+		},
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/generated/clientset/versioned/typed/cluster/v1alpha1"
 	federationv1alpha1 "github.com/fedhq/fed/apis/generated/clientset/versioned/typed/federation/v1alpha1"
+	searchv1alpha1 "github.com/fedhq/fed/apis/generated/clientset/versioned/typed/search/v1alpha1"
 	discovery "k8s.io/client-go/discovery"
 	rest "k8s.io/client-go/rest"
 	flowcontrol "k8s.io/client-go/util/flowcontrol"
@@ -33,6 +34,7 @@ type Interface interface {
 	Discovery() discovery.DiscoveryInterfaces
 	ClusterV1alpha1() clusterv1alpha1.ClusterV1alpha1Interface
 	FederationV1alpha1() federationv1alpha1.FederationV1alpha1Interface
+	SearchV1alpha1() searchv1alpha1.SearchV1alpha1Interface
 }
 
 // Clientset contains the clients for groups.
@@ -40,6 +42,7 @@ type Clientset struct {
 	*discovery.DiscoveryClient
 	clusterV1alpha1    *clusterv1alpha1.ClusterV1alpha1Client
 	federationV1alpha1 *federationv1alpha1.FederationV1alpha1Client
+	searchV1alpha1     *searchv1alpha1.SearchV1alpha1Client
 }
 
 // ClusterV1alpha1 retrieves the ClusterV1alpha1Client
@@ -50,6 +53,11 @@ func (c *Clientset) ClusterV1alpha1() clusterv1alpha1.ClusterV1alpha1Interface {
 // FederationV1alpha1 retrieves the FederationV1alpha1Client
 func (c *Clientset) FederationV1alpha1() federationv1alpha1.FederationV1alpha1Interface {
 	return c.federationV1alpha1
+}
+
+// SearchV1alpha1 retrieves the SearchV1alpha1Client
+func (c *Clientset) SearchV1alpha1() searchv1alpha1.SearchV1alpha1Interface {
+	return c.searchV1alpha1
 }
 
 // Discovery retrieves the DiscoveryClient
@@ -104,6 +112,10 @@ func NewForConfigAndClient(c *rest.Config, httpClient *http.Client) (*Clientset,
 	if err != nil {
 		return nil, err
 	}
+	cs.searchV1alpha1, err = searchv1alpha1.NewForConfigAndClient(&configShallowCopy, httpClient)
+	if err != nil {
+		return nil, err
+	}
 
 	cs.DiscoveryClient, err = discovery.NewDiscoveryClientForConfigAndClient(&configShallowCopy, httpClient)
 	if err != nil {
@@ -127,6 +139,7 @@ func New(c rest.Interface) *Clientset {
 	var cs Clientset
 	cs.clusterV1alpha1 = clusterv1alpha1.New(c)
 	cs.federationV1alpha1 = federationv1alpha1.New(c)
+	cs.searchV1alpha1 = searchv1alpha1.New(c)
 
 	cs.DiscoveryClient = discovery.NewDiscoveryClient(c)
 	return &cs

@@ -28,6 +28,7 @@ import (
 	cluster "github.com/fedhq/fed/apis/generated/informers/externalversions/cluster"
 	federation "github.com/fedhq/fed/apis/generated/informers/externalversions/federation"
 	internalinterfaces "github.com/fedhq/fed/apis/generated/informers/externalversions/internalinterfaces"
+	search "github.com/fedhq/fed/apis/generated/informers/externalversions/search"
 	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
@@ -328,6 +329,7 @@ type SharedInformerFactory interface {
 
 	Cluster() cluster.Interface
 	Federation() federation.Interface
+	Search() search.Interface
 }
 
 func (f *sharedInformerFactory) Cluster() cluster.Interface {
@@ -336,4 +338,8 @@ func (f *sharedInformerFactory) Cluster() cluster.Interface {
 
 func (f *sharedInformerFactory) Federation() federation.Interface {
 	return federation.New(f, f.namespace, f.tweakListOptions)
+}
+
+func (f *sharedInformerFactory) Search() search.Interface {
+	return search.New(f, f.namespace, f.tweakListOptions)
 }

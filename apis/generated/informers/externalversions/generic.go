@@ -23,6 +23,7 @@ import (
 
 	v1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	searchv1alpha1 "github.com/fedhq/fed/apis/search/v1alpha1"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
 	cache "k8s.io/client-go/tools/cache"
 )
@@ -76,6 +77,10 @@ func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Federation().V1alpha1().ResourceBindings().Informer()}, nil
 	case federationv1alpha1.SchemeGroupVersion.WithResource("works"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Federation().V1alpha1().Works().Informer()}, nil
+
+		// Group=search.fedhq.io, Version=v1alpha1
+	case searchv1alpha1.SchemeGroupVersion.WithResource("resourceregistries"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Search().V1alpha1().ResourceRegistries().Informer()}, nil
 
 	}
 

@@ -36,8 +36,6 @@ import (
 	"k8s.io/apiserver/pkg/registry/generic"
 	"k8s.io/apiserver/pkg/storage/storagebackend"
 
-	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
-	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apiserver/scheme"
 )
 
@@ -67,9 +65,8 @@ func RESTOptionsGetter(t *testing.T) generic.RESTOptionsGetter {
 		}
 		t.Fatal(etcd.err)
 	}
-	versions := schema.GroupVersions{clusterv1alpha1.SchemeGroupVersion, federationv1alpha1.SchemeGroupVersion}
-	config := storagebackend.NewDefaultConfig("/"+strconv.FormatInt(time.Now().UnixNano(), 36), scheme.Codecs.LegacyCodec(versions...))
-	config.EncodeVersioner = versions
+	config := storagebackend.NewDefaultConfig("/"+strconv.FormatInt(time.Now().UnixNano(), 36), scheme.Codecs.LegacyCodec(scheme.StorageVersions...))
+	config.EncodeVersioner = scheme.StorageVersions
 	config.CompactionInterval = 0
 	config.Transport.ServerList = []string{etcd.url}
 	return optionsGetter{config: config}

@@ -25,6 +25,8 @@ import (
 	fakeclusterv1alpha1 "github.com/fedhq/fed/apis/generated/clientset/versioned/typed/cluster/v1alpha1/fake"
 	federationv1alpha1 "github.com/fedhq/fed/apis/generated/clientset/versioned/typed/federation/v1alpha1"
 	fakefederationv1alpha1 "github.com/fedhq/fed/apis/generated/clientset/versioned/typed/federation/v1alpha1/fake"
+	searchv1alpha1 "github.com/fedhq/fed/apis/generated/clientset/versioned/typed/search/v1alpha1"
+	fakesearchv1alpha1 "github.com/fedhq/fed/apis/generated/clientset/versioned/typed/search/v1alpha1/fake"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -146,4 +148,9 @@ func (c *Clientset) ClusterV1alpha1() clusterv1alpha1.ClusterV1alpha1Interface {
 // FederationV1alpha1 retrieves the FederationV1alpha1Client
 func (c *Clientset) FederationV1alpha1() federationv1alpha1.FederationV1alpha1Interface {
 	return &fakefederationv1alpha1.FakeFederationV1alpha1{Fake: &c.Fake}
+}
+
+// SearchV1alpha1 retrieves the SearchV1alpha1Client
+func (c *Clientset) SearchV1alpha1() searchv1alpha1.SearchV1alpha1Interface {
+	return &fakesearchv1alpha1.FakeSearchV1alpha1{Fake: &c.Fake}
 }

@@ -21,6 +21,7 @@ package fake
 import (
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	searchv1alpha1 "github.com/fedhq/fed/apis/search/v1alpha1"
 	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 	schema "k8s.io/apimachinery/pkg/runtime/schema"
@@ -34,6 +35,7 @@ var codecs = serializer.NewCodecFactory(scheme)
 var localSchemeBuilder = runtime.SchemeBuilder{
 	clusterv1alpha1.AddToScheme,
 	federationv1alpha1.AddToScheme,
+	searchv1alpha1.AddToScheme,
 }
 
 // AddToScheme adds all types of this clientset into the given scheme. This allows composition

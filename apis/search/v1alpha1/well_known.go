@@ -1,0 +1,59 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+// Where the search endpoints live, and how the host cluster sees requests to them. The host
+// authorizes a request to an aggregated API before forwarding it, resolving the path as its
+// own: the segment after the version is the resource, the next one the name, the one after
+// that the subresource (see FleetPath in federation.fedhq.io for the same reasoning).
+const (
+	// SearchResource and CacheName name the cache's endpoint in the host's authorization. For
+	// the host, a request to CachePath + "/apis/apps/v1/deployments" is a request on the
+	// "apis" subresource of search/cache in this group, and one to CachePath +
+	// "/api/v1/pods" on its "api" subresource; the verb is the HTTP method's (get for a list
+	// or a watch too, since the host sees a name). RBAC has no "search/*" wildcard (only
+	// "*/subresource"), so a rule names both: search/api and search/apis. The host does not
+	// count these requests as long-running (their subresource is not proxy): its request
+	// timeout applies to watches under CachePath.
+	SearchResource = "search"
+	CacheName      = "cache"
+
+	// CachePath is where fed-apiserver answers Kubernetes list and watch paths from the cache
+	// of the kinds ResourceRegistries select: CachePath + "/apis/apps/v1/deployments" lists
+	// the Deployments of every cached cluster, each annotated with AnnotationCluster.
+	CachePath = "/apis/" + GroupName + "/v1alpha1/" + SearchResource + "/" + CacheName
+
+	// ProxyingResource and ProxyingName name the proxy endpoint in the host's
+	// authorization: a request under ProxyPath is, for the host, a request on the proxy
+	// subresource of proxying/fleet, like clusters/NAME/proxy: one RBAC rule on
+	// proxying/proxy lets a user in, and the host treats watches through it as long-running.
+	ProxyingResource = "proxying"
+	ProxyingName     = "fleet"
+
+	// ProxyPath is where fed-apiserver serves any Kubernetes path across the fleet: reads of
+	// cached kinds come from the cache, everything else goes to the member that holds the
+	// object.
+	ProxyPath = "/apis/" + GroupName + "/v1alpha1/" + ProxyingResource + "/" + ProxyingName + "/proxy"
+
+	// AnnotationCluster, on an object of a search result, names the member cluster the
+	// object came from.
+	AnnotationCluster = "search.fedhq.io/cluster"
+
+	// AnnotationStale, set to "true" on an object of a search result, says that its member
+	// cannot be reached: the object is as the cache last saw it.
+	AnnotationStale = "search.fedhq.io/stale"
+)
