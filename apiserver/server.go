@@ -7,11 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apiserver/pkg/admission"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/apiserver/pkg/server/healthz"
@@ -24,7 +27,9 @@ import (
 	"github.com/fedhq/fed/apiserver/fleet"
 	"github.com/fedhq/fed/apiserver/fleet/hostvalidation"
 	"github.com/fedhq/fed/apiserver/registry"
+	"github.com/fedhq/fed/apiserver/search"
 	"github.com/fedhq/fed/controllers"
+	"github.com/fedhq/fed/search/store"
 )
 
 // Config is fed-apiserver's configuration.
@@ -33,13 +38,51 @@ type Config struct {
 	// HostClientConfig reaches the host cluster (--kubeconfig, or in-cluster). Without it
 	// the embedded controllers do not run.
 	HostClientConfig *rest.Config
+	// SearchCache is the search cache (search/store), open while the server runs with a
+	// host; nil without one.
+	SearchCache *store.Store
 }
 
 type completedConfig struct {
 	GenericConfig    genericapiserver.CompletedConfig
 	HostClientConfig *rest.Config
+	SearchCache      *store.Store
 	// fleet is the fleet API's handler, which the handler chain reaches once New made it.
 	fleet *atomic.Pointer[fleet.Fleet]
+	// members is the fleet proxy's access to the members, once the controllers run.
+	members *fleetMembers
+}
+
+// fleetMembers is the members as the controllers reach them, for the fleet proxy.
+type fleetMembers struct {
+	started atomic.Pointer[controllers.Members]
+}
+
+func (m *fleetMembers) Config(cluster string) (*rest.Config, error) {
+	s := m.started.Load()
+	if s == nil {
+		return nil, errors.New("fed's controllers are starting")
+	}
+	return s.Configs.Config(cluster)
+}
+
+func (m *fleetMembers) Ready() []string {
+	s := m.started.Load()
+	if s == nil {
+		return nil
+	}
+	clusters, err := s.Clusters.List(labels.Everything())
+	if err != nil {
+		return nil
+	}
+	var ready []string
+	for _, c := range clusters {
+		if apimeta.IsStatusConditionTrue(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady) {
+			ready = append(ready, c.Name)
+		}
+	}
+	slices.Sort(ready)
+	return ready
 }
 
 // CompletedConfig is a Config on which Complete has run; only it can build a server.
@@ -54,23 +97,38 @@ func (c *Config) Complete() CompletedConfig {
 	if gc.RequestInfoResolver == nil {
 		gc.RequestInfoResolver = genericapiserver.NewRequestInfoResolver(&gc.Config)
 	}
-	gc.RequestInfoResolver = fleet.RequestInfoResolver(gc.RequestInfoResolver)
+	gc.RequestInfoResolver = search.ProxyRequestInfoResolver(search.RequestInfoResolver(fleet.RequestInfoResolver(gc.RequestInfoResolver)))
 	fleetHandler := &atomic.Pointer[fleet.Fleet]{}
 	// fed's namespaced kinds live in the fleet's namespaces (the generic NamespaceLifecycle,
 	// which reads the host's, is turned off by the options).
 	if gc.AdmissionControl != nil {
 		gc.AdmissionControl = admission.NewChainHandler(fleet.NamespaceLifecycle(fleetHandler.Load), gc.AdmissionControl)
 	}
+	var searchCache, fleetProxy http.Handler
+	members := &fleetMembers{}
+	if c.SearchCache != nil && c.HostClientConfig != nil {
+		cache := &search.Cache{Store: c.SearchCache, MinRequestTimeout: time.Duration(gc.MinRequestTimeout) * time.Second}
+		searchCache, fleetProxy = cache, &search.Proxy{Cache: cache, Members: members}
+	}
 	buildChain := gc.BuildHandlerChainFunc
 	gc.BuildHandlerChainFunc = func(apiHandler http.Handler, conf *genericapiserver.Config) http.Handler {
-		return buildChain(fleet.Route(apiHandler, func() http.Handler {
+		routed := fleet.Route(apiHandler, func() http.Handler {
 			if f := fleetHandler.Load(); f != nil {
 				return f
 			}
 			return nil
-		}), conf)
+		})
+		routed = search.Route(routed, func() http.Handler { return searchCache })
+		routed = search.ProxyRoute(routed, func() http.Handler {
+			if fleetProxy == nil || members.started.Load() == nil {
+				return nil
+			}
+			return fleetProxy
+		})
+		return buildChain(routed, conf)
 	}
-	return CompletedConfig{&completedConfig{GenericConfig: gc.Complete(), HostClientConfig: c.HostClientConfig, fleet: fleetHandler}}
+	return CompletedConfig{&completedConfig{GenericConfig: gc.Complete(), HostClientConfig: c.HostClientConfig, SearchCache: c.SearchCache,
+		fleet: fleetHandler, members: members}}
 }
 
 // Server is fed-apiserver.
@@ -119,7 +177,12 @@ func (c CompletedConfig) New() (*Server, error) {
 		// The controllers read and write fed's objects through the server's own loopback
 		// client, so they need it serving: a post-start hook, stopped with the server.
 		s.AddPostStartHookOrDie("start-fed-controllers", func(hookContext genericapiserver.PostStartHookContext) error {
-			return controllers.Start(hookContext, controllers.Config{Fed: hookContext.LoopbackClientConfig, Host: host})
+			started, err := controllers.Start(hookContext, controllers.Config{Fed: hookContext.LoopbackClientConfig, Host: host, SearchCache: c.SearchCache})
+			if err != nil {
+				return err
+			}
+			c.members.started.Store(started)
+			return nil
 		})
 	}
 	return &Server{GenericAPIServer: s}, nil

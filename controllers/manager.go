@@ -24,6 +24,7 @@ import (
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions"
+	clusterlisters "github.com/fedhq/fed/apis/generated/listers/cluster/v1alpha1"
 	"github.com/fedhq/fed/clusterclient"
 	"github.com/fedhq/fed/controllers/binding"
 	"github.com/fedhq/fed/controllers/bindingstatus"
@@ -37,7 +38,9 @@ import (
 	"github.com/fedhq/fed/controllers/internal/works"
 	"github.com/fedhq/fed/controllers/namespace"
 	"github.com/fedhq/fed/controllers/scheduler"
+	"github.com/fedhq/fed/controllers/searchcache"
 	"github.com/fedhq/fed/controllers/workstatus"
+	"github.com/fedhq/fed/search/store"
 )
 
 // Config is what the controllers need to run.
@@ -50,13 +53,23 @@ type Config struct {
 	ClusterWorkers int
 	// Cluster tunes the cluster health controller.
 	Cluster clustercontroller.Options
+	// SearchCache, when set, is filled with the members' objects the ResourceRegistries
+	// name.
+	SearchCache *store.Store
+}
+
+// Members is what the controllers share with the rest of the server once they run: the
+// members' client configurations and the fleet's Clusters, for the fleet proxy.
+type Members struct {
+	Configs  *clusterclient.Cache
+	Clusters clusterlisters.ClusterLister
 }
 
 // Start builds the informers and starts every controller; they run until ctx is done.
 // Start returns once they are started, without waiting for the informers to sync.
-func Start(ctx context.Context, cfg Config) error {
+func Start(ctx context.Context, cfg Config) (*Members, error) {
 	if cfg.Fed == nil || cfg.Host == nil {
-		return fmt.Errorf("controllers need both the fed and the host client configuration")
+		return nil, fmt.Errorf("controllers need both the fed and the host client configuration")
 	}
 	if cfg.ClusterWorkers <= 0 {
 		cfg.ClusterWorkers = 4
@@ -67,11 +80,11 @@ func Start(ctx context.Context, cfg Config) error {
 	cfg.Fed.QPS, cfg.Fed.Burst = 2000, 4000
 	fedClient, err := versioned.NewForConfig(rest.CopyConfig(cfg.Fed))
 	if err != nil {
-		return fmt.Errorf("fed client: %w", err)
+		return nil, fmt.Errorf("fed client: %w", err)
 	}
 	hostClient, err := kubernetes.NewForConfig(rest.CopyConfig(cfg.Host))
 	if err != nil {
-		return fmt.Errorf("host client: %w", err)
+		return nil, fmt.Errorf("host client: %w", err)
 	}
 	fedFactory := fedinformers.NewSharedInformerFactory(fedClient, 0) // no resync: controllers poll members themselves
 	// Only fed's namespace: fed reads no other host Secret, and its RBAC allows no more.
@@ -83,54 +96,54 @@ func Start(ctx context.Context, cfg Config) error {
 	configs := clusterclient.New(clusters.Lister(), secrets.Lister())
 	mbs, err := members.New(ctx, configs, clusters)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	tmpls, err := newTemplates(cfg.Fed)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	recorder, err := fleetRecorder(ctx, cfg.Fed)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	fed := fedFactory.Federation().V1alpha1()
 	// The scheduler and the binding controller share one view of the bindings, so that
 	// each reads what the other has just written.
 	bindingAccess, err := bindings.NewAccess(fedClient, fed.ResourceBindings(), fed.ClusterResourceBindings())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// Likewise the controllers of Works.
 	workAccess, err := works.New(fed.Works())
 	if err != nil {
-		return err
+		return nil, err
 	}
 
 	clusterController, err := clustercontroller.NewController(fedClient, clusters, configs, secrets, cfg.Cluster)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	detectorController, err := detector.NewController(fedClient, tmpls, fed.PropagationPolicies(), fed.ClusterPropagationPolicies(),
 		fed.ResourceBindings(), fed.ClusterResourceBindings(), recorder)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	schedulerController, err := scheduler.NewController(fedClient, clusters, bindingAccess, recorder)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	bindingStatusController, err := bindingstatus.NewController(tmpls, bindingAccess, workAccess)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	bindingController, err := binding.NewController(fedClient, tmpls, bindingAccess, workAccess,
 		fed.OverridePolicies(), fed.ClusterOverridePolicies(), clusters, bindingStatusController.Enqueue, recorder)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	namespaceController, err := namespace.NewController(tmpls, clusters, mbs)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// Execution records what it made of each Work for the status path, which writes it
 	// once with the objects' state.
@@ -139,9 +152,16 @@ func Start(ctx context.Context, cfg Config) error {
 	executionController, err := execution.NewController(fedClient, workAccess, mbs, namespaceController, results,
 		workStatusController.Enqueue, recorder)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// Informers are registered by the calls above; only now may the factories start them.
+	var searchCacheController *searchcache.Controller
+	if cfg.SearchCache != nil {
+		searchCacheController, err = searchcache.NewController(fedClient, fedFactory.Search().V1alpha1().ResourceRegistries(), clusters, mbs, configs, cfg.SearchCache)
+		if err != nil {
+			return nil, err
+		}
+	}
 	fedFactory.Start(ctx.Done())
 	hostFactory.Start(ctx.Done())
 	tmpls.Start(ctx)
@@ -157,13 +177,16 @@ func Start(ctx context.Context, cfg Config) error {
 	go workStatusController.Run(ctx, 4)
 	go executionController.Run(ctx, 32)
 	go namespaceController.Run(ctx, 2)
+	if searchCacheController != nil {
+		go searchCacheController.Run(ctx, 2)
+	}
 	go func() {
 		<-ctx.Done()
 		fedFactory.Shutdown()
 		hostFactory.Shutdown()
 	}()
 	klog.FromContext(ctx).Info("Started fed controllers", "clusterWorkers", cfg.ClusterWorkers)
-	return nil
+	return &Members{Configs: configs, Clusters: clusters.Lister()}, nil
 }
 
 // fleetConfig reaches the fleet API, which fed-apiserver serves at FleetPath of the same

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"path/filepath"
 
 	"github.com/spf13/pflag"
 	"k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle"
@@ -23,6 +24,7 @@ import (
 	"github.com/fedhq/fed/apiserver/scheme"
 	"github.com/fedhq/fed/apiserver/storage/badger"
 	badgeroptions "github.com/fedhq/fed/apiserver/storage/badger/options"
+	"github.com/fedhq/fed/search/store"
 )
 
 const (
@@ -39,6 +41,8 @@ type Options struct {
 	Recommended *genericoptions.RecommendedOptions
 	// DataDir is where the Badger backend keeps its database.
 	DataDir string
+	// SearchCache sizes the search cache; its Dir defaults to <DataDir>/search-cache.
+	SearchCache store.Options
 
 	// etcd holds the storage options while the Badger backend runs: the generic options
 	// would otherwise validate and apply them as etcd settings.
@@ -54,6 +58,7 @@ func NewOptions(stdout, stderr io.Writer) *Options {
 	o := &Options{
 		Recommended: genericoptions.NewRecommendedOptions(etcdPrefix, scheme.Codecs.LegacyCodec(scheme.StorageVersions...)),
 		DataDir:     "/var/lib/fed-apiserver",
+		SearchCache: store.DefaultOptions(""),
 		Stdout:      stdout,
 		Stderr:      stderr,
 	}
@@ -72,6 +77,15 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 		f.Usage = "The storage backend: badger (embedded, in --data-dir) or etcd3 (--etcd-servers; for several replicas)."
 	}
 	fs.StringVar(&o.DataDir, "data-dir", o.DataDir, "Directory of the Badger database (with --storage-backend=badger).")
+	sc := &o.SearchCache
+	fs.StringVar(&sc.Dir, "search-cache-dir", sc.Dir, "Directory of the search cache's Badger database (default <data-dir>/search-cache).")
+	fs.Int64Var(&sc.BlockCacheSize, "search-cache-block-cache-bytes", sc.BlockCacheSize, "Memory the search cache keeps of recently read data blocks.")
+	fs.Int64Var(&sc.IndexCacheSize, "search-cache-index-cache-bytes", sc.IndexCacheSize, "Memory the search cache keeps of table indexes and bloom filters (the rest is read from disk).")
+	fs.Int64Var(&sc.MemTableSize, "search-cache-memtable-bytes", sc.MemTableSize, "Size of each of the search cache's in-memory write tables.")
+	fs.IntVar(&sc.NumMemtables, "search-cache-memtables", sc.NumMemtables, "How many in-memory write tables the search cache keeps before it waits for them to reach disk.")
+	fs.DurationVar(&sc.ValueLogGCInterval, "search-cache-value-log-gc-interval", sc.ValueLogGCInterval, "How often the search cache rewrites its value log to reclaim the space of changed and deleted objects.")
+	fs.DurationVar(&sc.History, "search-cache-history", sc.History, "How long a paginated search (its continue token) stays valid.")
+	fs.IntVar(&sc.WatchEvents, "search-cache-watch-events", sc.WatchEvents, "How many recent changes a watch of the search cache can resume from.")
 }
 
 func (o *Options) backend() string {
@@ -100,6 +114,13 @@ func (o *Options) Validate() error {
 	case BackendEtcd3, "":
 	default:
 		errs = append(errs, fmt.Errorf("--storage-backend=%q: must be badger or etcd3", o.backend()))
+	}
+	sc := o.SearchCache
+	if sc.Dir == "" && o.DataDir == "" {
+		errs = append(errs, errors.New("--search-cache-dir is required without --data-dir"))
+	}
+	if sc.BlockCacheSize < 0 || sc.IndexCacheSize < 0 || sc.MemTableSize < 1<<20 || sc.NumMemtables < 1 || sc.WatchEvents < 1 || sc.History <= 0 {
+		errs = append(errs, errors.New("the --search-cache-* sizes must be positive (memtables at least 1 MiB)"))
 	}
 	return errors.Join(errs...)
 }
@@ -132,8 +153,21 @@ func (o *Options) Config() (*apiserver.Config, func() error, error) {
 		host = rest.CopyConfig(c.ClientConfig)
 		host.QPS, host.Burst = 500, 1000
 	}
+	cfg := &apiserver.Config{GenericConfig: c, HostClientConfig: host}
+	closeCache := noop
+	var err error
+	if host != nil {
+		sc := o.SearchCache
+		if sc.Dir == "" {
+			sc.Dir = filepath.Join(o.DataDir, "search-cache")
+		}
+		if cfg.SearchCache, err = store.Open(sc); err != nil {
+			return nil, noop, err
+		}
+		closeCache = cfg.SearchCache.Close
+	}
 	if o.backend() != BackendBadger {
-		return &apiserver.Config{GenericConfig: c, HostClientConfig: host}, noop, nil
+		return cfg, closeCache, nil
 	}
 
 	storageConfig := o.etcd.StorageConfig
@@ -142,6 +176,7 @@ func (o *Options) Config() (*apiserver.Config, func() error, error) {
 	}
 	db, err := badger.Open(o.DataDir, badger.WithCompactionInterval(storageConfig.CompactionInterval))
 	if err != nil {
+		_ = closeCache()
 		return nil, noop, fmt.Errorf("opening the Badger database in %s: %w", o.DataDir, err)
 	}
 	c.RESTOptionsGetter = &badgeroptions.RESTOptionsGetter{
@@ -152,7 +187,7 @@ func (o *Options) Config() (*apiserver.Config, func() error, error) {
 		DeleteCollectionWorkers: o.etcd.DeleteCollectionWorkers,
 		CountMetricPollPeriod:   storageConfig.CountMetricPollPeriod,
 	}
-	return &apiserver.Config{GenericConfig: c, HostClientConfig: host}, db.Close, nil
+	return cfg, func() error { return errors.Join(closeCache(), db.Close()) }, nil
 }
 
 // Run starts the server and serves until ctx is done.

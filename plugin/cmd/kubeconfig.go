@@ -32,6 +32,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	searchv1alpha1 "github.com/fedhq/fed/apis/search/v1alpha1"
 	"github.com/fedhq/fed/plugin/fleet"
 )
 
@@ -49,11 +50,13 @@ type KubeconfigOptions struct {
 	Overwrite bool
 	// ContextName names the cluster, the user and the context of the kubeconfig.
 	ContextName string
+	// Proxy makes the kubeconfig's server the fleet proxy instead of the fleet API.
+	Proxy bool
 }
 
 // NewCmdKubeconfig is `kubectl fed kubeconfig [-o FILE]`.
 func NewCmdKubeconfig(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &KubeconfigOptions{IOStreams: streams, ConfigFlags: configFlags, ContextName: defaultFleetContextName}
+	o := &KubeconfigOptions{IOStreams: streams, ConfigFlags: configFlags}
 	cmd := &cobra.Command{
 		Use:                   "kubeconfig [-o FILE] [--context-name NAME]",
 		DisableFlagsInUseLine: true,
@@ -69,13 +72,26 @@ The kubeconfig is self-contained: one cluster, one user and one context, all nam
 %s unless --context-name says otherwise. The cluster keeps the host's CA, TLS server
 name, proxy and insecure settings; the user carries the credentials of the current context
 (certificates and keys referenced by file are embedded, tokens, exec plugins and auth
-providers are kept as they are); the context keeps its namespace.`, federationv1alpha1.FleetPath, defaultFleetContextName),
+providers are kept as they are); the context keeps its namespace.
+
+With --proxy, the server is the fleet proxy instead,
+
+  %s
+
+one Kubernetes API made of every member: lists and watches of the kinds a
+ResourceRegistry caches are answered from the search cache across all members (a
+CLUSTER column first), and a request for one object (get, edit, delete, logs, exec)
+goes to the member that holds it.`, federationv1alpha1.FleetPath, defaultFleetContextName, searchv1alpha1.ProxyPath),
 		Example: `  # Print the fleet's kubeconfig for the current context of the host cluster
   kubectl fed kubeconfig
 
   # Write it to a file, then use kubectl against the fleet
   kubectl fed kubeconfig -o ~/.kube/fleet
   kubectl --kubeconfig ~/.kube/fleet get deploy -A
+
+  # One cluster made of all members, for plain kubectl
+  kubectl fed kubeconfig --proxy -o ~/.kube/fleet-proxy
+  kubectl --kubeconfig ~/.kube/fleet-proxy get pods -A
 
   # From another context of the host's kubeconfig, replacing an existing file
   kubectl fed kubeconfig --context prod-host -o prod-fleet.kubeconfig --overwrite --context-name prod-fleet`,
@@ -93,7 +109,8 @@ providers are kept as they are); the context keeps its namespace.`, federationv1
 	f := cmd.Flags()
 	f.StringVarP(&o.Output, "output-file", "o", "", "Write the kubeconfig to this file (mode 0600) instead of standard output.")
 	f.BoolVar(&o.Overwrite, "overwrite", false, "Replace the file of -o if it exists.")
-	f.StringVar(&o.ContextName, "context-name", o.ContextName, "Name of the cluster, user and context of the kubeconfig.")
+	f.StringVar(&o.ContextName, "context-name", o.ContextName, "Name of the cluster, user and context of the kubeconfig (default fed-fleet, or fed-fleet-proxy with --proxy).")
+	f.BoolVar(&o.Proxy, "proxy", false, "Point the kubeconfig at the fleet proxy (every member's objects, from the search cache) instead of the fleet API (templates).")
 	return cmd
 }
 
@@ -101,6 +118,12 @@ providers are kept as they are); the context keeps its namespace.`, federationv1
 func (o *KubeconfigOptions) Complete(cmd *cobra.Command, args []string) error {
 	if len(args) != 0 {
 		return usageError(cmd, "unexpected arguments: %s", strings.Join(args, " "))
+	}
+	if !cmd.Flags().Changed("context-name") {
+		o.ContextName = defaultFleetContextName
+		if o.Proxy {
+			o.ContextName += "-proxy"
+		}
 	}
 	return nil
 }
@@ -122,7 +145,11 @@ func (o *KubeconfigOptions) Run(_ context.Context) error {
 	if err != nil {
 		return err
 	}
-	kubeconfig, err := fleet.Kubeconfig(raw, o.ContextName)
+	path, what := federationv1alpha1.FleetPath, "the fleet"
+	if o.Proxy {
+		path, what = searchv1alpha1.ProxyPath, "the fleet proxy"
+	}
+	kubeconfig, err := fleet.Kubeconfig(raw, o.ContextName, path)
 	if err != nil {
 		return err
 	}
@@ -137,8 +164,12 @@ func (o *KubeconfigOptions) Run(_ context.Context) error {
 	if err := writeKubeconfigFile(o.Output, data, o.Overwrite); err != nil {
 		return err
 	}
-	fmt.Fprintf(o.Out, "kubeconfig for the fleet written to %s\n", o.Output)
-	fmt.Fprintf(o.Out, "use it as any kubeconfig, e.g.: kubectl --kubeconfig %s get deploy -A\n", o.Output)
+	fmt.Fprintf(o.Out, "kubeconfig for %s written to %s\n", what, o.Output)
+	example := "get deploy -A"
+	if o.Proxy {
+		example = "get pods -A"
+	}
+	fmt.Fprintf(o.Out, "use it as any kubeconfig, e.g.: kubectl --kubeconfig %s %s\n", o.Output, example)
 	return nil
 }
 

@@ -30,7 +30,7 @@ import (
 // Kubeconfig turns the host's kubeconfig, its current context selecting the host
 // cluster, into a self-contained kubeconfig of the fleet API whose cluster, user and
 // context are all called name.
-func Kubeconfig(host *clientcmdapi.Config, name string) (*clientcmdapi.Config, error) {
+func Kubeconfig(host *clientcmdapi.Config, name, path string) (*clientcmdapi.Config, error) {
 	hostContext := host.Contexts[host.CurrentContext]
 	if hostContext == nil {
 		return nil, fmt.Errorf("context %q does not exist", host.CurrentContext)
@@ -40,7 +40,7 @@ func Kubeconfig(host *clientcmdapi.Config, name string) (*clientcmdapi.Config, e
 		return nil, fmt.Errorf("no server found for the host cluster (context %q); select it with --kubeconfig, --context or --server", host.CurrentContext)
 	}
 	cluster := hostCluster.DeepCopy()
-	server, err := Server(cluster)
+	server, err := ServerAt(cluster, path)
 	if err != nil {
 		return nil, err
 	}
@@ -69,13 +69,19 @@ func Kubeconfig(host *clientcmdapi.Config, name string) (*clientcmdapi.Config, e
 // host:port gets the scheme client-go would use for it. A server that is already the
 // fleet's stays as it is.
 func Server(c *clientcmdapi.Cluster) (string, error) {
+	return ServerAt(c, federationv1alpha1.FleetPath)
+}
+
+// ServerAt is Server for another path of fed-apiserver behind the host (the fleet
+// proxy's, say).
+func ServerAt(c *clientcmdapi.Cluster, path string) (string, error) {
 	tls := c.InsecureSkipTLSVerify || c.CertificateAuthority != "" || len(c.CertificateAuthorityData) > 0
 	u, _, err := rest.DefaultServerURL(c.Server, "", schema.GroupVersion{}, tls)
 	if err != nil {
 		return "", fmt.Errorf("invalid server URL %q of the host cluster: %w", c.Server, err)
 	}
 	prefix := strings.TrimRight(u.Path, "/")
-	suffix := federationv1alpha1.FleetPath
+	suffix := path
 	if strings.HasSuffix(prefix, suffix) {
 		suffix = ""
 	}

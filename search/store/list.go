@@ -21,6 +21,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	badger "github.com/dgraph-io/badger/v4"
@@ -236,4 +237,31 @@ func (m *matcher) skip(p keyParts) []byte {
 	default:
 		return after(clusterPrefix(gr, p.cluster))
 	}
+}
+
+// Locate returns the clusters (in key order) that hold the object of a cached kind named
+// namespace/name, reading keys only.
+func (s *Store) Locate(gr schema.GroupResource, namespace, name string) ([]string, error) {
+	txn := s.db.NewTransactionAt(s.visible.Load(), false)
+	defer txn.Discard()
+	kp := kindPrefix(gr)
+	opts := badger.DefaultIteratorOptions
+	opts.PrefetchValues = false
+	opts.Prefix = kp
+	it := txn.NewIterator(opts)
+	defer it.Close()
+	var clusters []string
+	for it.Seek(kp); it.Valid(); {
+		p, err := parseKey(kp, it.Item().Key())
+		if err != nil {
+			return nil, err
+		}
+		if _, err := txn.Get(objectKey(gr, p.cluster, namespace, name)); err == nil {
+			clusters = append(clusters, p.cluster)
+		} else if !errors.Is(err, badger.ErrKeyNotFound) {
+			return nil, err
+		}
+		it.Seek(after(clusterPrefix(gr, p.cluster)))
+	}
+	return clusters, nil
 }

@@ -332,3 +332,25 @@ func TestAnnotate(t *testing.T) {
 		t.Errorf("stale %d, fresh %d, %v; want 6 and 18", stale, fresh, err)
 	}
 }
+
+func TestLocate(t *testing.T) {
+	s := open(t, "")
+	defer s.Close()
+	fill(t, s)
+	ctx := context.Background()
+	_ = s.Delete(ctx, Source{Cluster: "member10", Resource: pods}, "b", "p1", "")
+	_ = s.Sync(ctx)
+	for _, tc := range []struct {
+		ns, name string
+		want     []string
+	}{
+		{"a", "p1", []string{"m-a", "member1", "member10", "member2"}},
+		{"b", "p1", []string{"m-a", "member1", "member2"}},
+		{"b", "p9", nil},
+	} {
+		got, err := s.Locate(pods, tc.ns, tc.name)
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("Locate(%s/%s) = %v, %v; want %v", tc.ns, tc.name, got, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,429 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package search serves the search group's endpoints beside its ResourceRegistries: under
+// searchv1alpha1.CachePath, any Kubernetes list or watch path answered from the search
+// cache (search/store) across the fleet's members, each object annotated with its cluster.
+package search
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
+	"k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/klog/v2"
+
+	"github.com/fedhq/fed/apis/native"
+	searchv1alpha1 "github.com/fedhq/fed/apis/search/v1alpha1"
+	"github.com/fedhq/fed/apiserver/fleet/tables"
+	"github.com/fedhq/fed/apiserver/internal/subtree"
+	"github.com/fedhq/fed/apiserver/scheme"
+	"github.com/fedhq/fed/search/store"
+)
+
+// RequestInfoResolver resolves a request to the search cache by its inner path, so that
+// fed-apiserver's authorization asks the host what it would ask of the same request to a
+// member (list pods in namespace a), and watches are long-running. Other requests go to
+// the delegate.
+func RequestInfoResolver(delegate request.RequestInfoResolver) request.RequestInfoResolver {
+	return subtree.Resolver(searchv1alpha1.CachePath, delegate)
+}
+
+// Route sends requests to the search cache, with CachePath removed, to the cache's
+// handler and the others to next.
+func Route(next http.Handler, cache func() http.Handler) http.Handler {
+	return subtree.Route(searchv1alpha1.CachePath, next, cache, "the search cache is not running: fed-apiserver runs without a host cluster")
+}
+
+// Cache answers list and watch requests from the search cache.
+type Cache struct {
+	Store *store.Store
+	// MinRequestTimeout is the shortest a watch lasts without a timeoutSeconds (it lasts
+	// up to twice as long), as --min-request-timeout says for fed-apiserver's own watches.
+	MinRequestTimeout time.Duration
+}
+
+// request is a parsed request to the cache.
+type cacheRequest struct {
+	gr        schema.GroupResource
+	kind      store.Kind
+	query     store.Query
+	limit     int64
+	cont      string
+	watch     bool
+	from      uint64
+	bookmarks bool
+	timeout   time.Duration
+	table     bool
+	include   metav1.IncludeObjectPolicy
+}
+
+func (c *Cache) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	r, err := c.parse(req)
+	if err != nil {
+		writeError(w, req, err)
+		return
+	}
+	if r.watch {
+		c.serveWatch(w, req, r)
+		return
+	}
+	if r.table {
+		c.serveTable(w, req, r)
+		return
+	}
+	c.serveList(w, req, r)
+}
+
+func writeError(w http.ResponseWriter, req *http.Request, err error) {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		err = apierrors.NewInternalError(err)
+	}
+	responsewriters.ErrorNegotiated(err, scheme.Codecs, schema.GroupVersion{}, w, req)
+}
+
+// parse reads what a request asks of the cache, or the error that answers it.
+func (c *Cache) parse(req *http.Request) (*cacheRequest, error) {
+	info, err := subtree.RequestInfoFactory.NewRequestInfo(req)
+	if err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	if !info.IsResourceRequest {
+		return nil, apierrors.NewNotFound(schema.GroupResource{}, req.URL.Path)
+	}
+	gr := schema.GroupResource{Group: info.APIGroup, Resource: info.Resource}
+	if info.Name != "" || info.Subresource != "" || (info.Verb != "list" && info.Verb != "watch") {
+		return nil, apierrors.NewMethodNotSupported(gr, info.Verb+" of one object; the search cache answers lists and watches "+
+			"(read or change one object through "+searchv1alpha1.ProxyPath+" or the clusters/NAME/proxy subresource)")
+	}
+	kind, ok := c.Store.Kind(gr)
+	if !ok {
+		return nil, notCached(gr, "no ResourceRegistry caches it (kubectl get resourceregistries)")
+	}
+	if kind.Version != info.APIVersion {
+		return nil, notCached(gr, fmt.Sprintf("it is cached at version %s, not %s", kind.Version, info.APIVersion))
+	}
+	if info.Namespace != "" && !kind.Namespaced {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("%s is not namespaced", gr))
+	}
+	q := req.URL.Query()
+	r := &cacheRequest{gr: gr, kind: kind, watch: info.Verb == "watch", cont: q.Get("continue")}
+	r.query = store.Query{Resource: gr, Namespace: info.Namespace}
+	if r.query.Labels, err = labels.Parse(q.Get("labelSelector")); err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("unable to parse labelSelector %q: %v", q.Get("labelSelector"), err))
+	}
+	if r.query.Fields, err = fieldSelector(gr, q.Get("fieldSelector")); err != nil {
+		return nil, err
+	}
+	for _, cl := range strings.Split(q.Get("clusters"), ",") {
+		if cl = strings.TrimSpace(cl); cl != "" {
+			r.query.Clusters = append(r.query.Clusters, cl)
+		}
+	}
+	if s := q.Get("limit"); s != "" {
+		if r.limit, err = strconv.ParseInt(s, 10, 64); err != nil || r.limit < 0 {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("limit %q is not a non-negative number", s))
+		}
+	}
+	if rv := q.Get("resourceVersion"); r.watch && rv != "" && rv != "0" {
+		if r.from, err = strconv.ParseUint(rv, 10, 64); err != nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("resourceVersion %q is not a resourceVersion of the search cache", rv))
+		}
+	}
+	r.bookmarks = q.Get("allowWatchBookmarks") == "true"
+	r.timeout = c.MinRequestTimeout + time.Duration(rand.Float64()*float64(c.MinRequestTimeout))
+	if s := q.Get("timeoutSeconds"); s != "" {
+		secs, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || secs < 0 {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("timeoutSeconds %q is not a non-negative number", s))
+		}
+		r.timeout = time.Duration(secs) * time.Second
+	}
+	r.table = wantsTable(req.Header.Get("Accept"))
+	r.include = metav1.IncludeMetadata
+	if s := q.Get("includeObject"); s != "" {
+		r.include = metav1.IncludeObjectPolicy(s)
+	}
+	return r, nil
+}
+
+func notCached(gr schema.GroupResource, why string) error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusNotFound, Reason: metav1.StatusReasonNotFound,
+		Details: &metav1.StatusDetails{Group: gr.Group, Kind: gr.Resource},
+		Message: fmt.Sprintf("%s is not in the search cache: %s", gr, why),
+	}}
+}
+
+// fieldSelector parses a field selector and refuses fields the kind cannot be selected
+// by, as kube-apiserver does.
+func fieldSelector(gr schema.GroupResource, s string) (fields.Selector, error) {
+	sel, err := fields.ParseSelector(s)
+	if err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("unable to parse fieldSelector %q: %v", s, err))
+	}
+	known := native.FieldLabels(gr)
+	for _, req := range sel.Requirements() {
+		if _, ok := known[req.Field]; ok || req.Field == "metadata.name" || req.Field == "metadata.namespace" {
+			continue
+		}
+		return nil, apierrors.NewBadRequest(field.Invalid(field.NewPath("fieldSelector"), req.Field, "field label not supported: "+req.Field).Error())
+	}
+	return sel, nil
+}
+
+// wantsTable tells whether the first media type of an Accept header that the cache
+// serves is a Table (kubectl get asks for one).
+func wantsTable(accept string) bool {
+	for _, part := range strings.Split(accept, ",") {
+		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil || (mt != "application/json" && mt != "*/*" && mt != "application/*") {
+			continue
+		}
+		switch {
+		case params["as"] == "":
+			return false
+		case params["as"] == "Table" && params["g"] == metav1.GroupName && params["v"] == "v1":
+			return true
+		}
+	}
+	return false
+}
+
+// serveList streams the list as JSON, items first, so that no list is held in memory.
+func (c *Cache) serveList(w http.ResponseWriter, req *http.Request, r *cacheRequest) {
+	gv := schema.GroupVersion{Group: r.gr.Group, Version: r.kind.Version}
+	started := false
+	page, err := c.Store.List(req.Context(), r.query, r.limit, r.cont, func(obj []byte) error {
+		if !started {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusOK)
+			fmt.Fprintf(w, `{"kind":%q,"apiVersion":%q,"items":[`, r.kind.Kind+"List", gv.String())
+			started = true
+		} else if _, err := w.Write([]byte{','}); err != nil {
+			return err
+		}
+		_, err := w.Write(obj)
+		return err
+	})
+	if err != nil {
+		if started {
+			klog.FromContext(req.Context()).Error(err, "Listing from the search cache failed midway", "resource", r.gr)
+			panic(http.ErrAbortHandler)
+		}
+		writeError(w, req, listError(err))
+		return
+	}
+	if !started {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		fmt.Fprintf(w, `{"kind":%q,"apiVersion":%q,"items":[`, r.kind.Kind+"List", gv.String())
+	}
+	meta, _ := json.Marshal(metav1.ListMeta{ResourceVersion: strconv.FormatUint(page.Revision, 10), Continue: page.Continue})
+	fmt.Fprintf(w, `],"metadata":%s}`, meta)
+}
+
+// listError is the API error of a failed list.
+func listError(err error) error {
+	switch {
+	case errors.Is(err, store.ErrExpired):
+		return apierrors.NewResourceExpired("The provided continue parameter is too old to display a consistent list result. " +
+			"You can start a new list without the continue parameter.")
+	case errors.Is(err, store.ErrInvalid):
+		return apierrors.NewBadRequest(err.Error())
+	}
+	return err
+}
+
+// serveTable answers a list as the Table kubectl prints, with the cluster first.
+func (c *Cache) serveTable(w http.ResponseWriter, req *http.Request, r *cacheRequest) {
+	list := &unstructured.UnstructuredList{Object: map[string]any{}}
+	page, err := c.Store.List(req.Context(), r.query, r.limit, r.cont, func(obj []byte) error {
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(obj); err != nil {
+			return err
+		}
+		list.Items = append(list.Items, *u)
+		return nil
+	})
+	if err != nil {
+		writeError(w, req, listError(err))
+		return
+	}
+	list.SetResourceVersion(strconv.FormatUint(page.Revision, 10))
+	list.SetContinue(page.Continue)
+	table, err := c.toTable(req.Context(), r, list, false)
+	if err != nil {
+		writeError(w, req, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, table)
+}
+
+// toTable prints obj (an object or a list) as a Table of its kind with a CLUSTER column
+// first, each row's object as includeObject asks.
+func (c *Cache) toTable(ctx context.Context, r *cacheRequest, obj runtime.Object, noHeaders bool) (*metav1.Table, error) {
+	convertor := tables.For(schema.GroupKind{Group: r.gr.Group, Kind: r.kind.Kind})
+	if convertor == nil {
+		convertor = rest.NewDefaultTableConvertor(r.gr)
+	}
+	table, err := convertor.ConvertToTable(ctx, obj, &metav1.TableOptions{NoHeaders: noHeaders})
+	if err != nil {
+		return nil, err
+	}
+	table.APIVersion, table.Kind = metav1.SchemeGroupVersion.String(), "Table"
+	if !noHeaders {
+		table.ColumnDefinitions = append([]metav1.TableColumnDefinition{{
+			Name: "Cluster", Type: "string", Description: "The member cluster the object is in.",
+		}}, table.ColumnDefinitions...)
+	}
+	for i := range table.Rows {
+		row := &table.Rows[i]
+		u, _ := row.Object.Object.(*unstructured.Unstructured)
+		if u == nil {
+			if o, ok := obj.(*unstructured.UnstructuredList); ok && i < len(o.Items) {
+				u = &o.Items[i]
+			} else if o, ok := obj.(*unstructured.Unstructured); ok {
+				u = o
+			}
+		}
+		cluster := ""
+		if u != nil {
+			cluster = u.GetAnnotations()[searchv1alpha1.AnnotationCluster]
+		}
+		row.Cells = append([]any{cluster}, row.Cells...)
+		row.Object = rowObject(u, r.include)
+	}
+	return table, nil
+}
+
+// rowObject is what a Table row carries of its object.
+func rowObject(u *unstructured.Unstructured, include metav1.IncludeObjectPolicy) runtime.RawExtension {
+	if u == nil {
+		return runtime.RawExtension{}
+	}
+	switch include {
+	case metav1.IncludeNone:
+		return runtime.RawExtension{}
+	case metav1.IncludeObject:
+		return runtime.RawExtension{Object: u}
+	}
+	m := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: metav1.SchemeGroupVersion.String(), Kind: "PartialObjectMetadata"}}
+	if md, ok := u.Object["metadata"].(map[string]any); ok {
+		_ = runtime.DefaultUnstructuredConverter.FromUnstructured(md, &m.ObjectMeta)
+	}
+	return runtime.RawExtension{Object: m}
+}
+
+func writeJSON(w http.ResponseWriter, code int, obj any) {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = w.Write(data)
+}
+
+// serveWatch streams the watch as kube-apiserver does: one JSON event per line, flushed
+// as it goes; a Table per event (the first with its columns) when a Table was asked for.
+func (c *Cache) serveWatch(w http.ResponseWriter, req *http.Request, r *cacheRequest) {
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		writeError(w, req, apierrors.NewInternalError(errors.New("the connection cannot stream a watch")))
+		return
+	}
+	ctx, cancel := context.WithTimeout(req.Context(), r.timeout)
+	defer cancel()
+	events := make(chan store.Event)
+	failed := make(chan error, 1)
+	go func() {
+		failed <- c.Store.Watch(ctx, r.query, r.from, r.bookmarks, events)
+		cancel()
+	}()
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Transfer-Encoding", "chunked")
+	w.WriteHeader(http.StatusOK)
+	flusher.Flush()
+	enc := json.NewEncoder(w)
+	headers := true
+	gv := schema.GroupVersion{Group: r.gr.Group, Version: r.kind.Version}
+	for {
+		var ev store.Event
+		select {
+		case ev = <-events:
+		case <-ctx.Done():
+			if err := <-failed; err != nil && ctx.Err() == nil || errors.Is(err, store.ErrExpired) {
+				status := apierrors.NewInternalError(err).ErrStatus
+				if errors.Is(err, store.ErrExpired) {
+					status = apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d", r.from)).ErrStatus
+				}
+				status.APIVersion, status.Kind = "v1", "Status"
+				_ = enc.Encode(metav1.WatchEvent{Type: string(watch.Error), Object: runtime.RawExtension{Object: &status}})
+			}
+			return
+		}
+		var object json.RawMessage
+		switch {
+		case ev.Type == watch.Bookmark:
+			object, _ = json.Marshal(map[string]any{"kind": r.kind.Kind, "apiVersion": gv.String(),
+				"metadata": map[string]any{"resourceVersion": strconv.FormatUint(ev.Revision, 10)}})
+		case r.table:
+			u := &unstructured.Unstructured{}
+			if err := u.UnmarshalJSON(ev.Object); err != nil {
+				return
+			}
+			table, err := c.toTable(ctx, r, u, !headers)
+			if err != nil {
+				return
+			}
+			headers = false
+			if object, err = json.Marshal(table); err != nil {
+				return
+			}
+		default:
+			object = ev.Object
+		}
+		if err := enc.Encode(struct {
+			Type   watch.EventType `json:"type"`
+			Object json.RawMessage `json:"object"`
+		}{ev.Type, object}); err != nil {
+			return
+		}
+		flusher.Flush()
+	}
+}
