@@ -125,7 +125,9 @@ func (c *Cache) parse(req *http.Request) (*cacheRequest, error) {
 		return nil, apierrors.NewNotFound(schema.GroupResource{}, req.URL.Path)
 	}
 	gr := schema.GroupResource{Group: info.APIGroup, Resource: info.Resource}
-	if info.Name != "" || info.Subresource != "" || (info.Verb != "list" && info.Verb != "watch") {
+	// A list with fieldSelector metadata.name=X has info.Name X (for authorization): only
+	// a name in the path makes a request for one object.
+	if len(info.Parts) > 1 || (info.Verb != "list" && info.Verb != "watch") {
 		return nil, apierrors.NewMethodNotSupported(gr, info.Verb+" of one object; the search cache answers lists and watches "+
 			"(read or change one object through "+searchv1alpha1.ProxyPath+" or the clusters/NAME/proxy subresource)")
 	}

@@ -79,11 +79,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	gr := schema.GroupResource{Group: info.APIGroup, Resource: info.Resource}
+	named := len(info.Parts) > 1 // not info.Name, which a fieldSelector on metadata.name sets
 	switch {
-	case info.Name == "" && (info.Verb == "list" || info.Verb == "watch"):
+	case !named && (info.Verb == "list" || info.Verb == "watch"):
 		p.Cache.ServeHTTP(w, req)
 		return
-	case info.Name == "":
+	case !named:
 		writeError(w, req, apierrors.NewMethodNotSupported(gr, info.Verb+" through the fleet proxy, which does not know which member is meant "+
 			"(create templates in the fleet, or in one member through clusters/NAME/proxy)"))
 		return

@@ -116,7 +116,9 @@ func Open(opts Options) (*Store, error) {
 		WithDetectConflicts(false).
 		WithSyncWrites(false)
 	if opts.InMemory {
-		bo = bo.WithDir("").WithValueDir("").WithInMemory(true)
+		// Without a value log every value stays in the LSM tree, up to Badger's largest
+		// threshold (1 MiB).
+		bo = bo.WithDir("").WithValueDir("").WithInMemory(true).WithValueThreshold(1 << 20)
 	}
 	db, err := badger.OpenManaged(bo)
 	if err != nil {

@@ -314,9 +314,9 @@ func TestSearch(t *testing.T) {
 		}
 		select {
 		case ev := <-w.ResultChan():
-			u, ok := ev.Object.(*unstructured.Unstructured)
-			if !ok || ev.Type != "ADDED" || u.GetName() != "watched" || u.GetAnnotations()[searchv1alpha1.AnnotationCluster] != "member2" {
-				t.Errorf("event %s %#v", ev.Type, ev.Object)
+			o, err := meta.Accessor(ev.Object)
+			if err != nil || ev.Type != "ADDED" || o.GetName() != "watched" || o.GetAnnotations()[searchv1alpha1.AnnotationCluster] != "member2" {
+				t.Errorf("event %s %v (%v)", ev.Type, o, err)
 			}
 		case <-time.After(10 * time.Second):
 			t.Error("no event for a Deployment created in member2")
@@ -403,7 +403,7 @@ func TestSearch(t *testing.T) {
 		}
 		out := kubectl(t, kubeconfig, "get", "pods", "-A", "-l", "app")
 		lines := strings.Split(strings.TrimSpace(out), "\n")
-		if len(lines) != 14 || !strings.HasPrefix(lines[0], "CLUSTER") {
+		if header := strings.Fields(lines[0]); len(lines) != 14 || len(header) < 2 || header[0] != "NAMESPACE" || header[1] != "CLUSTER" {
 			t.Fatalf("kubectl get pods -A through the proxy:\n%s\nwant a CLUSTER column and the 13 pods", out)
 		}
 		for _, m := range labMembers {
