@@ -70,3 +70,19 @@ func clusterNamesCompletion(configFlags *genericclioptions.ConfigFlags, max int)
 		return completeClusterNames(configFlags, toComplete), cobra.ShellCompDirectiveNoFileComp
 	}
 }
+
+// registerClustersCompletion completes the member names of -C/--clusters, the last of a
+// comma-separated list.
+func registerClustersCompletion(cmd *cobra.Command, configFlags *genericclioptions.ConfigFlags) {
+	_ = cmd.RegisterFlagCompletionFunc("clusters", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		prefix, last := "", toComplete
+		if i := strings.LastIndex(toComplete, ","); i >= 0 {
+			prefix, last = toComplete[:i+1], toComplete[i+1:]
+		}
+		var comps []string
+		for _, name := range completeClusterNames(configFlags, last) {
+			comps = append(comps, prefix+name)
+		}
+		return comps, cobra.ShellCompDirectiveNoFileComp
+	})
+}

@@ -21,13 +21,16 @@ limitations under the License.
 package cmd
 
 import (
+	goflag "flag"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/klog/v2"
 )
 
 // NewCmdFed is the root command, `kubectl fed`. Its kubeconfig flags (--kubeconfig,
@@ -38,9 +41,11 @@ func NewCmdFed(streams genericiooptions.IOStreams) *cobra.Command {
 		Use:   "kubectl-fed",
 		Short: "Manage the member clusters of a fed host cluster",
 		Long: `kubectl fed manages the fleet of a fed host cluster: it joins member clusters, unjoins
-them, and taints or cordons them so that fed schedules workloads elsewhere.
+them, and taints or cordons them so that fed schedules workloads elsewhere; it shows and
+searches the objects of every member, and runs kubectl's commands in them.
 
-The kubeconfig flags select the host cluster, as for kubectl.`,
+The kubeconfig flags select the host cluster, as for kubectl; -v sets the verbosity of the
+messages on standard error, as for kubectl.`,
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl fed"},
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -49,6 +54,7 @@ The kubeconfig flags select the host cluster, as for kubectl.`,
 	cmd.SetOut(streams.Out)
 	cmd.SetErr(streams.ErrOut)
 	configFlags.AddFlags(cmd.PersistentFlags())
+	addVerbosityFlag(cmd.PersistentFlags())
 
 	cmd.AddCommand(
 		NewCmdJoin(configFlags, streams),
@@ -58,6 +64,7 @@ The kubeconfig flags select the host cluster, as for kubectl.`,
 		NewCmdUncordon(configFlags, streams),
 		NewCmdKubeconfig(configFlags, streams),
 		NewCmdGet(configFlags, streams),
+		NewCmdSearch(configFlags, streams),
 		NewCmdExec(configFlags, streams),
 		NewCmdLogs(configFlags, streams),
 		NewCmdAttach(configFlags, streams),
@@ -69,6 +76,15 @@ The kubeconfig flags select the host cluster, as for kubectl.`,
 		NewCmdCompletion(streams),
 	)
 	return cmd
+}
+
+// addVerbosityFlag adds kubectl's -v/--v: klog's verbosity, for the plugin's own messages
+// (kubectl fed get -v=1 says whether it reads the search cache or the members) and
+// client-go's (-v=6 logs each request, as with kubectl).
+func addVerbosityFlag(flags *pflag.FlagSet) {
+	klogFlags := goflag.NewFlagSet("klog", goflag.ContinueOnError)
+	klog.InitFlags(klogFlags)
+	flags.AddGoFlag(klogFlags.Lookup("v")) // -v too: a one-letter Go flag gets the shorthand
 }
 
 // ErrorMessage formats an error as kubectl does: "Error from server (Reason): …" for an

@@ -19,6 +19,7 @@ package cmd
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -32,12 +33,13 @@ import (
 )
 
 // memberItems returns the items of the results, each member item annotated with its
-// cluster, sorted by namespace, name and cluster (templates first).
+// cluster, sorted by namespace, name and cluster (templates first; the clusters of the
+// search cache in the order of its members).
 func memberItems(results []sourceResult) ([]*unstructured.Unstructured, error) {
 	type keyed struct {
-		ns, name string
-		order    int
-		obj      *unstructured.Unstructured
+		ns, name    string
+		order, rank int
+		obj         *unstructured.Unstructured
 	}
 	var items []keyed
 	for i, r := range results {
@@ -63,8 +65,15 @@ func memberItems(results []sourceResult) ([]*unstructured.Unstructured, error) {
 					}
 					u = &unstructured.Unstructured{Object: m}
 				}
-				fleet.SetCluster(u, r.Source.Cluster)
-				items = append(items, keyed{u.GetNamespace(), u.GetName(), i, u})
+				cluster := r.Source.clusterOf(u)
+				fleet.SetCluster(u, cluster)
+				rank := 0
+				if r.Source.Cache != nil {
+					if rank = slices.Index(r.Source.Cache.Members, cluster); rank < 0 {
+						rank = len(r.Source.Cache.Members)
+					}
+				}
+				items = append(items, keyed{u.GetNamespace(), u.GetName(), i, rank, u})
 			}
 		}
 	}
@@ -76,7 +85,10 @@ func memberItems(results []sourceResult) ([]*unstructured.Unstructured, error) {
 		if a.name != b.name {
 			return a.name < b.name
 		}
-		return a.order < b.order
+		if a.order != b.order {
+			return a.order < b.order
+		}
+		return a.rank < b.rank
 	})
 	out := make([]*unstructured.Unstructured, len(items))
 	for i, k := range items {
@@ -87,7 +99,7 @@ func memberItems(results []sourceResult) ([]*unstructured.Unstructured, error) {
 
 // printObjects prints the items of every source as one v1 List, as kubectl get -o does, or
 // the single object asked for by name.
-func (o *GetOptions) printObjects(out io.Writer, results []sourceResult) (bool, error) {
+func (o *listOptions) printObjects(out io.Writer, results []sourceResult) (bool, error) {
 	items, err := memberItems(results)
 	if err != nil {
 		return false, err
@@ -113,14 +125,15 @@ func (o *GetOptions) printObjects(out io.Writer, results []sourceResult) (bool, 
 
 // singleItem tells whether the arguments name one object (TYPE NAME or TYPE/NAME), which
 // kubectl prints alone rather than in a List.
-func (o *GetOptions) singleItem() bool {
+func (o *listOptions) singleItem() bool {
 	if strings.Contains(o.Args[0], "/") {
 		return len(o.Args) == 1
 	}
 	return len(o.Args) == 2 && !strings.Contains(o.Args[0], ",")
 }
 
-// tableParts are the Tables the sources answered, for tables.Merge.
+// tableParts are the Tables the sources answered, for tables.Merge; those of the search
+// cache split by cluster.
 func tableParts(results []sourceResult) ([]tables.Part, error) {
 	var parts []tables.Part
 	for _, r := range results {
@@ -131,6 +144,14 @@ func tableParts(results []sourceResult) ([]tables.Part, error) {
 			t, ok := info.Object.(*metav1.Table)
 			if !ok {
 				return nil, fmt.Errorf("%s: not a Table: %T", r.Source.label(), info.Object)
+			}
+			if r.Source.Cache != nil {
+				split, err := tables.SplitByCluster(t, nil, info.Mapping, r.Source.Cache.Members)
+				if err != nil {
+					return nil, err
+				}
+				parts = append(parts, split...)
+				continue
 			}
 			parts = append(parts, tables.Part{Cluster: r.Source.Cluster, Mapping: info.Mapping, Table: t})
 		}

@@ -21,15 +21,20 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/resource"
 	"k8s.io/utils/ptr"
 
+	searchv1alpha1 "github.com/fedhq/fed/apis/search/v1alpha1"
 	"github.com/fedhq/fed/plugin/fleet"
+	"github.com/fedhq/fed/plugin/searching"
 	"github.com/fedhq/fed/plugin/tables"
 )
 
@@ -49,22 +54,36 @@ var memberOnlyResources = map[schema.GroupResource]bool{
 	{Group: "coordination.k8s.io", Resource: "leases"}:      true,
 }
 
-// source is where objects come from: the fleet API (templates) or a member.
+// source is where objects come from: the fleet API (templates), a member, or the search
+// cache for several members.
 type source struct {
-	// Cluster is the member's name, "" for the fleet.
+	// Cluster is the member's name, "" for the fleet and the cache.
 	Cluster string
 	Getter  resource.RESTClientGetter
 	Args    []string
+	// Cache is set for the search cache, whose one answer holds the objects of members.
+	Cache *cacheSource
 }
 
-func (s source) template() bool { return s.Cluster == "" }
+func (s source) template() bool { return s.Cluster == "" && s.Cache == nil }
 
 // label names the source in warnings.
 func (s source) label() string {
-	if s.template() {
+	switch {
+	case s.Cache != nil:
+		return "the search cache"
+	case s.template():
 		return "fleet"
 	}
 	return "cluster " + s.Cluster
+}
+
+// clusterOf is the member an object the source answered comes from, "" for a template.
+func (s source) clusterOf(obj metav1.Object) string {
+	if s.Cache != nil {
+		return obj.GetAnnotations()[searchv1alpha1.AnnotationCluster]
+	}
+	return s.Cluster
 }
 
 // sourceResult is what one source answered: Tables (human output) or items.
@@ -76,8 +95,9 @@ type sourceResult struct {
 }
 
 // sources decides where to look: the fleet for the template kinds among the types, the
-// members for the member-only kinds, or for all kinds with --all-clusters or -C. Unknown
-// clusters of -C are returned as failures.
+// members for the member-only kinds, or for all kinds with --all-clusters or -C; and for
+// the members, the search cache where it holds their objects. Unknown clusters of -C are
+// returned as failures.
 func (o *GetOptions) sources(ctx context.Context) ([]source, []string, error) {
 	host, err := o.ConfigFlags.ToRESTConfig()
 	if err != nil {
@@ -115,38 +135,82 @@ func (o *GetOptions) sources(ctx context.Context) ([]source, []string, error) {
 	if len(memberArgs) == 0 {
 		return sources, nil, nil
 	}
-	all, err := fleet.Members(ctx, o.ConfigFlags)
+	st, err := readHost(ctx, o.ConfigFlags, o.Cache)
 	if err != nil {
 		return nil, nil, err
 	}
-	names := all
-	var failures []string
-	if len(o.Clusters.Clusters) > 0 {
-		known := map[string]bool{}
-		for _, n := range all {
-			known[n] = true
-		}
-		names = nil
-		for _, n := range o.Clusters.Clusters {
-			if known[n] {
-				names = append(names, n)
-			} else {
-				failures = append(failures, fmt.Sprintf("cluster %s: no member cluster %q (kubectl get clusters lists them)", n, n))
-			}
-		}
-	}
+	names, failures := selectMembers(st.Members, o.Clusters.Clusters)
+	var members []source
 	for _, name := range names {
 		cfg, err := fleet.MemberConfig(host, name)
 		if err != nil {
 			return nil, nil, err
 		}
-		sources = append(sources, source{Cluster: name, Getter: fleet.NewConfigGetter(o.ConfigFlags, cfg), Args: memberArgs})
+		members = append(members, source{Cluster: name, Getter: fleet.NewConfigGetter(o.ConfigFlags, cfg), Args: memberArgs})
 	}
-	return sources, failures, nil
+	if !o.Cache {
+		logNotes(membersNotes(typesOf(memberArgs), names, "--cache=false"))
+		return append(sources, members...), failures, nil
+	}
+	fromMembers, notes := o.cacheOrMembers(members, memberArgs, st.Registries, st.RegistriesErr)
+	logNotes(notes)
+	return append(sources, fromMembers...), failures, nil
 }
 
-// splitArgs splits TYPE[,TYPE…] [NAME…] or TYPE/NAME… into the arguments for the fleet (the
-// template kinds) and for the members (the other kinds); either may be nil.
+// hostState is what kubectl fed get and search read of the host before they query: the
+// joined members and the ResourceRegistries, or why the registries could not be read.
+type hostState struct {
+	Members       []string
+	Registries    []searchv1alpha1.ResourceRegistry
+	RegistriesErr error
+}
+
+// readHost lists the joined members and, with registries, the ResourceRegistries, in
+// parallel. Only the members' list failing is an error.
+func readHost(ctx context.Context, configFlags *genericclioptions.ConfigFlags, registries bool) (hostState, error) {
+	st := hostState{RegistriesErr: errors.New("not read")}
+	var wg sync.WaitGroup
+	if registries {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fed, err := fleet.FedClient(configFlags)
+			if err != nil {
+				st.RegistriesErr = err
+				return
+			}
+			st.Registries, st.RegistriesErr = searching.Registries(ctx, fed)
+		}()
+	}
+	all, err := fleet.Members(ctx, configFlags)
+	wg.Wait()
+	st.Members = all
+	return st, err
+}
+
+// selectMembers is the members -C names among the joined ones (all of them without -C),
+// and a failure for each name that is not a member.
+func selectMembers(all, requested []string) (names []string, failures []string) {
+	if len(requested) == 0 {
+		return all, nil
+	}
+	known := map[string]bool{}
+	for _, n := range all {
+		known[n] = true
+	}
+	for _, n := range requested {
+		if known[n] {
+			names = append(names, n)
+		} else {
+			failures = append(failures, fmt.Sprintf("cluster %s: no member cluster %q (kubectl get clusters lists them)", n, n))
+		}
+	}
+	return names, failures
+}
+
+// splitArgs splits TYPE[,TYPE…] [NAME…] or TYPE/NAME… into the arguments of the types
+// isTemplate holds for and those of the others (the fleet's template kinds and the
+// members', or the kinds the search cache holds and the others); either may be nil.
 func splitArgs(args []string, isTemplate func(typ string) (bool, error)) (templateArgs, memberArgs []string, err error) {
 	if len(args) == 0 {
 		return nil, nil, nil
@@ -193,6 +257,15 @@ func splitArgs(args []string, isTemplate func(typ string) (bool, error)) (templa
 // resolveResource maps a TYPE of the command line (resource, short name, kind, with or
 // without version and group) to its group and resource, as resource.Builder does.
 func resolveResource(mapper meta.RESTMapper, typ string) (schema.GroupResource, error) {
+	m, err := resolveMapping(mapper, typ)
+	if err != nil {
+		return schema.GroupResource{}, err
+	}
+	return m.Resource.GroupResource(), nil
+}
+
+// resolveMapping maps a TYPE of the command line to its mapping, as resource.Builder does.
+func resolveMapping(mapper meta.RESTMapper, typ string) (*meta.RESTMapping, error) {
 	full, gr := schema.ParseResourceArg(typ)
 	var gvk schema.GroupVersionKind
 	if full != nil {
@@ -203,11 +276,7 @@ func resolveResource(mapper meta.RESTMapper, typ string) (schema.GroupResource, 
 		gvk, resErr = mapper.KindFor(gr.WithVersion(""))
 	}
 	if !gvk.Empty() {
-		m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-		if err != nil {
-			return schema.GroupResource{}, err
-		}
-		return m.Resource.GroupResource(), nil
+		return mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	}
 	fullKind, gk := schema.ParseKindArg(typ)
 	if fullKind == nil {
@@ -215,34 +284,44 @@ func resolveResource(mapper meta.RESTMapper, typ string) (schema.GroupResource, 
 	}
 	if !fullKind.Empty() {
 		if m, err := mapper.RESTMapping(fullKind.GroupKind(), fullKind.Version); err == nil {
-			return m.Resource.GroupResource(), nil
+			return m, nil
 		}
 	}
 	if resErr == nil {
 		resErr = &meta.NoResourceMatchError{PartialResource: gr.WithVersion("")}
 	}
-	return schema.GroupResource{}, resErr
+	return nil, resErr
 }
 
-// query lists or gets the objects of one source: Tables for human output, items otherwise.
-func (o *GetOptions) query(s source, human bool) sourceResult {
-	res := sourceResult{Source: s}
-	b := resource.NewBuilder(s.Getter).
+// newBuilder is a resource.Builder of the objects args name, with the options' namespace,
+// selectors (fieldSelector as given) and chunks.
+func (o *listOptions) newBuilder(getter resource.RESTClientGetter, args []string, fieldSelector string, transforms ...resource.RequestTransform) *resource.Builder {
+	return resource.NewBuilder(getter).
 		Unstructured().
 		NamespaceParam(o.Namespace).DefaultNamespace().AllNamespaces(o.AllNamespaces).
 		LabelSelectorParam(o.LabelSelector).
-		FieldSelectorParam(o.FieldSelector).
+		FieldSelectorParam(fieldSelector).
 		RequestChunksOf(o.ChunkSize).
-		ResourceTypeOrNameArgs(true, s.Args...).
-		ContinueOnError()
+		ResourceTypeOrNameArgs(true, args...).
+		TransformRequests(transforms...)
+}
+
+// query lists or gets the objects of one source: Tables for human output, items otherwise.
+func (o *listOptions) query(s source, human bool) sourceResult {
+	if s.Cache != nil {
+		return o.queryCache(s, human)
+	}
+	res := sourceResult{Source: s}
+	var transforms []resource.RequestTransform
+	if human {
+		transforms = append(transforms, tables.AcceptTable)
+	}
+	b := o.newBuilder(s.Getter, s.Args, o.FieldSelector, transforms...).ContinueOnError()
 	if o.Watch {
 		// Whole lists, whose resourceVersion the watch starts from.
 		b = b.SingleResourceType()
 	} else {
 		b = b.Flatten()
-	}
-	if human {
-		b = b.TransformRequests(tables.AcceptTable)
 	}
 	r := b.Do()
 	if err := r.Err(); err != nil {
@@ -264,18 +343,25 @@ func (o *GetOptions) query(s source, human bool) sourceResult {
 			return res
 		}
 	}
-	for _, info := range infos {
-		if human {
-			t, err := tables.Decode(info.Object)
-			if err != nil {
-				res.Err = err
-				return res
-			}
-			info.Object = t
+	if human {
+		if res.Err = decodeTables(infos); res.Err != nil {
+			return res
 		}
 	}
 	res.Infos = infos
 	return res
+}
+
+// decodeTables turns the servers' answers into Tables.
+func decodeTables(infos []*resource.Info) error {
+	for _, info := range infos {
+		t, err := tables.Decode(info.Object)
+		if err != nil {
+			return err
+		}
+		info.Object = t
+	}
+	return nil
 }
 
 func flattenErrors(err error) []error {

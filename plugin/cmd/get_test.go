@@ -129,7 +129,7 @@ func podResults() []sourceResult {
 }
 
 func newTestGetOptions(output string, mutate func(*kubectlget.PrintFlags, *GetOptions)) *GetOptions {
-	o := &GetOptions{PrintFlags: kubectlget.NewGetPrintFlags(), Namespace: "shop", Args: []string{"deployments"}}
+	o := &GetOptions{listOptions: listOptions{PrintFlags: kubectlget.NewGetPrintFlags(), Namespace: "shop", Args: []string{"deployments"}}}
 	*o.PrintFlags.OutputFormat = output
 	if mutate != nil {
 		mutate(o.PrintFlags, o)

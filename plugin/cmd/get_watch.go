@@ -34,7 +34,7 @@ import (
 )
 
 // watch watches every source that answered and prints the changes as they come.
-func (o *GetOptions) watch(ctx context.Context, results []sourceResult, human bool) error {
+func (o *listOptions) watch(ctx context.Context, results []sourceResult, human bool) error {
 	var mu sync.Mutex
 	w := printers.GetNewTabWriter(o.Out)
 	var printTable func(cluster string, cols []metav1.TableColumnDefinition, t *metav1.Table) error
@@ -109,11 +109,27 @@ func (o *GetOptions) watch(ctx context.Context, results []sourceResult, human bo
 					if first, ok := r.Infos[0].Object.(*metav1.Table); ok {
 						cols = first.ColumnDefinitions
 					}
-					return printTable(r.Source.Cluster, cols, t)
+					if r.Source.Cache == nil {
+						return printTable(r.Source.Cluster, cols, t)
+					}
+					// The cache's Table has the cluster first: split as its list was.
+					parts, err := tables.SplitByCluster(t, cols, nil, nil)
+					if err != nil {
+						return err
+					}
+					for _, p := range parts {
+						if len(p.Table.Rows) == 0 {
+							continue
+						}
+						if err := printTable(p.Cluster, p.Table.ColumnDefinitions, p.Table); err != nil {
+							return err
+						}
+					}
+					return nil
 				}
 				u, ok := obj.(*unstructured.Unstructured)
 				if ok {
-					fleet.SetCluster(u, r.Source.Cluster)
+					fleet.SetCluster(u, r.Source.clusterOf(u))
 				}
 				return printer.PrintObj(obj, w)
 			})
@@ -137,22 +153,26 @@ func (o *GetOptions) watch(ctx context.Context, results []sourceResult, human bo
 	return nil
 }
 
-// watchSource watches one source from the resourceVersion of its list.
-func (o *GetOptions) watchSource(ctx context.Context, r sourceResult, human bool, print func(runtime.Object) error) error {
+// watchSource watches one source from the resourceVersion of its list. The search cache's
+// watch is resumed from where it was each time the host ends it (at its request timeout).
+func (o *listOptions) watchSource(ctx context.Context, r sourceResult, human bool, print func(runtime.Object) error) error {
 	rv := watching.From(r.Infos[0].Object)
-	b := resource.NewBuilder(r.Source.Getter).
-		Unstructured().
-		NamespaceParam(o.Namespace).DefaultNamespace().AllNamespaces(o.AllNamespaces).
-		LabelSelectorParam(o.LabelSelector).
-		FieldSelectorParam(o.FieldSelector).
-		ResourceTypeOrNameArgs(true, r.Source.Args...).
-		SingleResourceType()
-	if human {
-		b = b.TransformRequests(tables.AcceptTable)
+	var b *resource.Builder
+	if r.Source.Cache != nil {
+		b = o.cacheBuilder(r.Source, r.Source.Cache.Queries[0], human)
+	} else {
+		var transforms []resource.RequestTransform
+		if human {
+			transforms = append(transforms, tables.AcceptTable)
+		}
+		b = o.newBuilder(r.Source.Getter, r.Source.Args, o.FieldSelector, transforms...)
 	}
-	res := b.Do()
+	res := b.SingleResourceType().Do()
 	if err := res.Err(); err != nil {
 		return err
+	}
+	if r.Source.Cache != nil {
+		return watching.Resume(ctx, rv, res.Watch, print)
 	}
 	w, err := res.Watch(rv)
 	if err != nil {

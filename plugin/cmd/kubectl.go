@@ -17,6 +17,7 @@ limitations under the License.
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -24,6 +25,7 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+	"k8s.io/kubectl/pkg/util/completion"
 
 	"github.com/fedhq/fed/plugin/fleet"
 )
@@ -75,4 +77,22 @@ func oneMember(f *fleet.ClusterFlags) (string, error) {
 // becomes "kubectl fed VERB -C member1 …".
 func fedExamples(examples, verb string) string {
 	return strings.ReplaceAll(examples, "kubectl "+verb+" ", "kubectl fed "+verb+" -C member1 ")
+}
+
+// completeTypesAndNames completes TYPE and NAME as kubectl get does, from the discovery and
+// the objects of the fleet API when fleetAPI, else of the first member -C names (the first
+// joined member without -C).
+func completeTypesAndNames(configFlags *genericclioptions.ConfigFlags, clusters *fleet.ClusterFlags, fleetAPI bool) cobra.CompletionFunc {
+	if fleetAPI {
+		return completion.ResourceTypeAndNameCompletionFunc(cmdutil.NewFactory(cmdutil.NewMatchVersionFlags(fleet.NewFleetGetter(configFlags))))
+	}
+	return completion.ResourceTypeAndNameCompletionFunc(memberFactory(configFlags, func() string {
+		if len(clusters.Clusters) > 0 {
+			return clusters.Clusters[0]
+		}
+		if names, err := fleet.Members(context.Background(), configFlags); err == nil && len(names) > 0 {
+			return names[0]
+		}
+		return ""
+	}))
 }

@@ -30,6 +30,7 @@ import (
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	searchv1alpha1 "github.com/fedhq/fed/apis/search/v1alpha1"
 )
 
 // AnnotationCluster names, on an object kubectl fed prints as JSON or YAML, the member
@@ -79,4 +80,10 @@ func MemberConfig(host *rest.Config, name string) (*rest.Config, error) {
 // FleetConfig reaches the fleet API, where templates live.
 func FleetConfig(host *rest.Config) (*rest.Config, error) {
 	return withPath(host, federationv1alpha1.FleetPath)
+}
+
+// CacheConfig is the REST config of the search cache on the host: Kubernetes list and
+// watch paths below it answer from the cache across the members.
+func CacheConfig(host *rest.Config) (*rest.Config, error) {
+	return withPath(host, searchv1alpha1.CachePath)
 }

@@ -27,6 +27,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/resource"
 	"k8s.io/client-go/discovery"
 	diskcached "k8s.io/client-go/discovery/cached/disk"
 	"k8s.io/client-go/rest"
@@ -72,6 +73,35 @@ func NewMemberGetter(flags *genericclioptions.ConfigFlags, cluster func() string
 // NewConfigGetter uses cfg, made from the host's config already.
 func NewConfigGetter(flags *genericclioptions.ConfigFlags, cfg *rest.Config) *ProxiedGetter {
 	return &ProxiedGetter{flags: flags, config: func(*rest.Config) (*rest.Config, error) { return rest.CopyConfig(cfg), nil }}
+}
+
+// CacheGetter is a RESTClientGetter whose requests go to the search cache of the host
+// (CacheConfig), while discovery and the RESTMapper are those of another getter, a
+// member's: the cache answers lists and watches, not discovery.
+type CacheGetter struct {
+	resource.RESTClientGetter
+	flags *genericclioptions.ConfigFlags
+}
+
+var _ genericclioptions.RESTClientGetter = &CacheGetter{}
+
+// NewCacheGetter reaches the search cache, resolving types with discovery's.
+func NewCacheGetter(flags *genericclioptions.ConfigFlags, discovery resource.RESTClientGetter) *CacheGetter {
+	return &CacheGetter{RESTClientGetter: discovery, flags: flags}
+}
+
+// ToRESTConfig is the host's config pointed at the search cache.
+func (g *CacheGetter) ToRESTConfig() (*rest.Config, error) {
+	host, err := g.flags.ToRESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	return CacheConfig(host)
+}
+
+// ToRawKubeConfigLoader is the host's kubeconfig loader.
+func (g *CacheGetter) ToRawKubeConfigLoader() clientcmd.ClientConfig {
+	return g.flags.ToRawKubeConfigLoader()
 }
 
 // ToRESTConfig is the host's config pointed where the getter goes.

@@ -53,6 +53,22 @@ func TestFleetClientGetter(t *testing.T) {
 	if _, err := NewFleetGetter(flags).ToRESTMapper(); err != nil {
 		t.Errorf("ToRESTMapper: %v", err)
 	}
+	// The cache's requests go to the host's cache path, its discovery is the member's.
+	member := NewMemberGetter(flags, func() string { return "member1" })
+	cached := NewCacheGetter(flags, member)
+	if cfg, err = cached.ToRESTConfig(); err != nil {
+		t.Fatal(err)
+	}
+	if want := server + "/apis/search.fedhq.io/v1alpha1/search/cache"; cfg.Host != want {
+		t.Errorf("cache host %q, want %q", cfg.Host, want)
+	}
+	dc, err := cached.ToDiscoveryClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := member.ToDiscoveryClient(); dc != want {
+		t.Errorf("the cache getter's discovery is not the member's")
+	}
 }
 
 func TestDiscoveryCacheDir(t *testing.T) {

@@ -21,6 +21,7 @@ package watching
 
 import (
 	"context"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -58,6 +59,11 @@ func From(obj runtime.Object) string {
 // Each hands the object of every change w reports to handle, skipping bookmarks, until w
 // or ctx ends (nil) or w reports an error or handle fails (that error). It stops w.
 func Each(ctx context.Context, w watch.Interface, handle func(runtime.Object) error) error {
+	return each(ctx, w, handle, func(runtime.Object) {})
+}
+
+// each is Each, telling bookmark of every bookmark.
+func each(ctx context.Context, w watch.Interface, handle func(runtime.Object) error, bookmark func(runtime.Object)) error {
 	defer w.Stop()
 	for {
 		select {
@@ -71,10 +77,49 @@ func Each(ctx context.Context, w watch.Interface, handle func(runtime.Object) er
 				return apierrors.FromObject(e.Object)
 			}
 			if e.Type == watch.Bookmark {
+				bookmark(e.Object)
 				continue
 			}
 			if err := handle(e.Object); err != nil {
 				return err
+			}
+		}
+	}
+}
+
+// resumePause is how long a watch must have lasted for Resume to start the next at once,
+// and how long it waits otherwise.
+var resumePause = time.Second
+
+// Resume is Each over the watches start makes: the first from rv and, each time a watch
+// ends while ctx goes on, the next from the last resourceVersion seen (of a change or a
+// bookmark). It is for servers that end watches early: the host ends the watches of the
+// search cache at its request timeout, as for any request it does not count as
+// long-running. A watch that ends within resumePause is followed by a pause.
+func Resume(ctx context.Context, rv string, start func(rv string) (watch.Interface, error), handle func(runtime.Object) error) error {
+	seen := func(obj runtime.Object) {
+		if v := From(obj); v != "0" {
+			rv = v
+		}
+	}
+	for {
+		w, err := start(rv)
+		if err != nil {
+			return err
+		}
+		began := time.Now()
+		err = each(ctx, w, func(obj runtime.Object) error {
+			seen(obj)
+			return handle(obj)
+		}, seen)
+		if err != nil || ctx.Err() != nil {
+			return err
+		}
+		if time.Since(began) < resumePause {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(resumePause):
 			}
 		}
 	}

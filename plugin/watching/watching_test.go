@@ -19,7 +19,9 @@ package watching
 import (
 	"context"
 	"errors"
+	"reflect"
 	"testing"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -89,5 +91,56 @@ func TestEach(t *testing.T) {
 	cancel()
 	if err := Each(ctx, watch.NewFake(), func(runtime.Object) error { return boom }); err != nil {
 		t.Errorf("a cancelled context: %v", err)
+	}
+}
+
+func TestResume(t *testing.T) {
+	defer func(p time.Duration) { resumePause = p }(resumePause)
+	resumePause = time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var froms, seen []string
+	watches := 0
+	start := func(rv string) (watch.Interface, error) {
+		froms = append(froms, rv)
+		watches++
+		w := watch.NewFake()
+		switch watches {
+		case 1: // a change and a bookmark, then the server ends the watch
+			go func() {
+				w.Add(object("11"))
+				w.Action(watch.Bookmark, object("12"))
+				w.Stop()
+			}()
+		case 2: // a change, then the watch ends again
+			go func() {
+				w.Modify(object("13"))
+				w.Stop()
+			}()
+		default: // the user stops
+			go func() {
+				w.Delete(object("14"))
+				cancel()
+			}()
+		}
+		return w, nil
+	}
+	err := Resume(ctx, "10", start, func(obj runtime.Object) error {
+		seen = append(seen, obj.(*unstructured.Unstructured).GetResourceVersion())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"10", "12", "13"}; !reflect.DeepEqual(froms, want) {
+		t.Errorf("watched from %v, want %v", froms, want)
+	}
+	if want := []string{"11", "13", "14"}; !reflect.DeepEqual(seen, want) {
+		t.Errorf("handled %v, want %v", seen, want)
+	}
+
+	gone := errors.New("gone")
+	if err := Resume(context.Background(), "1", func(string) (watch.Interface, error) { return nil, gone }, nil); !errors.Is(err, gone) {
+		t.Errorf("a watch that cannot start: %v", err)
 	}
 }

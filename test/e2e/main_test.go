@@ -102,8 +102,9 @@ func clientConfigFor(kubeconfig string) (*rest.Config, error) {
 	return clientcmd.BuildConfigFromFlags("", kubeconfig)
 }
 
-// waitFor polls f every 200ms until it succeeds, failing the test at the timeout.
-func waitFor(t *testing.T, timeout time.Duration, f func() error) {
+// waitFor polls f every 200ms until it succeeds, failing the test (or benchmark) at the
+// timeout.
+func waitFor(t testing.TB, timeout time.Duration, f func() error) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
