@@ -467,6 +467,6 @@ func (s *Store) collectValueLog(ctx context.Context) {
 type klogLogger struct{}
 
 func (klogLogger) Errorf(f string, a ...any)   { klog.ErrorS(fmt.Errorf(f, a...), "Search cache") }
-func (klogLogger) Warningf(f string, a ...any) { klog.Warningf("search cache: "+f, a...) }
+func (klogLogger) Warningf(f string, a ...any) { klog.V(1).Infof("search cache: "+f, a...) }
 func (klogLogger) Infof(f string, a ...any)    { klog.V(4).Infof("search cache: "+f, a...) }
 func (klogLogger) Debugf(f string, a ...any)   { klog.V(6).Infof("search cache: "+f, a...) }

@@ -128,16 +128,10 @@ func TestSearch(t *testing.T) {
 			}
 		}
 	}
+	// The registry of the README: every pod and Deployment of every member.
 	rrs := fed.SearchV1alpha1().ResourceRegistries()
-	rr := &searchv1alpha1.ResourceRegistry{
-		ObjectMeta: metav1.ObjectMeta{Name: "e2e-pods-deployments"},
-		Spec: searchv1alpha1.ResourceRegistrySpec{ResourceSelectors: []searchv1alpha1.ResourceSelector{
-			{APIVersion: "v1", Kind: "Pod"}, {APIVersion: "apps/v1", Kind: "Deployment"},
-		}},
-	}
-	if _, err := rrs.Create(ctx, rr, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	kubectl(t, theLab.Host.Kubeconfig, "apply", "-f", filepath.Join("..", "..", "artifacts", "examples", "search-registry.yaml"))
+	rr := &searchv1alpha1.ResourceRegistry{ObjectMeta: metav1.ObjectMeta{Name: "workloads"}}
 	t.Cleanup(func() { _ = rrs.Delete(context.Background(), rr.Name, metav1.DeleteOptions{}) })
 	waitFor(t, time.Minute, func() error {
 		got, err := rrs.Get(ctx, rr.Name, metav1.GetOptions{})
