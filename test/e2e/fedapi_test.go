@@ -231,12 +231,19 @@ func runFedAPISuite(t *testing.T, target fedTarget) {
 			kubectlStdin(t, target.kubeconfig, string(applied), "apply", "--server-side", "--field-manager", "e2e", "-f", "-")
 			kubectlEnv(t, target.kubeconfig, []string{`KUBE_EDITOR=sed -i -e s/strategic:\ done/edited:\ done/`}, append([]string{"edit", ref}, nsArgs...)...)
 
+			seen := fmt.Sprint(created.GetLabels(), created.GetAnnotations())
 			for _, want := range []string{"merge", "json", "strategic", "applied", "edited"} {
-				ev := nextEvent(t, w)
-				if ev.Type != watch.Modified {
-					t.Fatalf("watch event %s after the %s change, want MODIFIED", ev.Type, want)
+				var got *unstructured.Unstructured
+				// A controller's status writes (a ResourceRegistry's) come in between: the
+				// change is the next event whose metadata changed.
+				for got == nil || fmt.Sprint(got.GetLabels(), got.GetAnnotations()) == seen {
+					ev := nextEvent(t, w)
+					if ev.Type != watch.Modified {
+						t.Fatalf("watch event %s after the %s change, want MODIFIED", ev.Type, want)
+					}
+					got = ev.Object.(*unstructured.Unstructured)
 				}
-				got := ev.Object.(*unstructured.Unstructured)
+				seen = fmt.Sprint(got.GetLabels(), got.GetAnnotations())
 				if got.GetLabels()[want] != "done" && got.GetAnnotations()[want] != "done" {
 					t.Errorf("after the %s change the watch shows labels %v annotations %v", want, got.GetLabels(), got.GetAnnotations())
 				}

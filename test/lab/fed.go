@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/util/retry"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	aggregator "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
@@ -216,7 +217,10 @@ func (l *Lab) registerFed(ctx context.Context, f *FedServer) error {
 				VersionPriority:      15,
 			},
 		}
-		if err := createOrUpdate(ctx, as, apiservices.Get, apiservices.Create, apiservices.Update); err != nil {
+		// The aggregator writes the APIService's status meanwhile: an update may conflict.
+		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			return createOrUpdate(ctx, as, apiservices.Get, apiservices.Create, apiservices.Update)
+		}); err != nil {
 			return fmt.Errorf("APIService %s: %w", as.Name, err)
 		}
 	}
