@@ -124,6 +124,10 @@ func Open(opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening the search cache in %q: %w", opts.Dir, err)
 	}
+	if err := checkFormat(db); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Store{
 		db:       db,
@@ -143,6 +147,40 @@ func Open(opts Options) (*Store, error) {
 		go s.collectValueLog(ctx)
 	}
 	return s, nil
+}
+
+// formatKey holds the value format the cache was written in.
+const formatKey = "m/format"
+
+// checkFormat empties a cache written in another value format than this one's (it is a
+// cache: its sources list their members again) and records the format.
+func checkFormat(db *badger.DB) error {
+	want := []byte{valueFormat}
+	rev := db.MaxVersion()
+	txn := db.NewTransactionAt(rev, false)
+	item, err := txn.Get([]byte(formatKey))
+	var got []byte
+	if err == nil {
+		got, err = item.ValueCopy(nil)
+	}
+	txn.Discard()
+	switch {
+	case err == nil && string(got) == string(want):
+		return nil
+	case err != nil && !errors.Is(err, badger.ErrKeyNotFound):
+		return err
+	case rev > 0:
+		klog.InfoS("The search cache was written in another format; emptying it", "format", got, "want", want)
+		if err := db.DropAll(); err != nil {
+			return err
+		}
+	}
+	wb := db.NewManagedWriteBatch()
+	defer wb.Cancel()
+	if err := wb.SetEntryAt(badger.NewEntry([]byte(formatKey), want), rev+1); err != nil {
+		return err
+	}
+	return wb.Flush()
 }
 
 // Close stops the writer, after what was queued before, and closes Badger.

@@ -25,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	badger "github.com/dgraph-io/badger/v4"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -354,3 +355,24 @@ func TestLocate(t *testing.T) {
 		}
 	}
 }
+
+func TestAnotherFormatIsDropped(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir)
+	fill(t, s)
+	// As if written by another format.
+	wb := s.db.NewManagedWriteBatch()
+	_ = wb.SetEntryAt(badgerEntry(formatKey, "\x00"), s.Revision()+1)
+	_ = wb.Flush()
+	_ = s.Close()
+	s = open(t, dir)
+	defer s.Close()
+	if got, _ := names(t, s, Query{Resource: pods}, 0, ""); len(got) != 0 {
+		t.Errorf("%d objects of another format kept", len(got))
+	}
+	if cp, _ := s.Checkpoint(Source{Cluster: "member1", Resource: pods}); cp != "" {
+		t.Errorf("checkpoint %q of another format kept", cp)
+	}
+}
+
+func badgerEntry(k, v string) *badger.Entry { return badger.NewEntry([]byte(k), []byte(v)) }

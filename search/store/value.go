@@ -26,6 +26,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/klauspost/compress/s2"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -49,26 +50,30 @@ type Object struct {
 
 func (o *Object) key() []byte { return objectKey(o.Resource, o.Cluster, o.Namespace, o.Name) }
 
-const valueFormat = 1
+const valueFormat = 2
 
 // encode is the stored value of o: a format byte, the labels and fields as counted pairs of
-// length-prefixed strings, the metadata's length and bytes, then the body, so that a
-// selector reads the pairs without decoding any JSON.
+// length-prefixed strings, then the object's JSON (the metadata's length and bytes, then
+// the body) compressed as one S2 block. A selector reads the pairs without decompressing or
+// decoding anything; JSON compresses 4 to 5 times, which is that much less for Badger to
+// write, keep on disk and map.
 func (o *Object) encode() []byte {
-	n := 1 + 3*binary.MaxVarintLen64 + len(o.Meta) + len(o.Body)
+	n := 1 + 2*binary.MaxVarintLen64
 	for k, v := range o.Labels {
 		n += 2*binary.MaxVarintLen64 + len(k) + len(v)
 	}
 	for k, v := range o.Fields {
 		n += 2*binary.MaxVarintLen64 + len(k) + len(v)
 	}
-	b := make([]byte, 0, n)
+	raw := make([]byte, 0, binary.MaxVarintLen64+len(o.Meta)+len(o.Body))
+	raw = binary.AppendUvarint(raw, uint64(len(o.Meta)))
+	raw = append(raw, o.Meta...)
+	raw = append(raw, o.Body...)
+	b := make([]byte, 0, n+s2.MaxEncodedLen(len(raw)))
 	b = append(b, valueFormat)
 	b = appendPairs(b, o.Labels)
 	b = appendPairs(b, o.Fields)
-	b = binary.AppendUvarint(b, uint64(len(o.Meta)))
-	b = append(b, o.Meta...)
-	return append(b, o.Body...)
+	return append(b, s2.Encode(nil, raw)...)
 }
 
 func appendPairs(b []byte, m map[string]string) []byte {
@@ -91,12 +96,24 @@ func appendString(b []byte, s string) []byte {
 }
 
 // value is a decoded stored value. Its strings point into the bytes it was decoded from,
-// which must not change afterwards.
+// which must not change afterwards. The JSON stays compressed until halves is called.
 type value struct {
 	labels pairs
 	fields pairs
-	meta   []byte
-	body   []byte
+	packed []byte
+}
+
+// halves decompresses the object's JSON: its metadata and the rest.
+func (v *value) halves() (meta, body []byte, err error) {
+	raw, err := s2.Decode(nil, v.packed)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", errCorrupt, err)
+	}
+	n, w := binary.Uvarint(raw)
+	if w <= 0 || uint64(len(raw)-w) < n {
+		return nil, nil, errCorrupt
+	}
+	return raw[w : w+int(n)], raw[w+int(n):], nil
 }
 
 var errCorrupt = errors.New("corrupt cache value")
@@ -114,11 +131,7 @@ func decodeValue(b []byte) (*value, error) {
 	if v.fields, b, err = readPairs(b); err != nil {
 		return nil, err
 	}
-	n, w := binary.Uvarint(b)
-	if w <= 0 || uint64(len(b)-w) < n {
-		return nil, errCorrupt
-	}
-	v.meta, v.body = b[w:w+int(n)], b[w+int(n):]
+	v.packed = b
 	return v, nil
 }
 
@@ -168,7 +181,10 @@ func (p pairs) Get(k string) string { v, _ := p.Lookup(k); return v }
 // json is the object's JSON with resourceVersion rv, and with the annotations extra added
 // (nil: none; they are rare, so the metadata is decoded only then).
 func (v *value) json(rv uint64, extra map[string]string) ([]byte, error) {
-	meta := v.meta
+	meta, body, err := v.halves()
+	if err != nil {
+		return nil, err
+	}
 	if len(extra) > 0 {
 		var m map[string]any
 		if err := json.Unmarshal(meta, &m); err != nil {
@@ -182,12 +198,11 @@ func (v *value) json(rv uint64, extra map[string]string) ([]byte, error) {
 			annotations[k] = val
 		}
 		m["annotations"] = annotations
-		var err error
 		if meta, err = json.Marshal(m); err != nil {
 			return nil, err
 		}
 	}
-	return assemble(rv, meta, v.body), nil
+	return assemble(rv, meta, body), nil
 }
 
 // assemble writes {"metadata":{"resourceVersion":"rv",<meta>},<body>}.
