@@ -229,12 +229,15 @@ func wantsTable(accept string) bool {
 func (c *Cache) serveList(w http.ResponseWriter, req *http.Request, r *cacheRequest) {
 	gv := schema.GroupVersion{Group: r.gr.Group, Version: r.kind.Version}
 	started := false
+	start := func() {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		fmt.Fprintf(w, `{"kind":%q,"apiVersion":%q,"items":[`, r.kind.Kind+"List", gv.String())
+		started = true
+	}
 	page, err := c.Store.List(req.Context(), r.query, r.limit, r.cont, func(obj []byte) error {
 		if !started {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusOK)
-			fmt.Fprintf(w, `{"kind":%q,"apiVersion":%q,"items":[`, r.kind.Kind+"List", gv.String())
-			started = true
+			start()
 		} else if _, err := w.Write([]byte{','}); err != nil {
 			return err
 		}
@@ -250,9 +253,7 @@ func (c *Cache) serveList(w http.ResponseWriter, req *http.Request, r *cacheRequ
 		return
 	}
 	if !started {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusOK)
-		fmt.Fprintf(w, `{"kind":%q,"apiVersion":%q,"items":[`, r.kind.Kind+"List", gv.String())
+		start()
 	}
 	meta, _ := json.Marshal(metav1.ListMeta{ResourceVersion: strconv.FormatUint(page.Revision, 10), Continue: page.Continue})
 	fmt.Fprintf(w, `],"metadata":%s}`, meta)
@@ -314,14 +315,8 @@ func (c *Cache) toTable(ctx context.Context, r *cacheRequest, obj runtime.Object
 	}
 	for i := range table.Rows {
 		row := &table.Rows[i]
+		// Both convertors put each row's object in it.
 		u, _ := row.Object.Object.(*unstructured.Unstructured)
-		if u == nil {
-			if o, ok := obj.(*unstructured.UnstructuredList); ok && i < len(o.Items) {
-				u = &o.Items[i]
-			} else if o, ok := obj.(*unstructured.Unstructured); ok {
-				u = o
-			}
-		}
 		cluster := ""
 		if u != nil {
 			cluster = u.GetAnnotations()[searchv1alpha1.AnnotationCluster]

@@ -184,38 +184,41 @@ func (c *Controller) wants(r *searchv1alpha1.ResourceRegistry, clusters []*clust
 		if ok, err := matcher.Matches(cl); err != nil || !ok {
 			continue
 		}
+		mb, mbErr := c.members.Get(cl.Name)
 		for _, sel := range r.Spec.ResourceSelectors {
-			w := want{cluster: cl.Name, selector: sel}
-			gv, err := schema.ParseGroupVersion(sel.APIVersion)
-			if err != nil {
-				w.err = err
-				out = append(out, w)
-				continue
-			}
-			w.gvk = gv.WithKind(sel.Kind)
-			mb, err := c.members.Get(cl.Name)
-			if err != nil {
-				w.err = err
-				out = append(out, w)
-				continue
-			}
-			mapping, err := mb.Mapping(w.gvk)
-			if err != nil {
-				w.err = fmt.Errorf("cluster %s does not serve %s: %w", cl.Name, w.gvk, err)
-				out = append(out, w)
-				continue
-			}
-			ns := sel.Namespace
-			w.namespaced = mapping.Scope.Name() == meta.RESTScopeNameNamespace
-			if !w.namespaced {
-				ns = ""
-			}
-			w.source = store.Source{Cluster: cl.Name, Resource: mapping.Resource.GroupResource(), Namespace: ns}
-			w.metadataOnly = w.source.Resource == schema.GroupResource{Resource: "secrets"}
-			out = append(out, w)
+			out = append(out, wantOf(cl.Name, mb, mbErr, sel))
 		}
 	}
 	return out
+}
+
+// wantOf is the cache a selector asks for in one cluster, reached through mb (or the error
+// that keeps fed from reaching it).
+func wantOf(cluster string, mb *members.Member, mbErr error, sel searchv1alpha1.ResourceSelector) want {
+	w := want{cluster: cluster, selector: sel}
+	gv, err := schema.ParseGroupVersion(sel.APIVersion)
+	if err != nil {
+		w.err = err
+		return w
+	}
+	w.gvk = gv.WithKind(sel.Kind)
+	if mbErr != nil {
+		w.err = mbErr
+		return w
+	}
+	mapping, err := mb.Mapping(w.gvk)
+	if err != nil {
+		w.err = fmt.Errorf("cluster %s does not serve %s: %w", cluster, w.gvk, err)
+		return w
+	}
+	ns := sel.Namespace
+	w.namespaced = mapping.Scope.Name() == meta.RESTScopeNameNamespace
+	if !w.namespaced {
+		ns = ""
+	}
+	w.source = store.Source{Cluster: cluster, Resource: mapping.Resource.GroupResource(), Namespace: ns}
+	w.metadataOnly = w.source.Resource == schema.GroupResource{Resource: "secrets"}
+	return w
 }
 
 // desired merges the wants into sources: per cluster and kind, one source for all

@@ -221,6 +221,9 @@ func (r *Reflector) list(ctx context.Context) (string, error) {
 	if err := r.store.Sync(ctx); err != nil {
 		return "", err
 	}
+	if r.store.Lost(r.source) {
+		return "", fmt.Errorf("the search cache failed to write part of %s", r.source)
+	}
 	r.succeeded()
 	r.setStatus(func(s *Status) { s.Synced, s.Err, s.LastSync = true, nil, time.Now() })
 	return rv, nil
@@ -280,6 +283,9 @@ func (r *Reflector) watch(ctx context.Context, rv *string) error {
 		}
 		if err != nil {
 			return err
+		}
+		if r.store.Lost(r.source) {
+			return errExpired // the cache failed to write some of it: list again
 		}
 		*rv = next
 		r.setStatus(func(s *Status) { s.LastSync = time.Now() })

@@ -127,16 +127,7 @@ func (b *batch) count(src Source) error {
 		b.counts[src] = n
 		return nil
 	}
-	opts := badger.DefaultIteratorOptions
-	opts.PrefetchValues = false
-	opts.Prefix = src.prefix()
-	it := b.txn.NewIterator(opts)
-	defer it.Close()
-	var n int64
-	for it.Rewind(); it.Valid(); it.Next() {
-		n++
-	}
-	b.counts[src] = n
+	b.counts[src] = countKeys(b.txn, src.prefix())
 	return nil
 }
 

@@ -157,6 +157,8 @@ func (s *Store) List(ctx context.Context, q Query, limit int64, cont string, emi
 	}
 	var n int64
 	var buf []byte
+	var cluster string
+	var extra map[string]string
 	for it.Seek(seek); it.Valid(); {
 		if err := ctx.Err(); err != nil {
 			return Page{}, err
@@ -182,7 +184,10 @@ func (s *Store) List(ctx context.Context, q Query, limit int64, cont string, emi
 			return Page{}, fmt.Errorf("%w at %q", err, key)
 		}
 		if m.matches(v) {
-			raw, err := v.json(it.Item().Version(), s.annotationsOf(p.cluster))
+			if p.cluster != cluster { // keys come grouped by cluster
+				cluster, extra = p.cluster, s.annotationsOf(p.cluster)
+			}
+			raw, err := v.json(it.Item().Version(), extra)
 			if err != nil {
 				return Page{}, err
 			}

@@ -93,6 +93,8 @@ type Store struct {
 	counts   map[Source]int64
 	annotate map[string]map[string]string
 	kinds    map[schema.GroupResource]Kind
+	// lost are the sources a failed write lost objects of, until Lost reports it.
+	lost map[Source]bool
 
 	stop    context.CancelFunc
 	stopped chan struct{}
@@ -135,6 +137,7 @@ func Open(opts Options) (*Store, error) {
 		ops:      make(chan *op, 4096),
 		counts:   map[Source]int64{},
 		annotate: map[string]map[string]string{},
+		lost:     map[Source]bool{},
 		stop:     cancel,
 		stopped:  make(chan struct{}),
 	}
@@ -232,6 +235,16 @@ func (s *Store) Kind(gr schema.GroupResource) (Kind, bool) {
 	defer s.mu.Unlock()
 	k, ok := s.kinds[gr]
 	return k, ok
+}
+
+// Lost tells, once, that a write of src failed since the last call: what the store holds
+// of src is incomplete, and its reflector must list the member again.
+func (s *Store) Lost(src Source) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	lost := s.lost[src]
+	delete(s.lost, src)
+	return lost
 }
 
 // Count is how many objects the source has in the cache, as of the last write; -1 before
@@ -362,9 +375,14 @@ func (s *Store) Sources() ([]Source, error) {
 func (s *Store) CountScan(src Source) int64 {
 	txn := s.db.NewTransactionAt(s.visible.Load(), false)
 	defer txn.Discard()
+	return countKeys(txn, src.prefix())
+}
+
+// countKeys counts the keys under prefix, reading no values.
+func countKeys(txn *badger.Txn, prefix []byte) int64 {
 	opts := badger.DefaultIteratorOptions
 	opts.PrefetchValues = false
-	opts.Prefix = src.prefix()
+	opts.Prefix = prefix
 	it := txn.NewIterator(opts)
 	defer it.Close()
 	var n int64
@@ -451,14 +469,14 @@ func (s *Store) commitLogged(batch []*op) bool {
 	return err == nil
 }
 
-// forget drops a source's count and checkpoint after a failed write, so that it is
-// listed again rather than resumed past what the cache lost.
+// forget drops a source's count and checkpoint after a failed write, and records the loss
+// for Lost, so that the source is listed again rather than followed (or, after a
+// restart, resumed) past what the cache lost.
 func (s *Store) forget(src Source) {
 	s.mu.Lock()
 	delete(s.counts, src)
+	s.lost[src] = true
 	s.mu.Unlock()
-	txn := s.db.NewTransactionAt(s.visible.Load(), false)
-	defer txn.Discard()
 	wb := s.db.NewManagedWriteBatch()
 	rev := s.visible.Load() + 1
 	if err := wb.DeleteAt(src.checkpointKey(), rev); err == nil && wb.Flush() == nil {

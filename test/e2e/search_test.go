@@ -19,6 +19,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"path/filepath"
@@ -330,7 +331,7 @@ func TestSearch(t *testing.T) {
 			}
 			err := req.Do(ctx).Error()
 			var status apierrors.APIStatus
-			if code := 0; !asStatus(err, &status) || int(status.Status().Code) != want {
+			if code := 0; !errors.As(err, &status) || int(status.Status().Code) != want {
 				if status != nil {
 					code = int(status.Status().Code)
 				}
@@ -534,14 +535,6 @@ func TestSearch(t *testing.T) {
 			return nil
 		})
 	})
-}
-
-func asStatus(err error, status *apierrors.APIStatus) bool {
-	s, ok := err.(apierrors.APIStatus)
-	if ok {
-		*status = s
-	}
-	return ok
 }
 
 // fedMetrics is fed-apiserver's /metrics.
