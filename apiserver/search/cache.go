@@ -273,39 +273,66 @@ func listError(err error) error {
 
 // serveTable answers a list as the Table kubectl prints, with the cluster first.
 func (c *Cache) serveTable(w http.ResponseWriter, req *http.Request, r *cacheRequest) {
-	list := &unstructured.UnstructuredList{Object: map[string]any{}}
+	var objs [][]byte
 	page, err := c.Store.List(req.Context(), r.query, r.limit, r.cont, func(obj []byte) error {
-		u := &unstructured.Unstructured{}
-		if err := u.UnmarshalJSON(obj); err != nil {
-			return err
-		}
-		list.Items = append(list.Items, *u)
+		objs = append(objs, obj)
 		return nil
 	})
 	if err != nil {
 		writeError(w, req, listError(err))
 		return
 	}
-	list.SetResourceVersion(strconv.FormatUint(page.Revision, 10))
-	list.SetContinue(page.Continue)
-	table, err := c.toTable(req.Context(), r, list, false)
+	table, err := c.toTable(req.Context(), r, objs, false)
 	if err != nil {
 		writeError(w, req, err)
 		return
 	}
+	table.ResourceVersion = strconv.FormatUint(page.Revision, 10)
+	table.Continue = page.Continue
 	writeJSON(w, http.StatusOK, table)
 }
 
-// toTable prints obj (an object or a list) as a Table of its kind with a CLUSTER column
-// first, each row's object as includeObject asks.
-func (c *Cache) toTable(ctx context.Context, r *cacheRequest, obj runtime.Object, noHeaders bool) (*metav1.Table, error) {
-	convertor := tables.For(schema.GroupKind{Group: r.gr.Group, Kind: r.kind.Kind})
-	if convertor == nil {
-		convertor = rest.NewDefaultTableConvertor(r.gr)
-	}
-	table, err := convertor.ConvertToTable(ctx, obj, &metav1.TableOptions{NoHeaders: noHeaders})
-	if err != nil {
-		return nil, err
+// toTable prints objs (each an object's JSON) as a Table of their kind with a CLUSTER
+// column first, each row's object as includeObject asks.
+func (c *Cache) toTable(ctx context.Context, r *cacheRequest, objs [][]byte, noHeaders bool) (*metav1.Table, error) {
+	gk := schema.GroupKind{Group: r.gr.Group, Kind: r.kind.Kind}
+	var table *metav1.Table
+	var metas []*metav1.ObjectMeta
+	if printer := tables.ForJSON(gk); printer != nil {
+		table = &metav1.Table{Rows: make([]metav1.TableRow, len(objs))}
+		metas = make([]*metav1.ObjectMeta, len(objs))
+		for i, obj := range objs {
+			row, m, err := printer.PrintJSON(obj)
+			if err != nil {
+				return nil, err
+			}
+			table.Rows[i], metas[i] = row, m
+		}
+		if !noHeaders {
+			table.ColumnDefinitions = printer.Columns()
+		}
+	} else {
+		convertor := tables.For(gk)
+		if convertor == nil {
+			convertor = rest.NewDefaultTableConvertor(r.gr)
+		}
+		list := &unstructured.UnstructuredList{Object: map[string]any{}, Items: make([]unstructured.Unstructured, len(objs))}
+		for i, obj := range objs {
+			if err := list.Items[i].UnmarshalJSON(obj); err != nil {
+				return nil, err
+			}
+		}
+		var err error
+		if table, err = convertor.ConvertToTable(ctx, list, &metav1.TableOptions{NoHeaders: noHeaders}); err != nil {
+			return nil, err
+		}
+		metas = make([]*metav1.ObjectMeta, len(objs))
+		for i := range list.Items {
+			metas[i] = &metav1.ObjectMeta{}
+			if md, ok := list.Items[i].Object["metadata"].(map[string]any); ok {
+				_ = runtime.DefaultUnstructuredConverter.FromUnstructured(md, metas[i])
+			}
+		}
 	}
 	table.APIVersion, table.Kind = metav1.SchemeGroupVersion.String(), "Table"
 	if !noHeaders {
@@ -315,34 +342,28 @@ func (c *Cache) toTable(ctx context.Context, r *cacheRequest, obj runtime.Object
 	}
 	for i := range table.Rows {
 		row := &table.Rows[i]
-		// Both convertors put each row's object in it.
-		u, _ := row.Object.Object.(*unstructured.Unstructured)
-		cluster := ""
-		if u != nil {
-			cluster = u.GetAnnotations()[searchv1alpha1.AnnotationCluster]
+		m := metas[i]
+		if m == nil {
+			m = &metav1.ObjectMeta{}
 		}
-		row.Cells = append([]any{cluster}, row.Cells...)
-		row.Object = rowObject(u, r.include)
+		row.Cells = append([]any{m.Annotations[searchv1alpha1.AnnotationCluster]}, row.Cells...)
+		row.Object = rowObject(objs[i], m, r.include)
 	}
 	return table, nil
 }
 
-// rowObject is what a Table row carries of its object.
-func rowObject(u *unstructured.Unstructured, include metav1.IncludeObjectPolicy) runtime.RawExtension {
-	if u == nil {
-		return runtime.RawExtension{}
-	}
+// rowObject is what a Table row carries of its object: obj is its JSON, m its metadata.
+func rowObject(obj []byte, m *metav1.ObjectMeta, include metav1.IncludeObjectPolicy) runtime.RawExtension {
 	switch include {
 	case metav1.IncludeNone:
 		return runtime.RawExtension{}
 	case metav1.IncludeObject:
-		return runtime.RawExtension{Object: u}
+		return runtime.RawExtension{Raw: obj}
 	}
-	m := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: metav1.SchemeGroupVersion.String(), Kind: "PartialObjectMetadata"}}
-	if md, ok := u.Object["metadata"].(map[string]any); ok {
-		_ = runtime.DefaultUnstructuredConverter.FromUnstructured(md, &m.ObjectMeta)
-	}
-	return runtime.RawExtension{Object: m}
+	return runtime.RawExtension{Object: &metav1.PartialObjectMetadata{
+		TypeMeta:   metav1.TypeMeta{APIVersion: metav1.SchemeGroupVersion.String(), Kind: "PartialObjectMetadata"},
+		ObjectMeta: *m,
+	}}
 }
 
 func writeJSON(w http.ResponseWriter, code int, obj any) {
@@ -400,11 +421,7 @@ func (c *Cache) serveWatch(w http.ResponseWriter, req *http.Request, r *cacheReq
 			object, _ = json.Marshal(map[string]any{"kind": r.kind.Kind, "apiVersion": gv.String(),
 				"metadata": map[string]any{"resourceVersion": strconv.FormatUint(ev.Revision, 10)}})
 		case r.table:
-			u := &unstructured.Unstructured{}
-			if err := u.UnmarshalJSON(ev.Object); err != nil {
-				return
-			}
-			table, err := c.toTable(ctx, r, u, !headers)
+			table, err := c.toTable(ctx, r, [][]byte{ev.Object}, !headers)
 			if err != nil {
 				return
 			}

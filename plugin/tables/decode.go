@@ -30,8 +30,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	metav1beta1 "k8s.io/apimachinery/pkg/apis/meta/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/client-go/rest"
+	sigsjson "sigs.k8s.io/json"
 )
 
 // AcceptTable asks the server for a Table, as kubectl get does; it is a
@@ -42,6 +44,43 @@ func AcceptTable(req *rest.Request) {
 		fmt.Sprintf("application/json;as=Table;v=%s;g=%s", metav1beta1.SchemeGroupVersion.Version, metav1beta1.GroupName),
 		"application/json",
 	}, ","))
+}
+
+// DecodeJSON is Decode of a server's JSON answer, read once: a Table straight into its
+// type, the metadata of its rows' objects too.
+func DecodeJSON(data []byte) (*metav1.Table, error) {
+	t := &metav1.Table{}
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(data, t); err != nil {
+		return nil, err
+	}
+	if gv, err := schema.ParseGroupVersion(t.APIVersion); err != nil || t.Kind != "Table" ||
+		(gv != metav1.SchemeGroupVersion && gv != metav1beta1.SchemeGroupVersion) {
+		obj, err := runtime.Decode(unstructured.UnstructuredJSONScheme, data)
+		if err != nil {
+			return nil, err
+		}
+		return Decode(obj)
+	}
+	for i := range t.Rows {
+		row := &t.Rows[i]
+		if row.Object.Raw == nil {
+			continue
+		}
+		m := &metav1.PartialObjectMetadata{}
+		if err := sigsjson.UnmarshalCaseSensitivePreserveInts(row.Object.Raw, m); err != nil {
+			return nil, err
+		}
+		if m.Kind == "PartialObjectMetadata" {
+			row.Object.Object = m
+			continue
+		}
+		o, err := runtime.Decode(unstructured.UnstructuredJSONScheme, row.Object.Raw)
+		if err != nil {
+			return nil, err
+		}
+		row.Object.Object = o
+	}
+	return t, nil
 }
 
 // Decode turns a server's answer into a Table whose rows carry their objects (metadata

@@ -17,6 +17,7 @@ limitations under the License.
 package tables
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 
@@ -28,11 +29,18 @@ import (
 
 // Print prints the merged tables with kubectl get's table printer of pf, a blank line
 // between kinds, and tells whether it printed a row.
-func Print(out io.Writer, groups []*Group, pf *kubectlget.PrintFlags, allNamespaces bool) (bool, error) {
+func Print(out io.Writer, groups []*Group, pf *kubectlget.PrintFlags, allNamespaces bool) (printed bool, err error) {
 	withKind := len(groups) > 1
-	w := printers.GetNewTabWriter(out)
+	// The tab writer writes each cell on its own: 3,000 pods were 45,000 writes to the
+	// terminal without the buffer.
+	buffered := bufio.NewWriter(out)
+	defer func() {
+		if ferr := buffered.Flush(); err == nil {
+			err = ferr
+		}
+	}()
+	w := printers.GetNewTabWriter(buffered)
 	defer w.Flush()
-	printed := false
 	for _, g := range groups {
 		if len(g.Table.Rows) == 0 {
 			continue

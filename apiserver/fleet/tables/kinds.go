@@ -417,14 +417,14 @@ func externalIP(s *corev1.Service) string {
 // configMaps and secrets read their data from the template: FromUnstructured
 // cannot decode base64 into []byte, and only the keys count.
 func configMaps() rest.TableConvertor {
-	return newConvertor(func(u *unstructured.Unstructured) (metav1.TableRow, error) {
+	return newConvertor(untyped(func(u *unstructured.Unstructured) (metav1.TableRow, error) {
 		return cells(u.GetName(), int64(len(keys(u, "data"))+len(keys(u, "binaryData"))), age(u.GetCreationTimestamp())), nil
-	}, columns{nameColumn, column("Data", "string", corev1.ConfigMap{}.SwaggerDoc()["data"]), ageColumn})
+	}), columns{nameColumn, column("Data", "string", corev1.ConfigMap{}.SwaggerDoc()["data"]), ageColumn})
 }
 
 func secrets() rest.TableConvertor {
 	doc := corev1.Secret{}.SwaggerDoc()
-	return newConvertor(func(u *unstructured.Unstructured) (metav1.TableRow, error) {
+	return newConvertor(untyped(func(u *unstructured.Unstructured) (metav1.TableRow, error) {
 		typ, _, _ := unstructured.NestedString(u.Object, "type")
 		// The apiserver merges stringData into data.
 		data := keys(u, "data")
@@ -434,7 +434,7 @@ func secrets() rest.TableConvertor {
 			}
 		}
 		return cells(u.GetName(), cmp.Or(typ, string(corev1.SecretTypeOpaque)), int64(len(data)), age(u.GetCreationTimestamp())), nil
-	}, columns{nameColumn, column("Type", "string", doc["type"]), column("Data", "string", doc["data"]), ageColumn})
+	}), columns{nameColumn, column("Type", "string", doc["type"]), column("Data", "string", doc["data"]), ageColumn})
 }
 
 // keys returns the keys of the map at field of u.
@@ -648,7 +648,7 @@ func podDisruptionBudgets() rest.TableConvertor {
 
 func horizontalPodAutoscalers() rest.TableConvertor {
 	spec := autoscalingv2.HorizontalPodAutoscalerSpec{}.SwaggerDoc()
-	return newConvertor(printHorizontalPodAutoscaler, columns{
+	return newConvertor(untyped(printHorizontalPodAutoscaler), columns{
 		nameColumn,
 		column("Reference", "string", spec["scaleTargetRef"]),
 		column("Targets", "string", spec["metrics"]),

@@ -562,6 +562,26 @@ spec: {group: example.com, names: {kind: Widget, plural: widgets}, scope: Namesp
 			if completed != tc.completed {
 				t.Errorf("row conditions %v", row.Conditions)
 			}
+			// The same row straight from the object's JSON, where the kind has a JSON printer.
+			if p := ForJSON(tc.kind); p != nil {
+				data, err := u.MarshalJSON()
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, m, err := p.PrintJSON(data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got.Cells, tc.want) || !reflect.DeepEqual(got.Conditions, row.Conditions) {
+					t.Errorf("from JSON: cells %#v, conditions %v", got.Cells, got.Conditions)
+				}
+				if m == nil || m.Name != u.GetName() || m.ResourceVersion != "42" {
+					t.Errorf("from JSON: metadata %+v", m)
+				}
+				if !reflect.DeepEqual(p.Columns(), table.ColumnDefinitions) {
+					t.Errorf("from JSON: columns %v", p.Columns())
+				}
+			}
 		})
 	}
 }
