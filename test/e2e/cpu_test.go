@@ -113,3 +113,19 @@ func (u cpuUse) String() string {
 	return fmt.Sprintf("%s: %.1fs of CPU in %.1fs, of the %.1fs that %d cores give", strings.Join(parts, ", "),
 		u.total().Seconds(), u.wall.Seconds(), u.wall.Seconds()*float64(cores), cores)
 }
+
+// waitQuiet waits, up to limit, until the lab uses less than a third of a core over two
+// seconds, so that what a benchmark times next does not share the machine with the lab
+// still settling what it just set up; it returns how long that took.
+func waitQuiet(limit time.Duration) time.Duration {
+	start := time.Now()
+	for time.Since(start) < limit {
+		mark := markCPU()
+		time.Sleep(2 * time.Second)
+		u := cpuSince(mark)
+		if float64(u.total()) < float64(u.wall)/3 {
+			break
+		}
+	}
+	return time.Since(start)
+}

@@ -37,4 +37,8 @@ const (
 	TaintClusterUnreachable = "cluster.fedhq.io/unreachable"
 	// TaintClusterUnschedulable is the cordon taint (NoSchedule).
 	TaintClusterUnschedulable = "cluster.fedhq.io/unschedulable"
+
+	// LabelCluster labels what fed merges from several members (the fleet's metrics) with
+	// the member each item comes from; the plugin uses the same key as an annotation.
+	LabelCluster = "cluster.fedhq.io/cluster"
 )
