@@ -20,6 +20,7 @@ import (
 	"k8s.io/apiserver/pkg/server/healthz"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
@@ -29,6 +30,7 @@ import (
 	"github.com/fedhq/fed/apiserver/registry"
 	"github.com/fedhq/fed/apiserver/search"
 	"github.com/fedhq/fed/controllers"
+	"github.com/fedhq/fed/metricsadapter"
 	"github.com/fedhq/fed/search/store"
 )
 
@@ -41,12 +43,15 @@ type Config struct {
 	// SearchCache is the search cache (search/store), open while the server runs with a
 	// host; nil without one.
 	SearchCache *store.Store
+	// Metrics tunes the fleet's metrics (metricsadapter).
+	Metrics metricsadapter.Options
 }
 
 type completedConfig struct {
 	GenericConfig    genericapiserver.CompletedConfig
 	HostClientConfig *rest.Config
 	SearchCache      *store.Store
+	Metrics          metricsadapter.Options
 	// fleet is the fleet API's handler, which the handler chain reaches once New made it.
 	fleet *atomic.Pointer[fleet.Fleet]
 	// members is the fleet proxy's access to the members, once the controllers run.
@@ -67,22 +72,35 @@ func (m *fleetMembers) Config(cluster string) (*rest.Config, error) {
 }
 
 func (m *fleetMembers) Ready() []string {
+	ready, _ := m.byReadiness()
+	return ready
+}
+
+func (m *fleetMembers) NotReady() []string {
+	_, notReady := m.byReadiness()
+	return notReady
+}
+
+// byReadiness are the members that are Ready and the others, each by name.
+func (m *fleetMembers) byReadiness() (ready, notReady []string) {
 	s := m.started.Load()
 	if s == nil {
-		return nil
+		return nil, nil
 	}
 	clusters, err := s.Clusters.List(labels.Everything())
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	var ready []string
 	for _, c := range clusters {
 		if apimeta.IsStatusConditionTrue(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady) {
 			ready = append(ready, c.Name)
+		} else {
+			notReady = append(notReady, c.Name)
 		}
 	}
 	slices.Sort(ready)
-	return ready
+	slices.Sort(notReady)
+	return ready, notReady
 }
 
 // CompletedConfig is a Config on which Complete has run; only it can build a server.
@@ -128,7 +146,7 @@ func (c *Config) Complete() CompletedConfig {
 		return buildChain(routed, conf)
 	}
 	return CompletedConfig{&completedConfig{GenericConfig: gc.Complete(), HostClientConfig: c.HostClientConfig, SearchCache: c.SearchCache,
-		fleet: fleetHandler, members: members}}
+		Metrics: c.Metrics, fleet: fleetHandler, members: members}}
 }
 
 // Server is fed-apiserver.
@@ -170,6 +188,13 @@ func (c CompletedConfig) New() (*Server, error) {
 	if err := s.InstallAPIGroups(clusterGroup, federationGroup, searchGroup); err != nil {
 		return nil, err
 	}
+	if c.HostClientConfig != nil {
+		// Served for the fleet (the fleet API and the fleet proxy), never registered with the
+		// host: the host's own metrics.k8s.io stays its own.
+		if err := s.InstallAPIGroup(registry.NewMetricsGroupInfo(metricsadapter.New(c.members, c.Metrics))); err != nil {
+			return nil, err
+		}
+	}
 	if host := c.HostClientConfig; host != nil {
 		if err := c.installFleet(s, host); err != nil {
 			return nil, err
@@ -199,7 +224,7 @@ func (c CompletedConfig) installFleet(s *genericapiserver.GenericAPIServer, host
 		Host:                host,
 		HostValidator:       &hostvalidation.Validator{Client: validationClient, Namespace: clusterv1alpha1.FedNamespace},
 		Fed:                 s.UnprotectedHandler(),
-		FedGroups:           []string{clusterv1alpha1.GroupName, federationv1alpha1.GroupName, searchv1alpha1.GroupName},
+		FedGroups:           []string{clusterv1alpha1.GroupName, federationv1alpha1.GroupName, searchv1alpha1.GroupName, metricsv1beta1.GroupName},
 		Authorizer:          c.GenericConfig.Authorization.Authorizer,
 		MaxRequestBodyBytes: c.GenericConfig.MaxRequestBodyBytes,
 		MinRequestTimeout:   time.Duration(c.GenericConfig.MinRequestTimeout) * time.Second,

@@ -62,6 +62,7 @@ k8s_openapi_pkgs=(
     k8s.io/apimachinery/pkg/util/intstr
     k8s.io/api/core/v1
     k8s.io/api/autoscaling/v2
+    k8s.io/metrics/pkg/apis/metrics/v1beta1
     k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1
 )
 readonly_args=()

@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package metricsadapter reads the resource metrics of the fleet: the PodMetrics and
 // NodeMetrics of every member's metrics.k8s.io (a metrics-server in the member), asked in
 // parallel, each item labelled with its cluster (LabelCluster), merged. A member's answer is

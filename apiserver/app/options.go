@@ -24,6 +24,7 @@ import (
 	"github.com/fedhq/fed/apiserver/scheme"
 	"github.com/fedhq/fed/apiserver/storage/badger"
 	badgeroptions "github.com/fedhq/fed/apiserver/storage/badger/options"
+	"github.com/fedhq/fed/metricsadapter"
 	"github.com/fedhq/fed/search/store"
 )
 
@@ -43,6 +44,8 @@ type Options struct {
 	DataDir string
 	// SearchCache sizes the search cache; its Dir defaults to <DataDir>/search-cache.
 	SearchCache store.Options
+	// Metrics tunes the fleet's metrics.
+	Metrics metricsadapter.Options
 
 	// etcd holds the storage options while the Badger backend runs: the generic options
 	// would otherwise validate and apply them as etcd settings.
@@ -59,6 +62,7 @@ func NewOptions(stdout, stderr io.Writer) *Options {
 		Recommended: genericoptions.NewRecommendedOptions(etcdPrefix, scheme.Codecs.LegacyCodec(scheme.StorageVersions...)),
 		DataDir:     "/var/lib/fed-apiserver",
 		SearchCache: store.DefaultOptions(""),
+		Metrics:     metricsadapter.Options{TTL: metricsadapter.DefaultTTL, Timeout: metricsadapter.DefaultTimeout},
 		Stdout:      stdout,
 		Stderr:      stderr,
 	}
@@ -86,6 +90,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&sc.ValueLogGCInterval, "search-cache-value-log-gc-interval", sc.ValueLogGCInterval, "How often the search cache rewrites its value log to reclaim the space of changed and deleted objects.")
 	fs.DurationVar(&sc.History, "search-cache-history", sc.History, "How long a paginated search (its continue token) stays valid.")
 	fs.IntVar(&sc.WatchEvents, "search-cache-watch-events", sc.WatchEvents, "How many recent changes a watch of the search cache can resume from.")
+	fs.DurationVar(&o.Metrics.TTL, "metrics-cache-ttl", o.Metrics.TTL, "How long the fleet's metrics reuse a member's answer (metrics-server refreshes every 15s by default).")
+	fs.DurationVar(&o.Metrics.Timeout, "metrics-member-timeout", o.Metrics.Timeout, "How long the fleet's metrics wait for a member's metrics.k8s.io before leaving it out with a warning.")
 }
 
 func (o *Options) backend() string {
@@ -122,6 +128,9 @@ func (o *Options) Validate() error {
 	if sc.BlockCacheSize < 0 || sc.IndexCacheSize < 0 || sc.MemTableSize < 1<<20 || sc.NumMemtables < 1 || sc.WatchEvents < 1 || sc.History <= 0 {
 		errs = append(errs, errors.New("the --search-cache-* sizes must be positive (memtables at least 1 MiB)"))
 	}
+	if o.Metrics.TTL <= 0 || o.Metrics.Timeout <= 0 {
+		errs = append(errs, errors.New("--metrics-cache-ttl and --metrics-member-timeout must be positive"))
+	}
 	return errors.Join(errs...)
 }
 
@@ -153,7 +162,7 @@ func (o *Options) Config() (*apiserver.Config, func() error, error) {
 		host = rest.CopyConfig(c.ClientConfig)
 		host.QPS, host.Burst = 500, 1000
 	}
-	cfg := &apiserver.Config{GenericConfig: c, HostClientConfig: host}
+	cfg := &apiserver.Config{GenericConfig: c, HostClientConfig: host, Metrics: o.Metrics}
 	closeCache := noop
 	var err error
 	if host != nil {

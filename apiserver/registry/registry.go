@@ -24,6 +24,7 @@ import (
 	"k8s.io/apiserver/pkg/registry/generic"
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
+	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
@@ -38,6 +39,7 @@ import (
 	"github.com/fedhq/fed/apiserver/registry/federation/propagationpolicies"
 	"github.com/fedhq/fed/apiserver/registry/federation/resourcebindings"
 	"github.com/fedhq/fed/apiserver/registry/federation/works"
+	"github.com/fedhq/fed/apiserver/registry/metrics"
 	"github.com/fedhq/fed/apiserver/registry/registrykit"
 	"github.com/fedhq/fed/apiserver/registry/search/resourceregistries"
 	"github.com/fedhq/fed/apiserver/scheme"
@@ -81,6 +83,14 @@ func NewFederationGroupInfo(optsGetter generic.RESTOptionsGetter) (*genericapise
 // chooses.
 func NewSearchGroupInfo(optsGetter generic.RESTOptionsGetter) (*genericapiserver.APIGroupInfo, error) {
 	return newGroupInfo(searchv1alpha1.SchemeGroupVersion, optsGetter, resourceregistries.NewStorage)
+}
+
+// NewMetricsGroupInfo is metrics.k8s.io/v1beta1 read from source.
+func NewMetricsGroupInfo(source metrics.Source) *genericapiserver.APIGroupInfo {
+	info := genericapiserver.NewDefaultAPIGroupInfo(metricsv1beta1.GroupName, scheme.Scheme, scheme.ParameterCodec, scheme.Codecs)
+	info.NegotiatedSerializer = scheme.Serializer
+	info.VersionedResourcesStorageMap[metricsv1beta1.SchemeGroupVersion.Version] = metrics.Storages(source, scheme.Scheme)
+	return &info
 }
 
 // newGroupInfo also registers the field selectors of fed's kinds in

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	metricsinstall "k8s.io/metrics/pkg/apis/metrics/install"
 
 	clusterinstall "github.com/fedhq/fed/apis/cluster/install"
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
@@ -37,6 +38,8 @@ func init() {
 	clusterinstall.Install(Scheme)
 	federationinstall.Install(Scheme)
 	searchinstall.Install(Scheme)
+	// metrics.k8s.io, which fed-apiserver serves for the fleet (never stored).
+	metricsinstall.Install(Scheme)
 
 	// The unversioned meta types (Status, WatchEvent, options) of the core group.
 	metav1.AddToGroupVersion(Scheme, schema.GroupVersion{Version: "v1"})

@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package metrics serves metrics.k8s.io/v1beta1 for the fleet: the PodMetrics and
 // NodeMetrics of every member, read by the metricsadapter, each labelled with its cluster.
 // fed-apiserver does not register it with the host (the host's own metrics.k8s.io stays
@@ -119,12 +118,12 @@ var (
 	_ rest.SingularNameProvider = &PodMetricsREST{}
 )
 
-func (r *PodMetricsREST) New() runtime.Object       { return &metrics.PodMetrics{} }
-func (r *PodMetricsREST) NewList() runtime.Object   { return &metrics.PodMetricsList{} }
-func (r *PodMetricsREST) Destroy()                  {}
-func (r *PodMetricsREST) Kind() string              { return "PodMetrics" }
-func (r *PodMetricsREST) NamespaceScoped() bool     { return true }
-func (r *PodMetricsREST) GetSingularName() string   { return "pod" }
+func (r *PodMetricsREST) New() runtime.Object            { return &metrics.PodMetrics{} }
+func (r *PodMetricsREST) NewList() runtime.Object        { return &metrics.PodMetricsList{} }
+func (r *PodMetricsREST) Destroy()                       {}
+func (r *PodMetricsREST) Kind() string                   { return "PodMetrics" }
+func (r *PodMetricsREST) NamespaceScoped() bool          { return true }
+func (r *PodMetricsREST) GetSingularName() string        { return "pod" }
 func (r *PodMetricsREST) resource() schema.GroupResource { return metrics.Resource("pods") }
 
 // List lists the pods' metrics of every member.
@@ -205,12 +204,12 @@ var (
 	_ rest.SingularNameProvider = &NodeMetricsREST{}
 )
 
-func (r *NodeMetricsREST) New() runtime.Object       { return &metrics.NodeMetrics{} }
-func (r *NodeMetricsREST) NewList() runtime.Object   { return &metrics.NodeMetricsList{} }
-func (r *NodeMetricsREST) Destroy()                  {}
-func (r *NodeMetricsREST) Kind() string              { return "NodeMetrics" }
-func (r *NodeMetricsREST) NamespaceScoped() bool     { return false }
-func (r *NodeMetricsREST) GetSingularName() string   { return "node" }
+func (r *NodeMetricsREST) New() runtime.Object            { return &metrics.NodeMetrics{} }
+func (r *NodeMetricsREST) NewList() runtime.Object        { return &metrics.NodeMetricsList{} }
+func (r *NodeMetricsREST) Destroy()                       {}
+func (r *NodeMetricsREST) Kind() string                   { return "NodeMetrics" }
+func (r *NodeMetricsREST) NamespaceScoped() bool          { return false }
+func (r *NodeMetricsREST) GetSingularName() string        { return "node" }
 func (r *NodeMetricsREST) resource() schema.GroupResource { return metrics.Resource("nodes") }
 
 // List lists the nodes' metrics of every member.
