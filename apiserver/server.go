@@ -45,6 +45,8 @@ type Config struct {
 	SearchCache *store.Store
 	// Metrics tunes the fleet's metrics (metricsadapter).
 	Metrics metricsadapter.Options
+	// HPASyncPeriod is how often each FederatedHPA is reconciled.
+	HPASyncPeriod time.Duration
 }
 
 type completedConfig struct {
@@ -52,10 +54,14 @@ type completedConfig struct {
 	HostClientConfig *rest.Config
 	SearchCache      *store.Store
 	Metrics          metricsadapter.Options
+	HPASyncPeriod    time.Duration
 	// fleet is the fleet API's handler, which the handler chain reaches once New made it.
 	fleet *atomic.Pointer[fleet.Fleet]
 	// members is the fleet proxy's access to the members, once the controllers run.
 	members *fleetMembers
+	// fleetProxy is the fleet proxy (nil without the search cache); New gives it fed's
+	// own handler for metrics.k8s.io.
+	fleetProxy *search.Proxy
 }
 
 // fleetMembers is the members as the controllers reach them, for the fleet proxy.
@@ -122,7 +128,8 @@ func (c *Config) Complete() CompletedConfig {
 	if gc.AdmissionControl != nil {
 		gc.AdmissionControl = admission.NewChainHandler(fleet.NamespaceLifecycle(fleetHandler.Load), gc.AdmissionControl)
 	}
-	var searchCache, fleetProxy http.Handler
+	var searchCache http.Handler
+	var fleetProxy *search.Proxy
 	members := &fleetMembers{}
 	if c.SearchCache != nil && c.HostClientConfig != nil {
 		cache := &search.Cache{Store: c.SearchCache, MinRequestTimeout: time.Duration(gc.MinRequestTimeout) * time.Second}
@@ -146,7 +153,7 @@ func (c *Config) Complete() CompletedConfig {
 		return buildChain(routed, conf)
 	}
 	return CompletedConfig{&completedConfig{GenericConfig: gc.Complete(), HostClientConfig: c.HostClientConfig, SearchCache: c.SearchCache,
-		Metrics: c.Metrics, fleet: fleetHandler, members: members}}
+		Metrics: c.Metrics, HPASyncPeriod: c.HPASyncPeriod, fleet: fleetHandler, members: members, fleetProxy: fleetProxy}}
 }
 
 // Server is fed-apiserver.
@@ -188,11 +195,16 @@ func (c CompletedConfig) New() (*Server, error) {
 	if err := s.InstallAPIGroups(clusterGroup, federationGroup, searchGroup); err != nil {
 		return nil, err
 	}
+	var fleetMetrics *metricsadapter.Adapter
 	if c.HostClientConfig != nil {
 		// Served for the fleet (the fleet API and the fleet proxy), never registered with the
-		// host: the host's own metrics.k8s.io stays its own.
-		if err := s.InstallAPIGroup(registry.NewMetricsGroupInfo(metricsadapter.New(c.members, c.Metrics))); err != nil {
+		// host: the host's own metrics.k8s.io stays its own. The FederatedHPAs read the same.
+		fleetMetrics = metricsadapter.New(c.members, c.Metrics)
+		if err := s.InstallAPIGroup(registry.NewMetricsGroupInfo(fleetMetrics)); err != nil {
 			return nil, err
+		}
+		if c.fleetProxy != nil {
+			c.fleetProxy.Metrics = s.UnprotectedHandler()
 		}
 	}
 	if host := c.HostClientConfig; host != nil {
@@ -202,7 +214,8 @@ func (c CompletedConfig) New() (*Server, error) {
 		// The controllers read and write fed's objects through the server's own loopback
 		// client, so they need it serving: a post-start hook, stopped with the server.
 		s.AddPostStartHookOrDie("start-fed-controllers", func(hookContext genericapiserver.PostStartHookContext) error {
-			started, err := controllers.Start(hookContext, controllers.Config{Fed: hookContext.LoopbackClientConfig, Host: host, SearchCache: c.SearchCache})
+			started, err := controllers.Start(hookContext, controllers.Config{Fed: hookContext.LoopbackClientConfig, Host: host, SearchCache: c.SearchCache,
+				Metrics: fleetMetrics, HPASyncPeriod: c.HPASyncPeriod})
 			if err != nil {
 				return err
 			}

@@ -6,8 +6,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -17,6 +20,7 @@ import (
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/scale"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 
@@ -29,8 +33,10 @@ import (
 	"github.com/fedhq/fed/controllers/binding"
 	"github.com/fedhq/fed/controllers/bindingstatus"
 	clustercontroller "github.com/fedhq/fed/controllers/cluster"
+	"github.com/fedhq/fed/controllers/cronfederatedhpa"
 	"github.com/fedhq/fed/controllers/detector"
 	"github.com/fedhq/fed/controllers/execution"
+	"github.com/fedhq/fed/controllers/federatedhpa"
 	"github.com/fedhq/fed/controllers/internal/applied"
 	"github.com/fedhq/fed/controllers/internal/bindings"
 	"github.com/fedhq/fed/controllers/internal/members"
@@ -42,6 +48,9 @@ import (
 	"github.com/fedhq/fed/controllers/workstatus"
 	"github.com/fedhq/fed/search/store"
 )
+
+// DefaultHPASyncPeriod is how often each FederatedHPA is reconciled by default.
+const DefaultHPASyncPeriod = federatedhpa.DefaultSyncPeriod
 
 // Config is what the controllers need to run.
 type Config struct {
@@ -56,6 +65,11 @@ type Config struct {
 	// SearchCache, when set, is filled with the members' objects the ResourceRegistries
 	// name.
 	SearchCache *store.Store
+	// Metrics, when set, reads the fleet's pod metrics for the FederatedHPAs (the
+	// metricsadapter fed-apiserver also serves); without it no FederatedHPA is acted on.
+	Metrics federatedhpa.Metrics
+	// HPASyncPeriod is how often each FederatedHPA is reconciled (15 s if 0).
+	HPASyncPeriod time.Duration
 }
 
 // Members is what the controllers share with the rest of the server once they run: the
@@ -162,6 +176,25 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 			return nil, err
 		}
 	}
+	scales, scaleMapper, err := fleetScales(cfg.Fed)
+	if err != nil {
+		return nil, err
+	}
+	var hpaController *federatedhpa.Controller
+	if cfg.Metrics != nil {
+		hpaController, err = federatedhpa.NewController(federatedhpa.Config{
+			Fed: fedClient, HPAs: fed.FederatedHPAs(), Clusters: clusters.Lister(), Members: mbs,
+			Metrics: cfg.Metrics, Scales: scales, Targets: scaleMapper, Recorder: recorder, SyncPeriod: cfg.HPASyncPeriod,
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	cronController, err := cronfederatedhpa.NewController(cronfederatedhpa.Config{
+		Fed: fedClient, Crons: fed.CronFederatedHPAs(), Scales: scales, Targets: scaleMapper})
+	if err != nil {
+		return nil, err
+	}
 	fedFactory.Start(ctx.Done())
 	hostFactory.Start(ctx.Done())
 	tmpls.Start(ctx)
@@ -180,6 +213,10 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 	if searchCacheController != nil {
 		go searchCacheController.Run(ctx, 2)
 	}
+	if hpaController != nil {
+		go hpaController.Run(ctx, 2)
+	}
+	go cronController.Run(ctx, 2)
 	go func() {
 		<-ctx.Done()
 		fedFactory.Shutdown()
@@ -207,6 +244,37 @@ func fleetRecorder(ctx context.Context, fed *rest.Config) (record.EventRecorder,
 	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
 	return broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "fed"}), nil
+}
+
+// fleetScales reads and writes the scale subresource of the fleet's templates, and maps
+// their kinds, for the FederatedHPA and CronFederatedHPA controllers.
+func fleetScales(fed *rest.Config) (scale.ScalesGetter, resettingMapper, error) {
+	fleet := fleetConfig(fed)
+	dc, err := discovery.NewDiscoveryClientForConfig(fleet)
+	if err != nil {
+		return nil, resettingMapper{}, fmt.Errorf("fleet discovery: %w", err)
+	}
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
+	scales, err := scale.NewForConfig(fleet, mapper, dynamic.LegacyAPIPathResolverFunc, scale.NewDiscoveryScaleKindResolver(dc))
+	if err != nil {
+		return nil, resettingMapper{}, fmt.Errorf("fleet scale client: %w", err)
+	}
+	return scales, resettingMapper{mapper}, nil
+}
+
+// resettingMapper forgets what discovery said when a kind is not found, so that a kind
+// the fleet started serving since (a CRD applied to it) is found on the next try.
+type resettingMapper struct {
+	*restmapper.DeferredDiscoveryRESTMapper
+}
+
+func (m resettingMapper) RESTMapping(gk schema.GroupKind, versions ...string) (*meta.RESTMapping, error) {
+	mapping, err := m.DeferredDiscoveryRESTMapper.RESTMapping(gk, versions...)
+	if meta.IsNoMatchError(err) {
+		m.Reset()
+		mapping, err = m.DeferredDiscoveryRESTMapper.RESTMapping(gk, versions...)
+	}
+	return mapping, err
 }
 
 // newTemplates reads the fleet's templates.

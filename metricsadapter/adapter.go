@@ -79,6 +79,8 @@ type Adapter struct {
 	members Members
 	opts    Options
 	now     func() time.Time
+	// fetch reads a member's answer (fetchMember; tests replace it).
+	fetch func(ctx context.Context, key cacheKey) (*answer, error)
 
 	flight singleflight.Group
 	mu     sync.Mutex
@@ -93,7 +95,9 @@ func New(members Members, opts Options) *Adapter {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
 	}
-	return &Adapter{members: members, opts: opts, now: time.Now, cache: map[cacheKey]*answer{}}
+	a := &Adapter{members: members, opts: opts, now: time.Now, cache: map[cacheKey]*answer{}}
+	a.fetch = a.fetchMember
+	return a
 }
 
 // Query selects metrics.
@@ -311,8 +315,8 @@ func (a *Adapter) read(ctx context.Context, key cacheKey) (*answer, error) {
 	return v.(*answer), nil
 }
 
-// fetch lists the member's metrics of the key's kind and namespace.
-func (a *Adapter) fetch(ctx context.Context, key cacheKey) (*answer, error) {
+// fetchMember lists the member's metrics of the key's kind and namespace.
+func (a *Adapter) fetchMember(ctx context.Context, key cacheKey) (*answer, error) {
 	cfg, err := a.members.Config(key.cluster)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/pflag"
 	"k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle"
@@ -24,6 +25,7 @@ import (
 	"github.com/fedhq/fed/apiserver/scheme"
 	"github.com/fedhq/fed/apiserver/storage/badger"
 	badgeroptions "github.com/fedhq/fed/apiserver/storage/badger/options"
+	"github.com/fedhq/fed/controllers"
 	"github.com/fedhq/fed/metricsadapter"
 	"github.com/fedhq/fed/search/store"
 )
@@ -46,6 +48,8 @@ type Options struct {
 	SearchCache store.Options
 	// Metrics tunes the fleet's metrics.
 	Metrics metricsadapter.Options
+	// HPASyncPeriod is how often each FederatedHPA is reconciled.
+	HPASyncPeriod time.Duration
 
 	// etcd holds the storage options while the Badger backend runs: the generic options
 	// would otherwise validate and apply them as etcd settings.
@@ -59,12 +63,13 @@ type Options struct {
 // authorization against the host cluster.
 func NewOptions(stdout, stderr io.Writer) *Options {
 	o := &Options{
-		Recommended: genericoptions.NewRecommendedOptions(etcdPrefix, scheme.Codecs.LegacyCodec(scheme.StorageVersions...)),
-		DataDir:     "/var/lib/fed-apiserver",
-		SearchCache: store.DefaultOptions(""),
-		Metrics:     metricsadapter.Options{TTL: metricsadapter.DefaultTTL, Timeout: metricsadapter.DefaultTimeout},
-		Stdout:      stdout,
-		Stderr:      stderr,
+		Recommended:   genericoptions.NewRecommendedOptions(etcdPrefix, scheme.Codecs.LegacyCodec(scheme.StorageVersions...)),
+		DataDir:       "/var/lib/fed-apiserver",
+		SearchCache:   store.DefaultOptions(""),
+		Metrics:       metricsadapter.Options{TTL: metricsadapter.DefaultTTL, Timeout: metricsadapter.DefaultTimeout},
+		HPASyncPeriod: controllers.DefaultHPASyncPeriod,
+		Stdout:        stdout,
+		Stderr:        stderr,
 	}
 	o.Recommended.Etcd.StorageConfig.EncodeVersioner = scheme.StorageVersions
 	o.Recommended.Etcd.StorageConfig.Type = BackendBadger
@@ -91,6 +96,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&sc.History, "search-cache-history", sc.History, "How long a paginated search (its continue token) stays valid.")
 	fs.IntVar(&sc.WatchEvents, "search-cache-watch-events", sc.WatchEvents, "How many recent changes a watch of the search cache can resume from.")
 	fs.DurationVar(&o.Metrics.TTL, "metrics-cache-ttl", o.Metrics.TTL, "How long the fleet's metrics reuse a member's answer (metrics-server refreshes every 15s by default).")
+	fs.DurationVar(&o.HPASyncPeriod, "federatedhpa-sync-period", o.HPASyncPeriod, "How often each FederatedHPA is reconciled (the HPA's --horizontal-pod-autoscaler-sync-period).")
 	fs.DurationVar(&o.Metrics.Timeout, "metrics-member-timeout", o.Metrics.Timeout, "How long the fleet's metrics wait for a member's metrics.k8s.io before leaving it out with a warning.")
 }
 
@@ -128,8 +134,8 @@ func (o *Options) Validate() error {
 	if sc.BlockCacheSize < 0 || sc.IndexCacheSize < 0 || sc.MemTableSize < 1<<20 || sc.NumMemtables < 1 || sc.WatchEvents < 1 || sc.History <= 0 {
 		errs = append(errs, errors.New("the --search-cache-* sizes must be positive (memtables at least 1 MiB)"))
 	}
-	if o.Metrics.TTL <= 0 || o.Metrics.Timeout <= 0 {
-		errs = append(errs, errors.New("--metrics-cache-ttl and --metrics-member-timeout must be positive"))
+	if o.Metrics.TTL <= 0 || o.Metrics.Timeout <= 0 || o.HPASyncPeriod <= 0 {
+		errs = append(errs, errors.New("--metrics-cache-ttl, --metrics-member-timeout and --federatedhpa-sync-period must be positive"))
 	}
 	return errors.Join(errs...)
 }
@@ -162,7 +168,7 @@ func (o *Options) Config() (*apiserver.Config, func() error, error) {
 		host = rest.CopyConfig(c.ClientConfig)
 		host.QPS, host.Burst = 500, 1000
 	}
-	cfg := &apiserver.Config{GenericConfig: c, HostClientConfig: host, Metrics: o.Metrics}
+	cfg := &apiserver.Config{GenericConfig: c, HostClientConfig: host, Metrics: o.Metrics, HPASyncPeriod: o.HPASyncPeriod}
 	closeCache := noop
 	var err error
 	if host != nil {

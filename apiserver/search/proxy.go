@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/proxy"
 	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/client-go/rest"
+	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 
 	searchv1alpha1 "github.com/fedhq/fed/apis/search/v1alpha1"
 	"github.com/fedhq/fed/apiserver/clusterproxy"
@@ -61,6 +62,9 @@ type Members interface {
 type Proxy struct {
 	Cache   *Cache
 	Members Members
+	// Metrics serves metrics.k8s.io: the fleet's, merged from every member (so that
+	// kubectl top through the proxy shows them all), not one member's.
+	Metrics http.Handler
 }
 
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, req *http.Request) {
@@ -76,6 +80,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			return
 		}
 		p.forward(w, req, ready[0])
+		return
+	}
+	if info.APIGroup == metricsv1beta1.GroupName && p.Metrics != nil {
+		p.Metrics.ServeHTTP(w, req)
 		return
 	}
 	gr := schema.GroupResource{Group: info.APIGroup, Resource: info.Resource}

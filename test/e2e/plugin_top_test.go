@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -63,7 +64,8 @@ func TestFedTop(t *testing.T) {
 	t.Run("pod", func(t *testing.T) {
 		ns := fmt.Sprintf("e2e-top-%d", time.Now().UnixNano()%1000000)
 		want := map[string]string{"member1": "64Mi", "member2": "96Mi"}
-		for m, mem := range want {
+		all := map[string]string{"member1": "64Mi", "member2": "96Mi", "member3": "32Mi"}
+		for m, mem := range all {
 			kc := theLab.Member(m).Kubeconfig
 			kubectl(t, kc, "create", "namespace", ns)
 			t.Cleanup(func() { _, _ = runKubectl(kc, "delete", "namespace", ns, "--wait=false") })
@@ -97,5 +99,27 @@ func TestFedTop(t *testing.T) {
 				t.Errorf("web-%s: %v, want CPU(cores) and %s", m, f, mem)
 			}
 		}
+
+		// Plain kubectl top through the fleet API: the fleet's metrics.k8s.io merges the
+		// members', each item labelled with its cluster.
+		fleet := theLab.FleetKubeconfig()
+		waitFor(t, time.Minute, func() error {
+			out = kubectl(t, fleet, "top", "pods", "-n", ns)
+			for m, mem := range all {
+				if !regexp.MustCompile(`(?m)^web-` + m + ` +\d+m +` + mem + ` *$`).MatchString(out) {
+					return fmt.Errorf("kubectl top pods through the fleet lacks web-%s (%s):\n%s", m, mem, out)
+				}
+			}
+			return nil
+		})
+		out = kubectl(t, fleet, "top", "pods", "-n", ns, "-l", "cluster.fedhq.io/cluster=member2")
+		if strings.Contains(out, "web-member1") || !strings.Contains(out, "web-member2") {
+			t.Errorf("kubectl top pods -l cluster.fedhq.io/cluster=member2 through the fleet:\n%s", out)
+		}
+		out = kubectl(t, fleet, "get", "podmetrics", "-n", ns)
+		if !strings.Contains(out, "CLUSTER") || !strings.Contains(out, "web-member1   member1") {
+			t.Errorf("kubectl get podmetrics through the fleet:\n%s", out)
+		}
 	})
+
 }

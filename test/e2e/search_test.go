@@ -414,6 +414,17 @@ func TestSearch(t *testing.T) {
 				t.Errorf("no pod of %s in:\n%s", m, out)
 			}
 		}
+		// kubectl top through the proxy: the fleet's metrics, not one member's.
+		waitFor(t, time.Minute, func() error {
+			out, err := runKubectl(kubeconfig, "top", "pods", "-n", searchNamespace, "-l", "app")
+			if err != nil {
+				return err
+			}
+			if n := len(strings.Split(strings.TrimSpace(out), "\n")) - 1; n != 13 {
+				return fmt.Errorf("kubectl top pods through the proxy: %d pods, want the 13 of every member:\n%s", n, out)
+			}
+			return nil
+		})
 		pods, err := f.members["member2"].CoreV1().Pods(searchNamespace).List(ctx, metav1.ListOptions{LabelSelector: "app=db"})
 		if err != nil || len(pods.Items) == 0 {
 			t.Fatalf("member2's db pods: %v", err)

@@ -687,6 +687,12 @@ func printHorizontalPodAutoscaler(u *unstructured.Unstructured) (metav1.TableRow
 		age(h.CreationTimestamp)), nil
 }
 
+// HPATargets prints an HPA's metrics as kubectl get hpa's TARGETS column does, for
+// fed's FederatedHPAs.
+func HPATargets(specs []autoscalingv2.MetricSpec, statuses []autoscalingv2.MetricStatus) string {
+	return formatMetrics(specs, statuses)
+}
+
 // formatMetrics prints the first two metrics of an HPA as current/target,
 // "<unknown>" for no current value.
 func formatMetrics(specs []autoscalingv2.MetricSpec, statuses []autoscalingv2.MetricStatus) string {

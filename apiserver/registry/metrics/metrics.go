@@ -123,7 +123,7 @@ func (r *PodMetricsREST) NewList() runtime.Object        { return &metrics.PodMe
 func (r *PodMetricsREST) Destroy()                       {}
 func (r *PodMetricsREST) Kind() string                   { return "PodMetrics" }
 func (r *PodMetricsREST) NamespaceScoped() bool          { return true }
-func (r *PodMetricsREST) GetSingularName() string        { return "pod" }
+func (r *PodMetricsREST) GetSingularName() string        { return "podmetrics" }
 func (r *PodMetricsREST) resource() schema.GroupResource { return metrics.Resource("pods") }
 
 // List lists the pods' metrics of every member.
@@ -209,7 +209,7 @@ func (r *NodeMetricsREST) NewList() runtime.Object        { return &metrics.Node
 func (r *NodeMetricsREST) Destroy()                       {}
 func (r *NodeMetricsREST) Kind() string                   { return "NodeMetrics" }
 func (r *NodeMetricsREST) NamespaceScoped() bool          { return false }
-func (r *NodeMetricsREST) GetSingularName() string        { return "node" }
+func (r *NodeMetricsREST) GetSingularName() string        { return "nodemetrics" }
 func (r *NodeMetricsREST) resource() schema.GroupResource { return metrics.Resource("nodes") }
 
 // List lists the nodes' metrics of every member.

@@ -17,7 +17,12 @@ limitations under the License.
 package cronfederatedhpas
 
 import (
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/apiserver/pkg/registry/generic"
 
 	"github.com/fedhq/fed/apis/federation"
@@ -29,6 +34,45 @@ var columns = []registrykit.Column[*federation.CronFederatedHPA]{
 		Cell: func(h *federation.CronFederatedHPA) any { return h.Spec.ScaleTargetRef.Kind }},
 	{Name: "Reference-Name", Type: "string", Description: "The name of the scaled workload or FederatedHPA.",
 		Cell: func(h *federation.CronFederatedHPA) any { return h.Spec.ScaleTargetRef.Name }},
+	{Name: "Rules", Type: "string", Description: "The names of the rules; a suspended one in parentheses.",
+		Cell: func(h *federation.CronFederatedHPA) any { return rules(h) }},
+	{Name: "Last-Schedule", Type: "string", Description: "When a rule last ran, as scheduled.",
+		Cell: func(h *federation.CronFederatedHPA) any { return lastSchedule(h) }},
+}
+
+// rules names the rules, a suspended one in parentheses.
+func rules(h *federation.CronFederatedHPA) string {
+	var names []string
+	for _, r := range h.Spec.Rules {
+		if r.Suspend != nil && *r.Suspend {
+			names = append(names, "("+r.Name+")")
+			continue
+		}
+		names = append(names, r.Name)
+	}
+	return strings.Join(names, ",")
+}
+
+// lastSchedule is the latest scheduled time of a run of any rule, successful or not;
+// "<none>" before the first.
+func lastSchedule(h *federation.CronFederatedHPA) any {
+	var last *metav1.Time
+	for _, hist := range h.Status.ExecutionHistories {
+		for _, e := range hist.SuccessfulExecutions {
+			if e.ScheduleTime != nil && (last == nil || e.ScheduleTime.After(last.Time)) {
+				last = e.ScheduleTime
+			}
+		}
+		for _, e := range hist.FailedExecutions {
+			if e.ScheduleTime != nil && (last == nil || e.ScheduleTime.After(last.Time)) {
+				last = e.ScheduleTime
+			}
+		}
+	}
+	if last == nil {
+		return "<none>"
+	}
+	return duration.HumanDuration(time.Since(last.Time))
 }
 
 // NewStorage returns the storage of cronfederatedhpas and cronfederatedhpas/status.

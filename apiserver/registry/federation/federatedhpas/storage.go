@@ -19,10 +19,14 @@ package federatedhpas
 import (
 	"strconv"
 
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/registry/generic"
+	"k8s.io/utils/ptr"
 
 	"github.com/fedhq/fed/apis/federation"
+	"github.com/fedhq/fed/apiserver/fleet/tables"
 	"github.com/fedhq/fed/apiserver/registry/registrykit"
 )
 
@@ -32,12 +36,25 @@ var columns = []registrykit.Column[*federation.FederatedHPA]{
 		Cell: func(h *federation.FederatedHPA) any { return h.Spec.ScaleTargetRef.Kind }},
 	{Name: "Reference-Name", Type: "string", Description: "The name of the scaled workload.",
 		Cell: func(h *federation.FederatedHPA) any { return h.Spec.ScaleTargetRef.Name }},
+	{Name: "Targets", Type: "string", Description: "The metrics' current values and targets.",
+		Cell: func(h *federation.FederatedHPA) any {
+			return tables.HPATargets(metricsOrDefault(h.Spec.Metrics), h.Status.CurrentMetrics)
+		}},
 	{Name: "MinPods", Type: "string", Description: "The lower limit of the replicas.",
 		Cell: func(h *federation.FederatedHPA) any { return minPods(h.Spec.MinReplicas) }},
 	{Name: "MaxPods", Type: "integer", Description: "The upper limit of the replicas.",
 		Cell: func(h *federation.FederatedHPA) any { return int64(h.Spec.MaxReplicas) }},
 	{Name: "Replicas", Type: "integer", Description: "The current number of replicas across members.",
 		Cell: func(h *federation.FederatedHPA) any { return int64(h.Status.CurrentReplicas) }},
+}
+
+// metricsOrDefault are the metrics a FederatedHPA scales on: 80% CPU without any.
+func metricsOrDefault(m []autoscalingv2.MetricSpec) []autoscalingv2.MetricSpec {
+	if len(m) > 0 {
+		return m
+	}
+	return []autoscalingv2.MetricSpec{{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricSource{
+		Name: corev1.ResourceCPU, Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: ptr.To[int32](80)}}}}
 }
 
 func minPods(minReplicas *int32) string {

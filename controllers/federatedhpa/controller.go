@@ -1,0 +1,326 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package federatedhpa scales workload templates on the metrics of their pods in every
+// member cluster, as the Kubernetes HorizontalPodAutoscaler scales a workload in one: each
+// FederatedHPA is reconciled every sync period; its target's replicas are read and written
+// through the template's scale subresource in the fleet, and the scheduler divides them
+// among the members. The replica calculation (replicas.go) and the behavior's
+// stabilization and policies (behavior.go) are pure and follow the HPA's rules.
+package federatedhpa
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/scale"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
+	"k8s.io/utils/ptr"
+
+	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	"github.com/fedhq/fed/apis/generated/clientset/versioned"
+	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
+	clusterlisters "github.com/fedhq/fed/apis/generated/listers/cluster/v1alpha1"
+	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
+	"github.com/fedhq/fed/controllers/internal/members"
+	"github.com/fedhq/fed/controllers/internal/reconciler"
+	"github.com/fedhq/fed/metricsadapter"
+)
+
+// DefaultSyncPeriod is how often each FederatedHPA is reconciled, as the HPA's
+// --horizontal-pod-autoscaler-sync-period.
+const DefaultSyncPeriod = 15 * time.Second
+
+// Metrics reads the fleet's pod metrics (metricsadapter.Adapter).
+type Metrics interface {
+	PodMetrics(ctx context.Context, q metricsadapter.Query) (metricsadapter.Result[metricsv1beta1.PodMetrics], error)
+}
+
+// Targets resolves a target's kind to its resource in the fleet.
+type Targets interface {
+	RESTMapping(gk schema.GroupKind, versions ...string) (*meta.RESTMapping, error)
+}
+
+// Config is what the controller needs.
+type Config struct {
+	Fed      versioned.Interface
+	HPAs     fedinformers.TypedFederatedHPAInformer
+	Clusters clusterlisters.ClusterLister
+	Members  *members.Members
+	Metrics  Metrics
+	// Scales reads and writes the templates' scale subresource in the fleet; Targets maps
+	// their kinds.
+	Scales   scale.ScalesGetter
+	Targets  Targets
+	Recorder record.EventRecorder
+	// SyncPeriod is how often each FederatedHPA is reconciled (DefaultSyncPeriod if 0).
+	SyncPeriod time.Duration
+}
+
+// Controller reconciles FederatedHPAs.
+type Controller struct {
+	cfg    Config
+	lister fedlisters.FederatedHPALister
+	synced cache.InformerSynced
+	queue  workqueue.TypedRateLimitingInterface[string]
+	now    func() time.Time
+
+	mu      sync.Mutex
+	history map[string]*history
+}
+
+// history is what the controller remembers of a FederatedHPA between reconciles: its
+// recommendations (for the stabilization windows) and its rescales (for the policies).
+type history struct {
+	recommendations []Recommendation
+	events          []ScaleEvent
+}
+
+// NewController returns the controller; Run starts it.
+func NewController(cfg Config) (*Controller, error) {
+	if cfg.SyncPeriod <= 0 {
+		cfg.SyncPeriod = DefaultSyncPeriod
+	}
+	c := &Controller{
+		cfg:     cfg,
+		lister:  cfg.HPAs.Lister(),
+		synced:  cfg.HPAs.Informer().HasSynced,
+		queue:   reconciler.NewQueue[string]("federatedhpa"),
+		now:     time.Now,
+		history: map[string]*history{},
+	}
+	enqueue := func(obj any) {
+		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
+			c.queue.Add(key)
+		}
+	}
+	if _, err := cfg.HPAs.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: enqueue,
+		UpdateFunc: func(old, cur any) {
+			// Status writes (its own) do not change the generation; a changed spec does.
+			if o, n := old.(*federationv1alpha1.FederatedHPA), cur.(*federationv1alpha1.FederatedHPA); o.Generation != n.Generation {
+				enqueue(cur)
+			}
+		},
+		DeleteFunc: enqueue,
+	}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Run reconciles FederatedHPAs with workers until ctx is done.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	reconciler.Run(ctx, c.queue, workers, []cache.InformerSynced{c.synced}, "Scaling a FederatedHPA's target", c.reconcile)
+}
+
+func (c *Controller) reconcile(ctx context.Context, key string) error {
+	ns, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return nil
+	}
+	cur, err := c.cfg.HPAs.Lister().FederatedHPAs(ns).Get(name)
+	if apierrors.IsNotFound(err) {
+		c.mu.Lock()
+		delete(c.history, key)
+		c.mu.Unlock()
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	hpa := cur.DeepCopy()
+	hpa.Status.ObservedGeneration = ptr.To(hpa.Generation)
+	c.scale(ctx, key, hpa)
+	if !equality.Semantic.DeepEqual(hpa.Status, cur.Status) {
+		if _, err := c.cfg.Fed.FederationV1alpha1().FederatedHPAs(ns).UpdateStatus(ctx, hpa, metav1.UpdateOptions{}); err != nil {
+			return err
+		}
+	}
+	return reconciler.RequeueAfter(c.cfg.SyncPeriod, nil)
+}
+
+// scale does one round of the HPA's work on hpa, recording the outcome in its status
+// (conditions, replicas, metrics) and in events.
+func (c *Controller) scale(ctx context.Context, key string, hpa *federationv1alpha1.FederatedHPA) {
+	now := c.now()
+	ref := hpa.Spec.ScaleTargetRef
+	gr, err := c.targetResource(ref)
+	var sc *autoscalingv1.Scale
+	if err == nil {
+		sc, err = c.cfg.Scales.Scales(hpa.Namespace).Get(ctx, gr, ref.Name, metav1.GetOptions{})
+	}
+	if err != nil {
+		c.event(hpa, corev1.EventTypeWarning, "FailedGetScale", err.Error())
+		setCondition(hpa, autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedGetScale", "the HPA controller was unable to get the target's current scale: %v", err)
+		return
+	}
+	current := sc.Spec.Replicas
+	hpa.Status.CurrentReplicas = sc.Status.Replicas
+	minReplicas := ptr.Deref(hpa.Spec.MinReplicas, 1)
+
+	var desired int32
+	rescaleReason := ""
+	ableReason, ableMessage := "ReadyForNewScale", "recommended size matches current size"
+	switch {
+	case current == 0 && minReplicas != 0:
+		// Scaled to zero by hand: the HPA leaves it so.
+		hpa.Status.DesiredReplicas = 0
+		hpa.Status.CurrentMetrics = nil
+		setCondition(hpa, autoscalingv2.ScalingActive, corev1.ConditionFalse, "ScalingDisabled", "scaling is disabled since the replica count of the target is zero")
+		setCondition(hpa, autoscalingv2.AbleToScale, corev1.ConditionTrue, "SucceededGetScale", "the HPA controller was able to get the target's current scale")
+		return
+	case current > hpa.Spec.MaxReplicas:
+		desired, rescaleReason = hpa.Spec.MaxReplicas, "Current number of replicas above Spec.MaxReplicas"
+	case current < minReplicas:
+		desired, rescaleReason = minReplicas, "Current number of replicas below Spec.MinReplicas"
+	default:
+		proposal, metricName, statuses, err := c.computeReplicas(ctx, hpa, current, sc.Status.Selector, now)
+		hpa.Status.CurrentMetrics = statuses
+		if err != nil {
+			c.event(hpa, corev1.EventTypeWarning, "FailedComputeMetricsReplicas", "invalid metrics, first error is: "+err.Error())
+			setCondition(hpa, autoscalingv2.ScalingActive, corev1.ConditionFalse, "FailedGetResourceMetric",
+				"the HPA was unable to compute the replica count: %v", err)
+			setCondition(hpa, autoscalingv2.AbleToScale, corev1.ConditionTrue, "SucceededGetScale", "the HPA controller was able to get the target's current scale")
+			return
+		}
+		setCondition(hpa, autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound",
+			"the HPA was able to successfully calculate a replica count from %s", metricName)
+		c.mu.Lock()
+		h := c.historyOf(key)
+		decision := Normalize(DefaultBehavior(hpa.Spec.Behavior), minReplicas, hpa.Spec.MaxReplicas, current, proposal,
+			h.recommendations, h.events, now)
+		h.recommendations = decision.Recommendations
+		c.mu.Unlock()
+		desired = decision.Replicas
+		ableReason, ableMessage = decision.AbleToScaleReason, decision.AbleToScaleMessage
+		status := corev1.ConditionFalse
+		if decision.Limited {
+			status = corev1.ConditionTrue
+		}
+		setCondition(hpa, autoscalingv2.ScalingLimited, status, decision.Reason, "%s", decision.Message)
+		rescaleReason = metricName + " above target"
+		if desired < current {
+			rescaleReason = "All metrics below target"
+		}
+	}
+	hpa.Status.DesiredReplicas = desired
+	if desired == current {
+		setCondition(hpa, autoscalingv2.AbleToScale, corev1.ConditionTrue, ableReason, "%s", ableMessage)
+		return
+	}
+	sc.Spec.Replicas = desired
+	if _, err := c.cfg.Scales.Scales(hpa.Namespace).Update(ctx, gr, sc, metav1.UpdateOptions{}); err != nil {
+		c.event(hpa, corev1.EventTypeWarning, "FailedRescale", fmt.Sprintf("New size: %d; reason: %s; error: %v", desired, rescaleReason, err))
+		setCondition(hpa, autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedUpdateScale", "the HPA controller was unable to update the target scale: %v", err)
+		return
+	}
+	c.mu.Lock()
+	h := c.historyOf(key)
+	h.events = append(h.events, ScaleEvent{Time: now, Change: desired - current})
+	h.events = pruneEvents(h.events, DefaultBehavior(hpa.Spec.Behavior), now)
+	c.mu.Unlock()
+	hpa.Status.LastScaleTime = &metav1.Time{Time: now}
+	c.event(hpa, corev1.EventTypeNormal, "SuccessfulRescale", fmt.Sprintf("New size: %d; reason: %s", desired, rescaleReason))
+	setCondition(hpa, autoscalingv2.AbleToScale, corev1.ConditionTrue, "SucceededRescale", "the HPA controller was able to update the target scale to %d", desired)
+}
+
+// historyOf returns key's history; c.mu is held.
+func (c *Controller) historyOf(key string) *history {
+	h := c.history[key]
+	if h == nil {
+		h = &history{}
+		c.history[key] = h
+	}
+	return h
+}
+
+// pruneEvents drops the rescales older than every policy's period.
+func pruneEvents(events []ScaleEvent, b *autoscalingv2.HorizontalPodAutoscalerBehavior, now time.Time) []ScaleEvent {
+	longest := time.Duration(0)
+	for _, rules := range []*autoscalingv2.HPAScalingRules{b.ScaleUp, b.ScaleDown} {
+		if rules == nil {
+			continue
+		}
+		for _, p := range rules.Policies {
+			longest = max(longest, time.Duration(p.PeriodSeconds)*time.Second)
+		}
+	}
+	kept := events[:0]
+	for _, e := range events {
+		if now.Sub(e.Time) <= longest {
+			kept = append(kept, e)
+		}
+	}
+	return kept
+}
+
+// targetResource resolves the target's kind to its resource in the fleet.
+func (c *Controller) targetResource(ref autoscalingv2.CrossVersionObjectReference) (schema.GroupResource, error) {
+	gv, err := schema.ParseGroupVersion(ref.APIVersion)
+	if err != nil {
+		return schema.GroupResource{}, fmt.Errorf("scaleTargetRef.apiVersion %q: %w", ref.APIVersion, err)
+	}
+	m, err := c.cfg.Targets.RESTMapping(schema.GroupKind{Group: gv.Group, Kind: ref.Kind}, gv.Version)
+	if err != nil {
+		return schema.GroupResource{}, fmt.Errorf("the fleet serves no kind %s in %s: %w", ref.Kind, ref.APIVersion, err)
+	}
+	return m.Resource.GroupResource(), nil
+}
+
+// event records an event of hpa in the fleet.
+func (c *Controller) event(hpa *federationv1alpha1.FederatedHPA, eventType, reason, message string) {
+	if c.cfg.Recorder == nil {
+		return
+	}
+	obj := hpa.DeepCopy()
+	obj.APIVersion, obj.Kind = federationv1alpha1.SchemeGroupVersion.String(), "FederatedHPA"
+	c.cfg.Recorder.Event(obj, eventType, reason, message)
+}
+
+// readyClusters are the members that are Ready.
+func (c *Controller) readyClusters() ([]string, error) {
+	list, err := c.cfg.Clusters.List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, cl := range list {
+		if meta.IsStatusConditionTrue(cl.Status.Conditions, clusterv1alpha1.ClusterConditionReady) {
+			names = append(names, cl.Name)
+		}
+	}
+	if len(names) == 0 {
+		return nil, errors.New("no member cluster is Ready")
+	}
+	return names, nil
+}
