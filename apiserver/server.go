@@ -241,6 +241,7 @@ func (c CompletedConfig) installFleet(s *genericapiserver.GenericAPIServer, host
 		Authorizer:          c.GenericConfig.Authorization.Authorizer,
 		MaxRequestBodyBytes: c.GenericConfig.MaxRequestBodyBytes,
 		MinRequestTimeout:   time.Duration(c.GenericConfig.MinRequestTimeout) * time.Second,
+		Members:             c.members,
 	})
 	if err != nil {
 		return err

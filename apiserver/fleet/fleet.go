@@ -82,6 +82,8 @@ type Config struct {
 	MinRequestTimeout   time.Duration
 	// RefreshInterval is how often the fleet asks the host which kinds it serves.
 	RefreshInterval time.Duration
+	// Members are the member clusters, whose nodes the fleet shows; nil shows none.
+	Members Members
 }
 
 // Fleet is the handler of the fleet API.
@@ -177,6 +179,12 @@ func (f *Fleet) install(resources []*resource, prune bool) error {
 	keep := map[string]bool{}
 	for _, r := range resources {
 		if _, dup := set.resources[r.gvr]; dup {
+			continue
+		}
+		if r.memberView {
+			s := &served{r: r}
+			set.resources[r.gvr] = s
+			set.order = append(set.order, s)
 			continue
 		}
 		st, ok := f.storages[r.key()]
@@ -287,6 +295,10 @@ func (f *Fleet) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	gvr := schema.GroupVersionResource{Group: info.APIGroup, Version: info.APIVersion, Resource: info.Resource}
 	if s := set.resources[gvr]; s != nil {
+		if s.r.memberView {
+			f.serveMemberNodes(w, req, info)
+			return
+		}
 		s.serveResource(w, req, info, f.admit, f.cfg.MinRequestTimeout)
 		return
 	}

@@ -106,6 +106,11 @@ func (f *Fleet) readHost(ctx context.Context) (*hostState, error) {
 			if res.singular == "" {
 				res.singular = strings.ToLower(r.Kind)
 			}
+			if res.gvr == nodesResource {
+				res.memberView, res.verbs, res.status = true, memberViewVerbs, false
+				state.resources = append(state.resources, res)
+				continue
+			}
 			f.nativeHooks(res)
 			namespaceHooks(res)
 			f.crdHooks(res)

@@ -58,6 +58,10 @@ type resource struct {
 	categories []string
 	verbs      []string
 
+	// memberView marks the kind the fleet shows from its members instead of storing
+	// templates of it (nodes): get and list only, no storage.
+	memberView bool
+
 	// status and scale tell which subresources it has.
 	status bool
 	scale  bool

@@ -49,6 +49,8 @@ func BenchmarkFleetMetrics(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	// No client-side rate limit (client-go's default, 5 a second, would be what is timed).
+	fleetCfg.QPS = -1
 	fleet, err := metricsclient.NewForConfig(fleetCfg)
 	if err != nil {
 		b.Fatal(err)
@@ -57,6 +59,7 @@ func BenchmarkFleetMetrics(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	memberCfg.QPS = -1
 	member, err := metricsclient.NewForConfig(memberCfg)
 	if err != nil {
 		b.Fatal(err)

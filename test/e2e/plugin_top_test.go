@@ -61,6 +61,33 @@ func TestFedTop(t *testing.T) {
 		}
 	})
 
+	t.Run("nodes through the fleet API", func(t *testing.T) {
+		fleet := theLab.FleetKubeconfig()
+		// The fleet's nodes are the members' (each labelled with its cluster), so kubectl
+		// top nodes has their capacity for its percentages.
+		out := kubectl(t, fleet, "top", "nodes")
+		rows := map[string][]string{}
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+			f := strings.Fields(line)
+			rows[f[0]] = f
+		}
+		for _, m := range theLab.Members {
+			for i := 0; i < m.Member.Nodes; i++ {
+				name := fmt.Sprintf("%s-node-%d", m.Name, i)
+				if f := rows[name]; len(f) != 5 || !strings.HasSuffix(f[2], "%") || !strings.HasSuffix(f[4], "%") {
+					t.Errorf("kubectl top nodes through the fleet, %s: %v, want CPU(cores) CPU(%%) MEMORY(bytes) MEMORY(%%)\n%s", name, f, out)
+				}
+			}
+		}
+		out = kubectl(t, fleet, "get", "nodes", "-l", "cluster.fedhq.io/cluster=member3")
+		if !regexp.MustCompile(`(?m)^NAME +CLUSTER +STATUS`).MatchString(out) || !strings.Contains(out, "member3-node-0   member3") || strings.Contains(out, "member1-node-0") {
+			t.Errorf("kubectl get nodes -l cluster.fedhq.io/cluster=member3 through the fleet:\n%s", out)
+		}
+		if out, err := runKubectl(fleet, "delete", "node", "member1-node-0"); err == nil || !strings.Contains(err.Error(), "MethodNotAllowed") {
+			t.Errorf("kubectl delete node through the fleet: %v\n%s, want MethodNotAllowed", err, out)
+		}
+	})
+
 	t.Run("pod", func(t *testing.T) {
 		ns := fmt.Sprintf("e2e-top-%d", time.Now().UnixNano()%1000000)
 		want := map[string]string{"member1": "64Mi", "member2": "96Mi"}
