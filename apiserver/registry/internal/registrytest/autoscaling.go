@@ -43,9 +43,9 @@ func FederatedHPA() Case[*federation.FederatedHPA] {
 		BrokenSpecField:   "spec.scaleTargetRef.kind",
 		BreakStatus:       func(h *federation.FederatedHPA) { h.Status.CurrentReplicas = -1 },
 		BrokenStatusField: "status.currentReplicas",
-		Columns:           []string{"Name", "Reference-Kind", "Reference-Name", "MinPods", "MaxPods", "Replicas", "Age"},
+		Columns:           []string{"Name", "Reference-Kind", "Reference-Name", "Targets", "MinPods", "MaxPods", "Replicas", "Age"},
 		Row: map[string]any{"Name": Name, "Reference-Kind": "Deployment", "Reference-Name": "nginx",
-			"MinPods": "2", "MaxPods": int64(20), "Replicas": int64(4)},
+			"Targets": "cpu: <unknown>/80%", "MinPods": "2", "MaxPods": int64(20), "Replicas": int64(4)},
 	}
 }
 
@@ -67,7 +67,8 @@ func CronFederatedHPA() Case[*federation.CronFederatedHPA] {
 		BrokenSpecField:   "spec.rules[0].schedule",
 		BreakStatus:       func(h *federation.CronFederatedHPA) { h.Status.ExecutionHistories[0].RuleName = "" },
 		BrokenStatusField: "status.executionHistories[0].ruleName",
-		Columns:           []string{"Name", "Reference-Kind", "Reference-Name", "Age"},
-		Row:               map[string]any{"Name": Name, "Reference-Kind": "Deployment", "Reference-Name": "nginx"},
+		Columns:           []string{"Name", "Reference-Kind", "Reference-Name", "Rules", "Last-Schedule", "Age"},
+		Row: map[string]any{"Name": Name, "Reference-Kind": "Deployment", "Reference-Name": "nginx",
+			"Rules": "scale-up", "Last-Schedule": "<none>"},
 	}
 }
