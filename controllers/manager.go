@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -183,7 +184,7 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 	var hpaController *federatedhpa.Controller
 	if cfg.Metrics != nil {
 		hpaController, err = federatedhpa.NewController(federatedhpa.Config{
-			Fed: fedClient, HPAs: fed.FederatedHPAs(), Clusters: clusters.Lister(), Members: mbs,
+			Fed: fedClient, HPAs: fed.FederatedHPAs(), Clusters: clusters.Lister(), Bindings: fed.ResourceBindings(), Members: mbs,
 			Metrics: cfg.Metrics, Scales: scales, Targets: scaleMapper, Recorder: recorder, SyncPeriod: cfg.HPASyncPeriod,
 		})
 		if err != nil {
@@ -259,22 +260,39 @@ func fleetScales(fed *rest.Config) (scale.ScalesGetter, resettingMapper, error) 
 	if err != nil {
 		return nil, resettingMapper{}, fmt.Errorf("fleet scale client: %w", err)
 	}
-	return scales, resettingMapper{mapper}, nil
+	return scales, newResettingMapper(mapper), nil
 }
 
 // resettingMapper forgets what discovery said when a kind is not found, so that a kind
-// the fleet started serving since (a CRD applied to it) is found on the next try.
+// the fleet started serving since (a CRD applied to it) is found on a later try; at most
+// every half minute, so that a target of a kind that does not exist does not make every
+// sync read the fleet's whole discovery again.
 type resettingMapper struct {
 	*restmapper.DeferredDiscoveryRESTMapper
+	mu        *sync.Mutex
+	lastReset *time.Time
+}
+
+func newResettingMapper(m *restmapper.DeferredDiscoveryRESTMapper) resettingMapper {
+	return resettingMapper{DeferredDiscoveryRESTMapper: m, mu: &sync.Mutex{}, lastReset: &time.Time{}}
 }
 
 func (m resettingMapper) RESTMapping(gk schema.GroupKind, versions ...string) (*meta.RESTMapping, error) {
 	mapping, err := m.DeferredDiscoveryRESTMapper.RESTMapping(gk, versions...)
-	if meta.IsNoMatchError(err) {
-		m.Reset()
-		mapping, err = m.DeferredDiscoveryRESTMapper.RESTMapping(gk, versions...)
+	if !meta.IsNoMatchError(err) {
+		return mapping, err
 	}
-	return mapping, err
+	m.mu.Lock()
+	reset := time.Since(*m.lastReset) > 30*time.Second
+	if reset {
+		*m.lastReset = time.Now()
+	}
+	m.mu.Unlock()
+	if !reset {
+		return mapping, err
+	}
+	m.Reset()
+	return m.DeferredDiscoveryRESTMapper.RESTMapping(gk, versions...)
 }
 
 // newTemplates reads the fleet's templates.

@@ -141,6 +141,8 @@ type answer struct {
 	read  time.Time
 	pods  []metricsv1beta1.PodMetrics
 	nodes []metricsv1beta1.NodeMetrics
+	// err is why the member could not be read.
+	err error
 }
 
 // PodMetrics returns the pods' metrics q selects, in every member it allows.
@@ -280,24 +282,26 @@ func (e *AllFailedError) Error() string {
 }
 
 // read returns a member's answer for key: from the cache while it is younger than the
-// TTL, else read once for every caller waiting on it.
+// TTL (a failure too, so that a member that does not answer costs one timeout per TTL,
+// not one per query), else read once for every caller waiting on it. A caller that goes
+// away stops waiting; the read goes on for the others.
 func (a *Adapter) read(ctx context.Context, key cacheKey) (*answer, error) {
 	a.mu.Lock()
 	an := a.cache[key]
 	a.mu.Unlock()
 	if an != nil && a.now().Sub(an.read) < a.opts.TTL {
-		return an, nil
+		return an, an.err
 	}
 	flightKey := key.cluster + "/" + string(key.kind) + "/" + key.namespace
-	v, err, _ := a.flight.Do(flightKey, func() (any, error) {
-		// The read outlives any one caller: the others waiting on it must not fail with
-		// the first one's cancellation.
+	ch := a.flight.DoChan(flightKey, func() (any, error) {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.opts.Timeout)
 		defer cancel()
 		an, err := a.fetch(ctx, key)
 		if err != nil {
-			return nil, err
+			an = &answer{err: err}
 		}
+		// Its age counts from when it came: a slow member's answer is still of use.
+		an.read = a.now()
 		a.mu.Lock()
 		a.cache[key] = an
 		// Answers of members and namespaces no longer asked for go with the next write.
@@ -309,10 +313,13 @@ func (a *Adapter) read(ctx context.Context, key cacheKey) (*answer, error) {
 		a.mu.Unlock()
 		return an, nil
 	})
-	if err != nil {
-		return nil, err
+	select {
+	case res := <-ch:
+		an := res.Val.(*answer)
+		return an, an.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
-	return v.(*answer), nil
 }
 
 // fetchMember lists the member's metrics of the key's kind and namespace.
@@ -325,7 +332,7 @@ func (a *Adapter) fetchMember(ctx context.Context, key cacheKey) (*answer, error
 	if err != nil {
 		return nil, err
 	}
-	an := &answer{read: a.now()}
+	an := &answer{}
 	switch key.kind {
 	case pods:
 		list, err := client.MetricsV1beta1().PodMetricses(key.namespace).List(ctx, metav1.ListOptions{})

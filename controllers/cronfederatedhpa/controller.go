@@ -19,14 +19,14 @@ limitations under the License.
 // workload template through its scale subresource in the fleet, or the minReplicas and
 // maxReplicas of a FederatedHPA, and records the run in the status's execution history.
 // A run missed while fed was down runs once when it is back (the latest one of each rule,
-// rules in the order of their times), so the state the schedule declares holds.
+// rules in the order of their times), so the state the schedule declares holds; a rule
+// added, or resumed from suspend, counts from then.
 package cronfederatedhpa
 
 import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -72,9 +72,9 @@ type Controller struct {
 	now    func() time.Time
 
 	mu sync.Mutex
-	// seen is when the controller first saw a rule without history: its runs count from
-	// then, not from the object's creation (a rule added later does not fire for a time
-	// before it was added).
+	// seen is when the controller first saw a rule (by the object's UID and the rule's
+	// name) whose status announces no next run yet: a new or resumed rule, whose runs
+	// count from then.
 	seen map[string]time.Time
 }
 
@@ -119,13 +119,8 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	}
 	cur, err := c.cfg.Crons.Lister().CronFederatedHPAs(ns).Get(name)
 	if apierrors.IsNotFound(err) {
-		c.mu.Lock()
-		for k := range c.seen {
-			if strings.HasPrefix(k, key+"/") {
-				delete(c.seen, k)
-			}
-		}
-		c.mu.Unlock()
+		// What it remembered (by UID) went when its status first announced each rule's
+		// next run.
 		return nil
 	}
 	if err != nil {
@@ -133,23 +128,39 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	}
 	cron := cur.DeepCopy()
 	now := c.now()
+	// One history per rule of the spec, in place before any pointer into them is taken
+	// (adding or removing one moves the others).
+	inSpec := map[string]bool{}
+	for _, r := range cron.Spec.Rules {
+		inSpec[r.Name] = true
+	}
+	cron.Status.ExecutionHistories = slices.DeleteFunc(cron.Status.ExecutionHistories, func(h federationv1alpha1.ExecutionHistory) bool {
+		return !inSpec[h.RuleName]
+	})
+	for _, r := range cron.Spec.Rules {
+		if !slices.ContainsFunc(cron.Status.ExecutionHistories, func(h federationv1alpha1.ExecutionHistory) bool { return h.RuleName == r.Name }) {
+			cron.Status.ExecutionHistories = append(cron.Status.ExecutionHistories, federationv1alpha1.ExecutionHistory{RuleName: r.Name})
+		}
+	}
+	histories := map[string]*federationv1alpha1.ExecutionHistory{}
+	for i := range cron.Status.ExecutionHistories {
+		histories[cron.Status.ExecutionHistories[i].RuleName] = &cron.Status.ExecutionHistories[i]
+	}
 	var runs []due
 	var next time.Time
-	histories := map[string]*federationv1alpha1.ExecutionHistory{}
 	for i := range cron.Spec.Rules {
 		rule := &cron.Spec.Rules[i]
-		h := history(cron, rule.Name)
-		histories[rule.Name] = h
+		h := histories[rule.Name]
+		seenKey := string(cron.UID) + "/" + rule.Name
 		sched, loc, err := parse(rule.Schedule, ptr.Deref(rule.TimeZone, ""))
-		if err != nil { // validation refuses such rules; one stored before stays idle
+		if err != nil || ptr.Deref(rule.Suspend, false) {
+			// Validation refuses a bad schedule (one stored before stays idle); a suspended
+			// rule does not run, nor catch up when it is resumed.
 			h.NextExecutionTime = nil
+			c.forget(seenKey)
 			continue
 		}
-		if ptr.Deref(rule.Suspend, false) {
-			h.NextExecutionTime = nil
-			continue
-		}
-		last, ok, n := missed(sched, c.since(key, rule.Name, h, now), now, loc)
+		last, ok, n := missed(sched, c.since(seenKey, h, now), now, loc)
 		if ok {
 			runs = append(runs, due{rule: rule, at: last})
 		}
@@ -158,16 +169,18 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 			next = n
 		}
 	}
-	// Histories of rules no longer in the spec go.
-	cron.Status.ExecutionHistories = slices.DeleteFunc(cron.Status.ExecutionHistories, func(h federationv1alpha1.ExecutionHistory) bool {
-		return histories[h.RuleName] == nil
-	})
 	slices.SortFunc(runs, func(a, b due) int { return a.at.Compare(b.at) })
 	for _, r := range runs {
 		c.run(ctx, cron, r, histories[r.rule.Name], now)
 	}
 	if !equality.Semantic.DeepEqual(cron.Status, cur.Status) {
-		if _, err := c.cfg.Fed.FederationV1alpha1().CronFederatedHPAs(ns).UpdateStatus(ctx, cron, metav1.UpdateOptions{}); err != nil {
+		_, err := c.cfg.Fed.FederationV1alpha1().CronFederatedHPAs(ns).UpdateStatus(ctx, cron, metav1.UpdateOptions{})
+		if apierrors.IsConflict(err) {
+			// Changed meanwhile: the runs made are made again (the same replicas, so no
+			// harm) and recorded.
+			return reconciler.RequeueAfter(time.Second, err)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -177,45 +190,29 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	return reconciler.RequeueAfter(next.Sub(now), nil)
 }
 
-// since is the time after which a rule's runs count: its last run's scheduled time, else
-// just before the next run its status announced, else when the controller first saw it.
-func (c *Controller) since(key, rule string, h *federationv1alpha1.ExecutionHistory, now time.Time) time.Time {
-	var last time.Time
-	for _, e := range h.SuccessfulExecutions {
-		if e.ScheduleTime != nil && e.ScheduleTime.After(last) {
-			last = e.ScheduleTime.Time
-		}
-	}
-	for _, e := range h.FailedExecutions {
-		if e.ScheduleTime != nil && e.ScheduleTime.After(last) {
-			last = e.ScheduleTime.Time
-		}
-	}
-	if !last.IsZero() {
-		return last
-	}
+// since is the time after which a rule's runs count: just before the run its status
+// announced (so a run missed while fed was down still happens, once), else, for a rule
+// new or resumed, when the controller first saw it so (a rule added or resumed does not
+// fire for a time before that).
+func (c *Controller) since(seenKey string, h *federationv1alpha1.ExecutionHistory, now time.Time) time.Time {
 	if h.NextExecutionTime != nil {
+		c.forget(seenKey)
 		return h.NextExecutionTime.Add(-time.Second)
 	}
-	k := key + "/" + rule
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if t, ok := c.seen[k]; ok {
+	if t, ok := c.seen[seenKey]; ok {
 		return t
 	}
-	c.seen[k] = now
+	c.seen[seenKey] = now
 	return now
 }
 
-// history returns the execution history of a rule in cron's status, added if missing.
-func history(cron *federationv1alpha1.CronFederatedHPA, rule string) *federationv1alpha1.ExecutionHistory {
-	for i := range cron.Status.ExecutionHistories {
-		if cron.Status.ExecutionHistories[i].RuleName == rule {
-			return &cron.Status.ExecutionHistories[i]
-		}
-	}
-	cron.Status.ExecutionHistories = append(cron.Status.ExecutionHistories, federationv1alpha1.ExecutionHistory{RuleName: rule})
-	return &cron.Status.ExecutionHistories[len(cron.Status.ExecutionHistories)-1]
+// forget drops what the controller remembers of a rule.
+func (c *Controller) forget(seenKey string) {
+	c.mu.Lock()
+	delete(c.seen, seenKey)
+	c.mu.Unlock()
 }
 
 // run makes one run of a rule and records it, newest first, within the rule's limits.

@@ -18,6 +18,7 @@ package federatedhpa
 
 import (
 	"fmt"
+	"slices"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -45,4 +46,16 @@ func setCondition(hpa *federationv1alpha1.FederatedHPA, typ autoscalingv2.Horizo
 	}
 	cond.LastTransitionTime = metav1.Now()
 	hpa.Status.Conditions = append(conds, cond)
+}
+
+// conditionOrder is the order of the HPA's conditions in its status.
+var conditionOrder = map[autoscalingv2.HorizontalPodAutoscalerConditionType]int{
+	autoscalingv2.AbleToScale: 0, autoscalingv2.ScalingActive: 1, autoscalingv2.ScalingLimited: 2,
+}
+
+// sortConditions puts hpa's conditions in the HPA's order.
+func sortConditions(hpa *federationv1alpha1.FederatedHPA) {
+	slices.SortStableFunc(hpa.Status.Conditions, func(a, b autoscalingv2.HorizontalPodAutoscalerCondition) int {
+		return conditionOrder[a.Type] - conditionOrder[b.Type]
+	})
 }

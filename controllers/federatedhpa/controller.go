@@ -24,8 +24,9 @@ package federatedhpa
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -75,6 +76,8 @@ type Config struct {
 	Fed      versioned.Interface
 	HPAs     fedinformers.TypedFederatedHPAInformer
 	Clusters clusterlisters.ClusterLister
+	// Bindings say which members run each target.
+	Bindings fedinformers.TypedResourceBindingInformer
 	Members  *members.Members
 	Metrics  Metrics
 	// Scales reads and writes the templates' scale subresource in the fleet; Targets maps
@@ -90,7 +93,7 @@ type Config struct {
 type Controller struct {
 	cfg    Config
 	lister fedlisters.FederatedHPALister
-	synced cache.InformerSynced
+	synced []cache.InformerSynced
 	queue  workqueue.TypedRateLimitingInterface[string]
 	now    func() time.Time
 
@@ -113,7 +116,7 @@ func NewController(cfg Config) (*Controller, error) {
 	c := &Controller{
 		cfg:     cfg,
 		lister:  cfg.HPAs.Lister(),
-		synced:  cfg.HPAs.Informer().HasSynced,
+		synced:  []cache.InformerSynced{cfg.HPAs.Informer().HasSynced, cfg.Bindings.Informer().HasSynced},
 		queue:   reconciler.NewQueue[string]("federatedhpa"),
 		now:     time.Now,
 		history: map[string]*history{},
@@ -140,7 +143,7 @@ func NewController(cfg Config) (*Controller, error) {
 
 // Run reconciles FederatedHPAs with workers until ctx is done.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	reconciler.Run(ctx, c.queue, workers, []cache.InformerSynced{c.synced}, "Scaling a FederatedHPA's target", c.reconcile)
+	reconciler.Run(ctx, c.queue, workers, c.synced, "Scaling a FederatedHPA's target", c.reconcile)
 }
 
 func (c *Controller) reconcile(ctx context.Context, key string) error {
@@ -161,8 +164,15 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	hpa := cur.DeepCopy()
 	hpa.Status.ObservedGeneration = ptr.To(hpa.Generation)
 	c.scale(ctx, key, hpa)
+	sortConditions(hpa)
 	if !equality.Semantic.DeepEqual(hpa.Status, cur.Status) {
-		if _, err := c.cfg.Fed.FederationV1alpha1().FederatedHPAs(ns).UpdateStatus(ctx, hpa, metav1.UpdateOptions{}); err != nil {
+		_, err := c.cfg.Fed.FederationV1alpha1().FederatedHPAs(ns).UpdateStatus(ctx, hpa, metav1.UpdateOptions{})
+		if apierrors.IsConflict(err) {
+			// Changed meanwhile (a label, say): only a new generation queues it again, so
+			// try again soon rather than wait for one.
+			return reconciler.RequeueAfter(time.Second, err)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -185,7 +195,7 @@ func (c *Controller) scale(ctx context.Context, key string, hpa *federationv1alp
 		return
 	}
 	current := sc.Spec.Replicas
-	hpa.Status.CurrentReplicas = sc.Status.Replicas
+	hpa.Status.CurrentReplicas = current
 	minReplicas := ptr.Deref(hpa.Spec.MinReplicas, 1)
 
 	var desired int32
@@ -201,22 +211,54 @@ func (c *Controller) scale(ctx context.Context, key string, hpa *federationv1alp
 		return
 	case current > hpa.Spec.MaxReplicas:
 		desired, rescaleReason = hpa.Spec.MaxReplicas, "Current number of replicas above Spec.MaxReplicas"
+		hpa.Status.CurrentMetrics = nil
 	case current < minReplicas:
 		desired, rescaleReason = minReplicas, "Current number of replicas below Spec.MinReplicas"
+		hpa.Status.CurrentMetrics = nil
 	default:
-		proposal, metricName, statuses, err := c.computeReplicas(ctx, hpa, current, sc.Status.Selector, now)
-		hpa.Status.CurrentMetrics = statuses
-		if err != nil {
-			c.event(hpa, corev1.EventTypeWarning, "FailedComputeMetricsReplicas", "invalid metrics, first error is: "+err.Error())
-			setCondition(hpa, autoscalingv2.ScalingActive, corev1.ConditionFalse, "FailedGetResourceMetric",
-				"the HPA was unable to compute the replica count: %v", err)
+		got := c.computeReplicas(ctx, hpa, current, sc.Status.Selector, now)
+		hpa.Status.CurrentMetrics = got.statuses
+		for _, w := range got.warnings {
+			c.event(hpa, corev1.EventTypeWarning, "FailedGetPodsMetric", w)
+		}
+		for _, e := range got.invalid {
+			c.event(hpa, corev1.EventTypeWarning, e.reason, e.Error())
+		}
+		if got.valid == 0 {
+			first := got.invalid[0]
+			c.event(hpa, corev1.EventTypeWarning, "FailedComputeMetricsReplicas", "invalid metrics ("+strconv.Itoa(len(got.invalid))+" invalid out of "+
+				strconv.Itoa(len(got.invalid))+"), first error is: "+first.Error())
+			setCondition(hpa, autoscalingv2.ScalingActive, corev1.ConditionFalse, first.reason, "the HPA was unable to compute the replica count: %v", first.err)
 			setCondition(hpa, autoscalingv2.AbleToScale, corev1.ConditionTrue, "SucceededGetScale", "the HPA controller was able to get the target's current scale")
 			return
 		}
-		setCondition(hpa, autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound",
-			"the HPA was able to successfully calculate a replica count from %s", metricName)
+		proposal := got.replicas
+		switch {
+		case len(got.invalid) > 0:
+			// As the HPA: a metric that could not be read might have asked for more, so
+			// no scale-down.
+			first := got.invalid[0]
+			setCondition(hpa, autoscalingv2.ScalingActive, corev1.ConditionFalse, first.reason, "the HPA was unable to compute the replica count: %v", first.err)
+			proposal = max(proposal, current)
+		case len(got.unseen) > 0 && proposal < current:
+			// The pods of some members could not be read: they might be the busy ones.
+			c.event(hpa, corev1.EventTypeWarning, "ScaleDownHeldBack", fmt.Sprintf("the pods of %s could not be read: no scale-down to %d until they can",
+				strings.Join(got.unseen, ", "), proposal))
+			setCondition(hpa, autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound",
+				"the HPA was able to successfully calculate a replica count from %s", got.metricName)
+			proposal = current
+		default:
+			setCondition(hpa, autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound",
+				"the HPA was able to successfully calculate a replica count from %s", got.metricName)
+		}
+		metricName := got.metricName
 		c.mu.Lock()
 		h := c.historyOf(key)
+		if len(h.recommendations) == 0 {
+			// As the HPA: the current count is the first recommendation, so that a new
+			// FederatedHPA (or fed after a restart) honours the scale-down window at once.
+			h.recommendations = []Recommendation{{Time: now, Replicas: current}}
+		}
 		decision := Normalize(DefaultBehavior(hpa.Spec.Behavior), minReplicas, hpa.Spec.MaxReplicas, current, proposal,
 			h.recommendations, h.events, now)
 		h.recommendations = decision.Recommendations
@@ -308,19 +350,16 @@ func (c *Controller) event(hpa *federationv1alpha1.FederatedHPA, eventType, reas
 }
 
 // readyClusters are the members that are Ready.
-func (c *Controller) readyClusters() ([]string, error) {
+func (c *Controller) readyClusters() map[string]bool {
 	list, err := c.cfg.Clusters.List(labels.Everything())
 	if err != nil {
-		return nil, err
+		return nil
 	}
-	var names []string
+	ready := map[string]bool{}
 	for _, cl := range list {
 		if meta.IsStatusConditionTrue(cl.Status.Conditions, clusterv1alpha1.ClusterConditionReady) {
-			names = append(names, cl.Name)
+			ready[cl.Name] = true
 		}
 	}
-	if len(names) == 0 {
-		return nil, errors.New("no member cluster is Ready")
-	}
-	return names, nil
+	return ready
 }

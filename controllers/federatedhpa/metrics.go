@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -47,76 +48,129 @@ var defaultMetrics = []autoscalingv2.MetricSpec{{
 		Type: autoscalingv2.UtilizationMetricType, AverageUtilization: ptr.To[int32](80)}},
 }}
 
-// computeReplicas is the replica count hpa's metrics ask for, over the pods its target's
-// selector selects in every Ready member: the highest any metric asks for, named by
-// metricName, with the metrics' current values. A metric that cannot be computed fails
-// the whole only when no other can; then a scale-down is held back, as the HPA does.
-func (c *Controller) computeReplicas(ctx context.Context, hpa *federationv1alpha1.FederatedHPA, current int32, selector string, now time.Time) (
-	replicas int32, metricName string, statuses []autoscalingv2.MetricStatus, err error) {
+// metricError is a metric that could not be computed, with the reason the HPA gives its
+// ScalingActive condition.
+type metricError struct {
+	reason string
+	err    error
+}
+
+func (e metricError) Error() string { return e.err.Error() }
+
+// computed is what hpa's metrics ask for.
+type computed struct {
+	// replicas is the highest count a valid metric asks for, named by metricName.
+	replicas   int32
+	metricName string
+	valid      int
+	statuses   []autoscalingv2.MetricStatus
+	// invalid are the metrics that could not be computed.
+	invalid []metricError
+	// unseen are the members that run replicas of the target but whose pods could not be
+	// read; warnings say what else was left out.
+	unseen   []string
+	warnings []string
+}
+
+// computeReplicas computes what hpa's metrics ask for over the pods its target's selector
+// selects in the namespace, in the members the target is scheduled to. current is the
+// template's replicas; a Duplicated placement runs that many in every member, and the
+// count is computed per member.
+func (c *Controller) computeReplicas(ctx context.Context, hpa *federationv1alpha1.FederatedHPA, current int32, selector string, now time.Time) computed {
+	var out computed
+	ref := hpa.Spec.ScaleTargetRef
 	if selector == "" {
-		return 0, "", nil, fmt.Errorf("the target %s/%s has no selector in its scale: the HPA needs one to find its pods", hpa.Spec.ScaleTargetRef.Kind, hpa.Spec.ScaleTargetRef.Name)
+		out.invalid = append(out.invalid, metricError{"InvalidSelector",
+			fmt.Errorf("the target %s/%s has no selector in its scale: the HPA needs one to find its pods", ref.Kind, ref.Name)})
+		return out
 	}
 	sel, err := labels.Parse(selector)
 	if err != nil {
-		return 0, "", nil, fmt.Errorf("the target's selector %q: %w", selector, err)
+		out.invalid = append(out.invalid, metricError{"InvalidSelector", fmt.Errorf("the target's selector %q: %w", selector, err)})
+		return out
+	}
+	binding, err := c.cfg.Bindings.Lister().ResourceBindings(hpa.Namespace).Get(federationv1alpha1.BindingName(ref.Kind, ref.Name))
+	if err != nil {
+		out.invalid = append(out.invalid, metricError{"FailedGetResourceMetric",
+			fmt.Errorf("the target %s/%s runs in no member cluster (no propagation policy selects it: %v)", ref.Kind, ref.Name, err)})
+		return out
+	}
+	clusters, perMember := scheduled(binding)
+	factor := int32(1)
+	if perMember {
+		factor = int32(max(len(clusters), 1))
 	}
 	specs := hpa.Spec.Metrics
 	if len(specs) == 0 {
 		specs = defaultMetrics
 	}
-	pods, err := c.listPods(ctx, hpa.Namespace, sel)
+	pods, unseen, err := c.listPods(ctx, hpa.Namespace, sel, clusters)
+	out.unseen = unseen
 	if err != nil {
-		return 0, "", nil, err
+		out.invalid = append(out.invalid, metricError{"FailedGetResourceMetric", err})
+		return out
 	}
-	var usage metricsadapter.Result[metricsPod]
-	needUsage := false
+	var usage []metricsPod
 	for _, m := range specs {
-		needUsage = needUsage || m.Type == autoscalingv2.ResourceMetricSourceType
-	}
-	if needUsage {
-		res, err := c.cfg.Metrics.PodMetrics(ctx, metricsadapter.Query{Namespace: hpa.Namespace, Labels: sel})
-		if err != nil {
-			return 0, "", nil, fmt.Errorf("reading the pods' metrics: %w", err)
+		if m.Type != autoscalingv2.ResourceMetricSourceType {
+			continue
 		}
-		usage.Items, usage.Warnings = res.Items, res.Warnings
+		res, err := c.cfg.Metrics.PodMetrics(ctx, metricsadapter.Query{Namespace: hpa.Namespace, Labels: sel, Clusters: clusters})
+		if err != nil {
+			out.invalid = append(out.invalid, metricError{"FailedGetResourceMetric", fmt.Errorf("reading the pods' metrics: %w", err)})
+			return out
+		}
+		usage, out.warnings = res.Items, res.Warnings
+		break
 	}
-	var errs []error
-	valid := 0
 	for _, m := range specs {
 		switch m.Type {
 		case autoscalingv2.ResourceMetricSourceType:
 			if m.Resource == nil {
-				errs = append(errs, errors.New("a Resource metric without its resource"))
+				out.invalid = append(out.invalid, metricError{"InvalidMetricSourceType", errors.New("a Resource metric without its resource")})
 				continue
 			}
-			rec, err := ResourceReplicas(current, m.Resource.Name, m.Resource.Target, pods, usageOf(usage.Items, m.Resource.Name), DefaultResourceOptions(now))
+			rec, err := ResourceReplicas(current*factor, m.Resource.Name, m.Resource.Target, pods, usageOf(usage, m.Resource.Name), DefaultResourceOptions(now))
 			if err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", resourceMetricName(m.Resource), err))
-				statuses = append(statuses, autoscalingv2.MetricStatus{Type: m.Type, Resource: &autoscalingv2.ResourceMetricStatus{Name: m.Resource.Name}})
+				out.invalid = append(out.invalid, metricError{"FailedGetResourceMetric", fmt.Errorf("%s: %w", resourceMetricName(m.Resource), err)})
+				out.statuses = append(out.statuses, autoscalingv2.MetricStatus{Type: m.Type, Resource: &autoscalingv2.ResourceMetricStatus{Name: m.Resource.Name}})
 				continue
 			}
-			statuses = append(statuses, autoscalingv2.MetricStatus{Type: m.Type, Resource: &autoscalingv2.ResourceMetricStatus{
+			out.statuses = append(out.statuses, autoscalingv2.MetricStatus{Type: m.Type, Resource: &autoscalingv2.ResourceMetricStatus{
 				Name: m.Resource.Name,
 				Current: autoscalingv2.MetricValueStatus{
 					AverageUtilization: rec.Utilization,
 					AverageValue:       resource.NewMilliQuantity(rec.AverageMilli, resource.DecimalSI),
 				},
 			}})
-			if valid == 0 || rec.Replicas > replicas {
-				replicas, metricName = rec.Replicas, resourceMetricName(m.Resource)
+			// Pods of every member back to the template's replicas.
+			replicas := (rec.Replicas + factor - 1) / factor
+			if out.valid == 0 || replicas > out.replicas {
+				out.replicas, out.metricName = replicas, resourceMetricName(m.Resource)
 			}
-			valid++
+			out.valid++
 		default:
-			errs = append(errs, fmt.Errorf("metrics of type %s are not read by fed yet (only Resource metrics are)", m.Type))
+			out.invalid = append(out.invalid, metricError{"InvalidMetricSourceType",
+				fmt.Errorf("metrics of type %s are not read by fed yet (only Resource metrics are)", m.Type)})
 		}
 	}
-	if valid == 0 {
-		return 0, "", statuses, errors.Join(errs...)
+	return out
+}
+
+// scheduled are the members a binding runs its template in, and whether each runs all
+// the replicas (Duplicated) rather than a share (Divided).
+func scheduled(b *federationv1alpha1.ResourceBinding) (clusters []string, perMember bool) {
+	rs := (*federationv1alpha1.ReplicaSchedulingStrategy)(nil)
+	if b.Spec.Placement != nil {
+		rs = b.Spec.Placement.ReplicaScheduling
 	}
-	if len(errs) > 0 && replicas < current {
-		replicas = current
+	perMember = rs == nil || rs.ReplicaSchedulingType == federationv1alpha1.ReplicaSchedulingTypeDuplicated
+	for _, t := range b.Spec.Clusters {
+		if perMember || t.Replicas > 0 {
+			clusters = append(clusters, t.Name)
+		}
 	}
-	return replicas, metricName, statuses, nil
+	return clusters, perMember
 }
 
 // resourceMetricName is how events and conditions name a Resource metric, as the HPA does.
@@ -127,17 +181,18 @@ func resourceMetricName(m *autoscalingv2.ResourceMetricSource) string {
 	return fmt.Sprintf("%s resource", m.Name)
 }
 
-// listPods lists the pods sel selects in namespace ns of every Ready member, in parallel.
-// A member that cannot be read leaves its pods out; none readable is an error.
-func (c *Controller) listPods(ctx context.Context, ns string, sel labels.Selector) ([]PodInfo, error) {
-	clusters, err := c.readyClusters()
-	if err != nil {
-		return nil, err
-	}
+// listPods lists the pods sel selects in namespace ns of the given members, in parallel.
+// A member that is not Ready or cannot be read is unseen; none readable is an error.
+func (c *Controller) listPods(ctx context.Context, ns string, sel labels.Selector, clusters []string) (pods []PodInfo, unseen []string, err error) {
+	ready := c.readyClusters()
 	results := make([][]PodInfo, len(clusters))
 	errs := make([]error, len(clusters))
 	var wg sync.WaitGroup
 	for i, cluster := range clusters {
+		if !ready[cluster] {
+			errs[i] = fmt.Errorf("cluster %s is not Ready", cluster)
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -145,19 +200,17 @@ func (c *Controller) listPods(ctx context.Context, ns string, sel labels.Selecto
 		}()
 	}
 	wg.Wait()
-	var pods []PodInfo
-	failed := 0
-	for i := range clusters {
+	for i, cluster := range clusters {
 		if errs[i] != nil {
-			failed++
+			unseen = append(unseen, cluster)
 			continue
 		}
 		pods = append(pods, results[i]...)
 	}
-	if failed == len(clusters) {
-		return nil, fmt.Errorf("listing the target's pods: %w", errors.Join(errs...))
+	if len(clusters) > 0 && len(unseen) == len(clusters) {
+		return nil, unseen, fmt.Errorf("listing the target's pods: %w", errors.Join(errs...))
 	}
-	return pods, nil
+	return pods, unseen, nil
 }
 
 // memberPods lists the pods sel selects in namespace ns of one member.
@@ -194,14 +247,23 @@ func podInfo(cluster string, pod *corev1.Pod) PodInfo {
 	}
 	for _, cond := range pod.Status.Conditions {
 		if cond.Type == corev1.PodReady {
-			info.Ready = cond.Status == corev1.ConditionTrue
+			// As the HPA: only False is unready (Unknown is not).
+			info.Ready = cond.Status != corev1.ConditionFalse
 			info.ReadyTransition = cond.LastTransitionTime.Time
+		}
+	}
+	// The containers that run beside each other: the regular ones and the sidecars
+	// (restartable init containers), whose usage metrics-server counts too.
+	containers := slices.Clone(pod.Spec.Containers)
+	for _, ctr := range pod.Spec.InitContainers {
+		if ctr.RestartPolicy != nil && *ctr.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			containers = append(containers, ctr)
 		}
 	}
 	// A resource some container does not request is left out: the pod's utilization of it
 	// cannot be told (the calculation then reports the missing request).
 	counted := map[corev1.ResourceName]int{}
-	for _, ctr := range pod.Spec.Containers {
+	for _, ctr := range containers {
 		for name, q := range ctr.Resources.Requests {
 			sum := info.Requests[name]
 			sum.Add(q)
@@ -210,7 +272,7 @@ func podInfo(cluster string, pod *corev1.Pod) PodInfo {
 		}
 	}
 	for name, n := range counted {
-		if n < len(pod.Spec.Containers) {
+		if n < len(containers) {
 			delete(info.Requests, name)
 		}
 	}
