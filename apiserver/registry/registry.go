@@ -89,6 +89,9 @@ func NewSearchGroupInfo(optsGetter generic.RESTOptionsGetter) (*genericapiserver
 func NewMetricsGroupInfo(source metrics.Source) *genericapiserver.APIGroupInfo {
 	info := genericapiserver.NewDefaultAPIGroupInfo(metricsv1beta1.GroupName, scheme.Scheme, scheme.ParameterCodec, scheme.Codecs)
 	info.NegotiatedSerializer = scheme.Serializer
+	// The scheme knows metrics.k8s.io/v1 too (and prefers it); what members serve, and
+	// kubectl top reads, is v1beta1.
+	info.PrioritizedVersions = []schema.GroupVersion{metricsv1beta1.SchemeGroupVersion}
 	info.VersionedResourcesStorageMap[metricsv1beta1.SchemeGroupVersion.Version] = metrics.Storages(source, scheme.Scheme)
 	return &info
 }

@@ -27,8 +27,9 @@ import (
 // TestFederatedHPA is the seed's walkthrough on the lab: nginx Divided over member1 and
 // member2, a FederatedHPA with a 10% CPU target and 10 s stabilization windows; the usage
 // kwok simulates (the pods' kwok.x-k8s.io/usage-cpu annotation, set in the template) goes
-// up to 80% of the request, and the FederatedHPA scales the template to 10, which the
-// scheduler divides over both members; it goes down to nothing, and the FederatedHPA
+// up to 80% of the request (100m here, not the seed's 25m, so that the idle usage kwok can
+// simulate is well under the target), and the FederatedHPA scales the template to 10, which the
+// scheduler divides over both members; it goes down to next to nothing, and the FederatedHPA
 // scales down to 1. Its status, conditions and events say each step.
 func TestFederatedHPA(t *testing.T) {
 	fleet := theLab.FleetKubeconfig()
@@ -47,7 +48,7 @@ spec:
       containers:
       - name: nginx
         image: nginx
-        resources: {requests: {cpu: 25m, memory: 64Mi}, limits: {cpu: 25m, memory: 64Mi}}
+        resources: {requests: {cpu: 100m, memory: 64Mi}, limits: {cpu: 100m, memory: 64Mi}}
 `
 	kubectlStdin(t, fleet, deployment+`---
 apiVersion: federation.fedhq.io/v1alpha1
@@ -124,7 +125,7 @@ spec:
 
 	t.Run("up to 10 when the usage rises", func(t *testing.T) {
 		replicas(1, time.Minute)
-		usage("20m")
+		usage("80m")
 		// A new pod's CPU rate needs two scrapes of metrics-server (10 s apart), then a sync
 		// period (15 s); the default scale-up policy adds 4 pods or doubles per 15 s.
 		replicas(10, 4*time.Minute)
@@ -141,9 +142,9 @@ spec:
 	})
 
 	t.Run("down to 1 when it falls", func(t *testing.T) {
-		// No load at all, as in the seed: even 1m (4% of the request, which metrics-server
-		// reports as about 6%) keeps 2 pods, ceil(2 × 6/10).
-		usage("0")
+		// Next to no load (metrics-server drops a pod whose CPU is 0): 1m, which
+		// metrics-server reports as 1–2m, 2% of the request, takes any count down to 1.
+		usage("1m")
 		replicas(1, 4*time.Minute)
 	})
 
