@@ -542,6 +542,51 @@ func TestSearch(t *testing.T) {
 		}
 	})
 
+	// searchPods waits until search holds exactly the members' pods of the namespace, of
+	// the given members.
+	searchPods := func(t *testing.T, members []string) {
+		t.Helper()
+		waitFor(t, time.Minute, func() error {
+			want, err := f.memberPods(ctx, members, metav1.ListOptions{})
+			if err != nil {
+				return err
+			}
+			got, _, err := searchList(ctx, rc, "/api/v1/namespaces/"+searchNamespace+"/pods", nil)
+			if err != nil {
+				return err
+			}
+			if !slices.Equal(sorted(got), want) {
+				return fmt.Errorf("search has %v, the members %v", got, want)
+			}
+			return nil
+		})
+	}
+
+	t.Run("a registry deleted and made again at once, with the same name, caches again", func(t *testing.T) {
+		registry := filepath.Join("..", "..", "artifacts", "examples", "search-registry.yaml")
+		kubectl(t, theLab.Host.Kubeconfig, "delete", "-f", registry, "--wait=false")
+		kubectl(t, theLab.Host.Kubeconfig, "apply", "-f", registry)
+		searchPods(t, labMembers)
+	})
+
+	t.Run("an unjoined member's entries go, and come back when it joins again", func(t *testing.T) {
+		m3 := theLab.Member("member3")
+		t.Cleanup(func() {
+			if err := theLab.JoinMembers(context.Background()); err != nil {
+				t.Errorf("joining member3 again: %v", err)
+			}
+		})
+		bin := buildKubectlFed(t)
+		if _, stderr, err := runFed(bin, "unjoin", "member3", "--cluster-kubeconfig", m3.Kubeconfig); err != nil {
+			t.Fatalf("kubectl fed unjoin member3: %v: %s", err, stderr)
+		}
+		searchPods(t, []string{"member1", "member2"})
+		if err := theLab.JoinMembers(ctx); err != nil {
+			t.Fatal(err)
+		}
+		searchPods(t, labMembers)
+	})
+
 	t.Run("deleting the registry removes its entries", func(t *testing.T) {
 		if err := rrs.Delete(ctx, rr.Name, metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
