@@ -38,6 +38,7 @@ import (
 	"github.com/fedhq/fed/controllers/detector"
 	"github.com/fedhq/fed/controllers/execution"
 	"github.com/fedhq/fed/controllers/federatedhpa"
+	"github.com/fedhq/fed/controllers/hpamarker"
 	"github.com/fedhq/fed/controllers/internal/applied"
 	"github.com/fedhq/fed/controllers/internal/bindings"
 	"github.com/fedhq/fed/controllers/internal/members"
@@ -191,6 +192,7 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 			return nil, err
 		}
 	}
+	hpaMarker := hpamarker.NewController(tmpls)
 	cronController, err := cronfederatedhpa.NewController(cronfederatedhpa.Config{
 		Fed: fedClient, Crons: fed.CronFederatedHPAs(), Scales: scales, Targets: scaleMapper})
 	if err != nil {
@@ -218,6 +220,7 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 		go hpaController.Run(ctx, 2)
 	}
 	go cronController.Run(ctx, 2)
+	go hpaMarker.Run(ctx, 2)
 	go func() {
 		<-ctx.Done()
 		fedFactory.Shutdown()

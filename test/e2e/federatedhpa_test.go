@@ -251,3 +251,80 @@ spec:
 		t.Errorf("kubectl get cronfhpa:\n%s", out)
 	}
 }
+
+// TestMemberHPANotFought propagates a Deployment with an HPA template beside it: fed marks
+// the Deployment's template to leave its replicas to the members, so the HPA in member1
+// scales it (to its minimum, 3) and fed does not set the template's 2 back; without the HPA
+// template the mark goes and the template's replicas apply again.
+func TestMemberHPANotFought(t *testing.T) {
+	fleet := theLab.FleetKubeconfig()
+	member1 := theLab.Member("member1").Kubeconfig
+	ns := testNamespace(t, theLab.Host.Kubeconfig)
+	hpa := `apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: api}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: api}
+  minReplicas: 3
+  maxReplicas: 5
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
+`
+	kubectlStdin(t, fleet, `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec: {containers: [{name: api, image: nginx, resources: {requests: {cpu: 100m}}}]}
+---
+apiVersion: federation.fedhq.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: api}
+spec:
+  resourceSelectors:
+  - {apiVersion: apps/v1, kind: Deployment, name: api}
+  - {apiVersion: autoscaling/v2, kind: HorizontalPodAutoscaler, name: api}
+  placement: {clusterAffinity: {clusterNames: [member1]}}
+---
+`+hpa, "apply", "-n", ns, "-f", "-")
+
+	memberReplicas := func() string {
+		out, _ := runKubectl(member1, "get", "deploy", "api", "-n", ns, "--ignore-not-found", "-o", "jsonpath={.spec.replicas}")
+		return out
+	}
+	waitFor(t, time.Minute, func() error {
+		label, err := runKubectl(fleet, "get", "deploy", "api", "-n", ns, "-o", `jsonpath={.metadata.labels.federation\.fedhq\.io/retain-replicas}`)
+		if err != nil || label != "true" {
+			return fmt.Errorf("the template's retain-replicas label: %q (%v), want true", label, err)
+		}
+		if r := memberReplicas(); r != "3" {
+			return fmt.Errorf("member1 runs %q replicas, want the member HPA's minimum, 3", r)
+		}
+		return nil
+	})
+	// fed re-applies on any drift of what it manages: give it the time to, and see that it
+	// leaves the HPA's count alone.
+	time.Sleep(10 * time.Second)
+	if r := memberReplicas(); r != "3" {
+		t.Fatalf("member1 runs %q replicas after 10 s, want still 3: fed fought the member's HPA", r)
+	}
+	if r := kubectl(t, fleet, "get", "deploy", "api", "-n", ns, "-o", "jsonpath={.spec.replicas}"); r != "2" {
+		t.Errorf("the template asks for %s replicas, want its own 2", r)
+	}
+
+	kubectl(t, fleet, "delete", "hpa", "api", "-n", ns)
+	waitFor(t, time.Minute, func() error {
+		label, err := runKubectl(fleet, "get", "deploy", "api", "-n", ns, "-o", `jsonpath={.metadata.labels.federation\.fedhq\.io/retain-replicas}`)
+		if err != nil || label != "" {
+			return fmt.Errorf("the template's retain-replicas label: %q (%v), want none", label, err)
+		}
+		if r := memberReplicas(); r != "2" {
+			return fmt.Errorf("member1 runs %q replicas, want the template's 2 again", r)
+		}
+		return nil
+	})
+}

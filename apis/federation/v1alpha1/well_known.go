@@ -37,6 +37,16 @@ const (
 	// LabelManaged, with the value "true", marks a member object that fed created or
 	// adopted from a template; `kubectl fed get` shows ADOPTION Y for it. Propagation sets it.
 	LabelManaged = "federation.fedhq.io/managed"
+
+	// LabelRetainReplicas, with the value "true" on a workload template, leaves its
+	// replicas to the members: fed applies the template without spec.replicas, so that an
+	// HPA in a member is not fought. fed sets it (with AnnotationRetainReplicasFor) while an
+	// HorizontalPodAutoscaler template in the fleet targets the workload, and removes what it
+	// set when none does; a user may set it by hand.
+	LabelRetainReplicas = "federation.fedhq.io/retain-replicas"
+	// AnnotationRetainReplicasFor names the HorizontalPodAutoscaler templates for which fed
+	// set LabelRetainReplicas.
+	AnnotationRetainReplicasFor = "federation.fedhq.io/retain-replicas-for"
 )
 
 // Names fed gives to the objects of propagation.

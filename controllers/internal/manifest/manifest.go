@@ -39,7 +39,8 @@ const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 
 // For is what fed applies to one member for a template, before overrides: the
 // template without its status and fleet-only metadata, with the cluster's replicas when the
-// placement divides them.
+// placement divides them, or without replicas when the template leaves them to the
+// members (LabelRetainReplicas).
 func For(tmpl *unstructured.Unstructured, spec *federationv1alpha1.ResourceBindingSpec, target federationv1alpha1.TargetCluster) *unstructured.Unstructured {
 	obj := tmpl.DeepCopy()
 	delete(obj.Object, "status")
@@ -51,6 +52,12 @@ func For(tmpl *unstructured.Unstructured, spec *federationv1alpha1.ResourceBindi
 	if annotations := obj.GetAnnotations(); annotations != nil {
 		delete(annotations, lastApplied)
 		obj.SetAnnotations(annotations)
+	}
+	if obj.GetLabels()[federationv1alpha1.LabelRetainReplicas] == "true" {
+		// The members' own HPAs decide: fed claims no replicas (server-side apply then
+		// leaves what the HPA set).
+		unstructured.RemoveNestedField(obj.Object, "spec", "replicas")
+		return obj
 	}
 	if divided(spec.Placement) && spec.Replicas > 0 {
 		if _, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "replicas"); found || hasReplicas(obj) {

@@ -109,3 +109,21 @@ func TestManifest(t *testing.T) {
 		})
 	}
 }
+
+// A template that leaves its replicas to the members' HPAs is applied without them,
+// duplicated or divided.
+func TestManifestRetainsReplicas(t *testing.T) {
+	divided := &federationv1alpha1.Placement{ReplicaScheduling: &federationv1alpha1.ReplicaSchedulingStrategy{
+		ReplicaSchedulingType: federationv1alpha1.ReplicaSchedulingTypeDivided}}
+	for _, spec := range []federationv1alpha1.ResourceBindingSpec{{Replicas: 4}, {Replicas: 4, Placement: divided}} {
+		tmpl := mustObject(t, nginx)
+		tmpl.SetLabels(map[string]string{"app": "nginx", federationv1alpha1.LabelRetainReplicas: "true"})
+		m := For(tmpl, &spec, federationv1alpha1.TargetCluster{Name: "member1", Replicas: 1})
+		if _, found, _ := unstructured.NestedFieldNoCopy(m.Object, "spec", "replicas"); found {
+			t.Errorf("placement %+v: the manifest has spec.replicas", spec.Placement)
+		}
+		if r, _, _ := unstructured.NestedInt64(tmpl.Object, "spec", "replicas"); r != 4 {
+			t.Error("For changed the template")
+		}
+	}
+}
