@@ -25,6 +25,7 @@ package federatedhpa
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -196,6 +197,14 @@ func (c *Controller) scale(ctx context.Context, key string, hpa *federationv1alp
 	}
 	current := sc.Spec.Replicas
 	hpa.Status.CurrentReplicas = current
+	if others := c.othersOn(hpa); len(others) > 0 {
+		// As the HPA's AmbiguousSelector: two autoscalers of one target would fight.
+		msg := fmt.Sprintf("%s %s is scaled by several FederatedHPAs: %s", ref.Kind, ref.Name, strings.Join(append(others, hpa.Name), ", "))
+		c.event(hpa, corev1.EventTypeWarning, "AmbiguousSelector", msg)
+		setCondition(hpa, autoscalingv2.ScalingActive, corev1.ConditionFalse, "AmbiguousSelector", "%s", msg)
+		setCondition(hpa, autoscalingv2.AbleToScale, corev1.ConditionTrue, "SucceededGetScale", "the HPA controller was able to get the target's current scale")
+		return
+	}
 	minReplicas := ptr.Deref(hpa.Spec.MinReplicas, 1)
 
 	var desired int32
@@ -294,6 +303,25 @@ func (c *Controller) scale(ctx context.Context, key string, hpa *federationv1alp
 	hpa.Status.LastScaleTime = &metav1.Time{Time: now}
 	c.event(hpa, corev1.EventTypeNormal, "SuccessfulRescale", fmt.Sprintf("New size: %d; reason: %s", desired, rescaleReason))
 	setCondition(hpa, autoscalingv2.AbleToScale, corev1.ConditionTrue, "SucceededRescale", "the HPA controller was able to update the target scale to %d", desired)
+}
+
+// othersOn are the other FederatedHPAs of hpa's namespace with the same target.
+func (c *Controller) othersOn(hpa *federationv1alpha1.FederatedHPA) []string {
+	all, err := c.lister.FederatedHPAs(hpa.Namespace).List(labels.Everything())
+	if err != nil {
+		return nil
+	}
+	gv, _ := schema.ParseGroupVersion(hpa.Spec.ScaleTargetRef.APIVersion)
+	var out []string
+	for _, o := range all {
+		ref := o.Spec.ScaleTargetRef
+		ogv, _ := schema.ParseGroupVersion(ref.APIVersion)
+		if o.Name != hpa.Name && ref.Kind == hpa.Spec.ScaleTargetRef.Kind && ref.Name == hpa.Spec.ScaleTargetRef.Name && ogv.Group == gv.Group {
+			out = append(out, o.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // historyOf returns key's history; c.mu is held.

@@ -250,6 +250,24 @@ spec:
 	if out := kubectl(t, fleet, "get", "cronfhpa", "-n", ns); !strings.Contains(out, "batch-cronfhpa") || !strings.Contains(out, "REFERENCE-KIND") {
 		t.Errorf("kubectl get cronfhpa:\n%s", out)
 	}
+
+	// A second FederatedHPA on web: neither scales, both say why.
+	kubectlStdin(t, fleet, `apiVersion: federation.fedhq.io/v1alpha1
+kind: FederatedHPA
+metadata: {name: web-2}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 3
+`, "apply", "-n", ns, "-f", "-")
+	waitFor(t, 30*time.Second, func() error {
+		for _, name := range []string{"web", "web-2"} {
+			out, err := runKubectl(fleet, "get", "fhpa", name, "-n", ns, "-o", `jsonpath={.status.conditions[?(@.type=="ScalingActive")].reason}`)
+			if err != nil || out != "AmbiguousSelector" {
+				return fmt.Errorf("FederatedHPA %s: ScalingActive reason %q (%v), want AmbiguousSelector", name, out, err)
+			}
+		}
+		return nil
+	})
 }
 
 // TestMemberHPANotFought propagates a Deployment with an HPA template beside it: fed marks
