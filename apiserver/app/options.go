@@ -95,6 +95,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&sc.ValueLogGCInterval, "search-cache-value-log-gc-interval", sc.ValueLogGCInterval, "How often the search cache rewrites its value log to reclaim the space of changed and deleted objects.")
 	fs.DurationVar(&sc.History, "search-cache-history", sc.History, "How long a paginated search (its continue token) stays valid.")
 	fs.IntVar(&sc.WatchEvents, "search-cache-watch-events", sc.WatchEvents, "How many recent changes a watch of the search cache can resume from.")
+	fs.Int64Var(&sc.MappedBudget, "search-cache-mapped-bytes", sc.MappedBudget, "Above this much of the process's resident memory in pages of mapped files, the search cache hands the pages of its files back to the kernel (Linux; 0: never).")
 	fs.DurationVar(&o.Metrics.TTL, "metrics-cache-ttl", o.Metrics.TTL, "How long the fleet's metrics reuse a member's answer (metrics-server refreshes every 15s by default).")
 	fs.DurationVar(&o.HPASyncPeriod, "federatedhpa-sync-period", o.HPASyncPeriod, "How often each FederatedHPA is reconciled (the HPA's --horizontal-pod-autoscaler-sync-period).")
 	fs.DurationVar(&o.Metrics.Timeout, "metrics-member-timeout", o.Metrics.Timeout, "How long the fleet's metrics wait for a member's metrics.k8s.io before leaving it out with a warning.")

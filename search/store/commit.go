@@ -61,7 +61,7 @@ func (s *Store) commit(ops []*op) error {
 		var err error
 		switch o.kind {
 		case opPut:
-			err = b.put(o.src, o.obj)
+			err = b.put(o.src, o.obj, o.raw)
 		case opDelete:
 			err = b.delete(o.src, objectKey(o.src.Resource, o.src.Cluster, o.namespace, o.name))
 		case opSweep:
@@ -150,13 +150,15 @@ func (b *batch) read(key []byte) (*value, error) {
 	return decodeValue(raw)
 }
 
-func (b *batch) put(src Source, obj *Object) error {
+func (b *batch) put(src Source, obj *Object, raw []byte) error {
 	key := obj.key()
 	old, err := b.read(key)
 	if err != nil {
 		return err
 	}
-	raw := obj.encode()
+	if raw == nil {
+		raw = obj.encode()
+	}
 	cur, err := decodeValue(raw)
 	if err != nil {
 		return err

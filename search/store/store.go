@@ -62,6 +62,10 @@ type Options struct {
 	History time.Duration
 	// WatchEvents is how many recent events a watch can resume from.
 	WatchEvents int
+	// MappedBudget bounds the process's RSS of file-backed pages: Badger maps its files and
+	// every page of them it wrote or read stays in RSS, so that above this the cache pages
+	// its mappings out (Linux; see trimMapped). 0: no bound.
+	MappedBudget int64
 }
 
 // DefaultOptions are the options fed-apiserver starts with (its --search-cache-* flags).
@@ -75,6 +79,7 @@ func DefaultOptions(dir string) Options {
 		ValueLogGCInterval: 5 * time.Minute,
 		History:            5 * time.Minute,
 		WatchEvents:        10000,
+		MappedBudget:       256 << 20,
 	}
 }
 
@@ -111,7 +116,10 @@ func Open(opts Options) (*Store, error) {
 		WithNumLevelZeroTables(2).
 		WithNumLevelZeroTablesStall(8).
 		WithNumCompactors(2).
-		WithValueThreshold(1 << 10).
+		// Values over 128 bytes (a pod's is about 500) go to the value log, written once,
+		// rather than into the tables, which compactions rewrite level after level, each
+		// table built in memory first and mapped beside the tables it replaces.
+		WithValueThreshold(128).
 		WithValueLogFileSize(128 << 20).
 		WithCompression(badgeroptions.None).
 		WithNumVersionsToKeep(1).
@@ -148,6 +156,9 @@ func Open(opts Options) (*Store, error) {
 	go s.write(ctx)
 	if !opts.InMemory && opts.ValueLogGCInterval > 0 {
 		go s.collectValueLog(ctx)
+	}
+	if !opts.InMemory && opts.MappedBudget > 0 {
+		go s.trim(ctx)
 	}
 	return s, nil
 }
@@ -279,6 +290,9 @@ type op struct {
 	kind opKind
 	src  Source
 	obj  *Object
+	// raw is obj encoded, by the caller of Put rather than the writer (there is one
+	// writer, and as many callers as sources).
+	raw []byte
 	// namespace and name of a delete.
 	namespace, name string
 	// keep are the "namespace/name"s a sweep keeps.
@@ -313,7 +327,7 @@ func (s *Store) queue(ctx context.Context, o *op) error {
 // Put writes obj (of src), and that src has reached the member's resourceVersion
 // checkpoint ("": unchanged).
 func (s *Store) Put(ctx context.Context, src Source, obj *Object, checkpoint string) error {
-	return s.queue(ctx, &op{kind: opPut, src: src, obj: obj, checkpoint: checkpoint})
+	return s.queue(ctx, &op{kind: opPut, src: src, obj: obj, raw: obj.encode(), checkpoint: checkpoint})
 }
 
 // Delete removes an object of src.
@@ -515,6 +529,24 @@ func (s *Store) collectValueLog(ctx context.Context) {
 			return
 		case <-t.C:
 			for s.db.RunValueLogGC(0.5) == nil {
+			}
+		}
+	}
+}
+
+// trim keeps the pages of Badger's mapped files in RSS within Options.MappedBudget,
+// checking every second.
+func (s *Store) trim(ctx context.Context) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := trimMapped(s.opts.Dir, s.opts.MappedBudget); err != nil {
+				logTrimError(err)
+				return
 			}
 		}
 	}

@@ -24,6 +24,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/klauspost/compress/s2"
@@ -50,13 +51,19 @@ type Object struct {
 
 func (o *Object) key() []byte { return objectKey(o.Resource, o.Cluster, o.Namespace, o.Name) }
 
-const valueFormat = 2
+// valueFormat is the first byte of every stored value: a cache in another format is
+// emptied when it opens (checkFormat). 3: the JSON compressed with a dictionary, and the
+// common label and field strings by index.
+const valueFormat = 3
 
 // encode is the stored value of o: a format byte, the labels and fields as counted pairs of
-// length-prefixed strings, then the object's JSON (the metadata's length and bytes, then
-// the body) compressed as one S2 block. A selector reads the pairs without decompressing or
-// decoding anything; JSON compresses 4 to 5 times, which is that much less for Badger to
-// write, keep on disk and map.
+// strings (each a uvarint n: commonStrings[n>>1] when n is odd, else n>>1 bytes that
+// follow), then the object's JSON (the metadata's length and bytes, then the body)
+// compressed as one S2 block with the dictionary (dict.go). A selector reads the pairs
+// without decompressing or decoding anything. Every byte less is less for Badger to write,
+// compact and keep on disk, and, as it maps its files, less RSS: a pod's 2.5 kB of JSON
+// compresses to 1,460 bytes with S2 alone, to 410 with the dictionary (zstd with it: 390,
+// but decoding takes twice as long), and its 315 bytes of selector pairs take about 90.
 func (o *Object) encode() []byte {
 	n := 1 + 2*binary.MaxVarintLen64
 	for k, v := range o.Labels {
@@ -73,8 +80,14 @@ func (o *Object) encode() []byte {
 	b = append(b, valueFormat)
 	b = appendPairs(b, o.Labels)
 	b = appendPairs(b, o.Fields)
-	return append(b, s2.Encode(nil, raw)...)
+	return append(b, s2Dict().EncodeBetter(nil, raw)...)
 }
+
+// s2Dict is the S2 dictionary stored values are compressed with. Its repeat offset is where
+// a metadata object starts (every cached object has annotations: the cluster's).
+var s2Dict = sync.OnceValue(func() *s2.Dict {
+	return s2.MakeDict(dictionary, []byte(`{"annotations":{"`))
+})
 
 func appendPairs(b []byte, m map[string]string) []byte {
 	keys := make([]string, 0, len(m))
@@ -91,7 +104,10 @@ func appendPairs(b []byte, m map[string]string) []byte {
 }
 
 func appendString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
+	if i, ok := commonIndex[s]; ok {
+		return binary.AppendUvarint(b, uint64(i)<<1|1)
+	}
+	b = binary.AppendUvarint(b, uint64(len(s))<<1)
 	return append(b, s...)
 }
 
@@ -105,7 +121,7 @@ type value struct {
 
 // halves decompresses the object's JSON: its metadata and the rest.
 func (v *value) halves() (meta, body []byte, err error) {
-	raw, err := s2.Decode(nil, v.packed)
+	raw, err := s2Dict().Decode(nil, v.packed)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", errCorrupt, err)
 	}
@@ -144,12 +160,24 @@ func readPairs(b []byte) (pairs, []byte, error) {
 	p := make(pairs, 0, 2*n)
 	for range 2 * n {
 		l, w := binary.Uvarint(b)
-		if w <= 0 || uint64(len(b)-w) < l {
+		if w <= 0 {
 			return nil, nil, errCorrupt
 		}
-		s := b[w : w+int(l)]
+		b = b[w:]
+		if l&1 == 1 {
+			if l>>1 >= uint64(len(commonStrings)) {
+				return nil, nil, errCorrupt
+			}
+			p = append(p, commonStrings[l>>1])
+			continue
+		}
+		l >>= 1
+		if uint64(len(b)) < l {
+			return nil, nil, errCorrupt
+		}
+		s := b[:l]
 		p = append(p, unsafe.String(unsafe.SliceData(s), len(s)))
-		b = b[w+int(l):]
+		b = b[l:]
 	}
 	return p, b, nil
 }
