@@ -6,12 +6,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -21,7 +18,6 @@ import (
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
-	"k8s.io/client-go/scale"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 
@@ -42,6 +38,7 @@ import (
 	"github.com/fedhq/fed/controllers/internal/applied"
 	"github.com/fedhq/fed/controllers/internal/bindings"
 	"github.com/fedhq/fed/controllers/internal/members"
+	"github.com/fedhq/fed/controllers/internal/scaletargets"
 	"github.com/fedhq/fed/controllers/internal/templates"
 	"github.com/fedhq/fed/controllers/internal/works"
 	"github.com/fedhq/fed/controllers/namespace"
@@ -178,7 +175,7 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 			return nil, err
 		}
 	}
-	scales, scaleMapper, err := fleetScales(cfg.Fed)
+	scales, scaleMapper, err := scaletargets.New(fleetConfig(cfg.Fed))
 	if err != nil {
 		return nil, err
 	}
@@ -248,54 +245,6 @@ func fleetRecorder(ctx context.Context, fed *rest.Config) (record.EventRecorder,
 	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
 	return broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "fed"}), nil
-}
-
-// fleetScales reads and writes the scale subresource of the fleet's templates, and maps
-// their kinds, for the FederatedHPA and CronFederatedHPA controllers.
-func fleetScales(fed *rest.Config) (scale.ScalesGetter, resettingMapper, error) {
-	fleet := fleetConfig(fed)
-	dc, err := discovery.NewDiscoveryClientForConfig(fleet)
-	if err != nil {
-		return nil, resettingMapper{}, fmt.Errorf("fleet discovery: %w", err)
-	}
-	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
-	scales, err := scale.NewForConfig(fleet, mapper, dynamic.LegacyAPIPathResolverFunc, scale.NewDiscoveryScaleKindResolver(dc))
-	if err != nil {
-		return nil, resettingMapper{}, fmt.Errorf("fleet scale client: %w", err)
-	}
-	return scales, newResettingMapper(mapper), nil
-}
-
-// resettingMapper forgets what discovery said when a kind is not found, so that a kind
-// the fleet started serving since (a CRD applied to it) is found on a later try; at most
-// every half minute, so that a target of a kind that does not exist does not make every
-// sync read the fleet's whole discovery again.
-type resettingMapper struct {
-	*restmapper.DeferredDiscoveryRESTMapper
-	mu        *sync.Mutex
-	lastReset *time.Time
-}
-
-func newResettingMapper(m *restmapper.DeferredDiscoveryRESTMapper) resettingMapper {
-	return resettingMapper{DeferredDiscoveryRESTMapper: m, mu: &sync.Mutex{}, lastReset: &time.Time{}}
-}
-
-func (m resettingMapper) RESTMapping(gk schema.GroupKind, versions ...string) (*meta.RESTMapping, error) {
-	mapping, err := m.DeferredDiscoveryRESTMapper.RESTMapping(gk, versions...)
-	if !meta.IsNoMatchError(err) {
-		return mapping, err
-	}
-	m.mu.Lock()
-	reset := time.Since(*m.lastReset) > 30*time.Second
-	if reset {
-		*m.lastReset = time.Now()
-	}
-	m.mu.Unlock()
-	if !reset {
-		return mapping, err
-	}
-	m.Reset()
-	return m.DeferredDiscoveryRESTMapper.RESTMapping(gk, versions...)
 }
 
 // newTemplates reads the fleet's templates.

@@ -34,7 +34,6 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/scale"
@@ -49,9 +48,9 @@ import (
 	"github.com/fedhq/fed/controllers/internal/reconciler"
 )
 
-// Targets resolves a workload's kind to its resource in the fleet.
+// Targets resolves a workload's kind to its resource in the fleet (scaletargets.Mapper).
 type Targets interface {
-	RESTMapping(gk schema.GroupKind, versions ...string) (*meta.RESTMapping, error)
+	Resource(ref autoscalingv2.CrossVersionObjectReference) (schema.GroupResource, error)
 }
 
 // Config is what the controller needs.
@@ -82,20 +81,7 @@ type Controller struct {
 func NewController(cfg Config) (*Controller, error) {
 	c := &Controller{cfg: cfg, synced: cfg.Crons.Informer().HasSynced, queue: reconciler.NewQueue[string]("cronfederatedhpa"),
 		now: time.Now, seen: map[string]time.Time{}}
-	enqueue := func(obj any) {
-		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
-			c.queue.Add(key)
-		}
-	}
-	if _, err := cfg.Crons.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: enqueue,
-		UpdateFunc: func(old, cur any) {
-			if o, n := old.(*federationv1alpha1.CronFederatedHPA), cur.(*federationv1alpha1.CronFederatedHPA); o.Generation != n.Generation {
-				enqueue(cur)
-			}
-		},
-		DeleteFunc: enqueue,
-	}); err != nil {
+	if _, err := cfg.Crons.Informer().AddEventHandler(reconciler.SpecChanges(reconciler.EnqueueKey(c.queue))); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -267,15 +253,10 @@ func (c *Controller) apply(ctx context.Context, cron *federationv1alpha1.CronFed
 	if rule.TargetReplicas == nil {
 		return out, fmt.Errorf("rule %s sets no targetReplicas for %s %s", rule.Name, ref.Kind, ref.Name)
 	}
-	gv, err := schema.ParseGroupVersion(ref.APIVersion)
+	gr, err := c.cfg.Targets.Resource(ref)
 	if err != nil {
-		return out, fmt.Errorf("scaleTargetRef.apiVersion %q: %w", ref.APIVersion, err)
+		return out, err
 	}
-	m, err := c.cfg.Targets.RESTMapping(schema.GroupKind{Group: gv.Group, Kind: ref.Kind}, gv.Version)
-	if err != nil {
-		return out, fmt.Errorf("the fleet serves no kind %s in %s: %w", ref.Kind, ref.APIVersion, err)
-	}
-	gr := m.Resource.GroupResource()
 	scales := c.cfg.Scales.Scales(cron.Namespace)
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		sc, err := scales.Get(ctx, gr, ref.Name, metav1.GetOptions{})

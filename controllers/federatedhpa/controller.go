@@ -67,9 +67,9 @@ type Metrics interface {
 	PodMetrics(ctx context.Context, q metricsadapter.Query) (metricsadapter.Result[metricsv1beta1.PodMetrics], error)
 }
 
-// Targets resolves a target's kind to its resource in the fleet.
+// Targets resolves a target's kind to its resource in the fleet (scaletargets.Mapper).
 type Targets interface {
-	RESTMapping(gk schema.GroupKind, versions ...string) (*meta.RESTMapping, error)
+	Resource(ref autoscalingv2.CrossVersionObjectReference) (schema.GroupResource, error)
 }
 
 // Config is what the controller needs.
@@ -122,21 +122,8 @@ func NewController(cfg Config) (*Controller, error) {
 		now:     time.Now,
 		history: map[string]*history{},
 	}
-	enqueue := func(obj any) {
-		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
-			c.queue.Add(key)
-		}
-	}
-	if _, err := cfg.HPAs.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: enqueue,
-		UpdateFunc: func(old, cur any) {
-			// Status writes (its own) do not change the generation; a changed spec does.
-			if o, n := old.(*federationv1alpha1.FederatedHPA), cur.(*federationv1alpha1.FederatedHPA); o.Generation != n.Generation {
-				enqueue(cur)
-			}
-		},
-		DeleteFunc: enqueue,
-	}); err != nil {
+	// Status writes (its own) do not change the generation; a changed spec does.
+	if _, err := cfg.HPAs.Informer().AddEventHandler(reconciler.SpecChanges(reconciler.EnqueueKey(c.queue))); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -185,7 +172,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 func (c *Controller) scale(ctx context.Context, key string, hpa *federationv1alpha1.FederatedHPA) {
 	now := c.now()
 	ref := hpa.Spec.ScaleTargetRef
-	gr, err := c.targetResource(ref)
+	gr, err := c.cfg.Targets.Resource(ref)
 	var sc *autoscalingv1.Scale
 	if err == nil {
 		sc, err = c.cfg.Scales.Scales(hpa.Namespace).Get(ctx, gr, ref.Name, metav1.GetOptions{})
@@ -206,6 +193,7 @@ func (c *Controller) scale(ctx context.Context, key string, hpa *federationv1alp
 		return
 	}
 	minReplicas := ptr.Deref(hpa.Spec.MinReplicas, 1)
+	behavior := DefaultBehavior(hpa.Spec.Behavior)
 
 	var desired int32
 	rescaleReason := ""
@@ -268,7 +256,7 @@ func (c *Controller) scale(ctx context.Context, key string, hpa *federationv1alp
 			// FederatedHPA (or fed after a restart) honours the scale-down window at once.
 			h.recommendations = []Recommendation{{Time: now, Replicas: current}}
 		}
-		decision := Normalize(DefaultBehavior(hpa.Spec.Behavior), minReplicas, hpa.Spec.MaxReplicas, current, proposal,
+		decision := Normalize(behavior, minReplicas, hpa.Spec.MaxReplicas, current, proposal,
 			h.recommendations, h.events, now)
 		h.recommendations = decision.Recommendations
 		c.mu.Unlock()
@@ -298,7 +286,7 @@ func (c *Controller) scale(ctx context.Context, key string, hpa *federationv1alp
 	c.mu.Lock()
 	h := c.historyOf(key)
 	h.events = append(h.events, ScaleEvent{Time: now, Change: desired - current})
-	h.events = pruneEvents(h.events, DefaultBehavior(hpa.Spec.Behavior), now)
+	h.events = pruneEvents(h.events, behavior, now)
 	c.mu.Unlock()
 	hpa.Status.LastScaleTime = &metav1.Time{Time: now}
 	c.event(hpa, corev1.EventTypeNormal, "SuccessfulRescale", fmt.Sprintf("New size: %d; reason: %s", desired, rescaleReason))
@@ -352,19 +340,6 @@ func pruneEvents(events []ScaleEvent, b *autoscalingv2.HorizontalPodAutoscalerBe
 		}
 	}
 	return kept
-}
-
-// targetResource resolves the target's kind to its resource in the fleet.
-func (c *Controller) targetResource(ref autoscalingv2.CrossVersionObjectReference) (schema.GroupResource, error) {
-	gv, err := schema.ParseGroupVersion(ref.APIVersion)
-	if err != nil {
-		return schema.GroupResource{}, fmt.Errorf("scaleTargetRef.apiVersion %q: %w", ref.APIVersion, err)
-	}
-	m, err := c.cfg.Targets.RESTMapping(schema.GroupKind{Group: gv.Group, Kind: ref.Kind}, gv.Version)
-	if err != nil {
-		return schema.GroupResource{}, fmt.Errorf("the fleet serves no kind %s in %s: %w", ref.Kind, ref.APIVersion, err)
-	}
-	return m.Resource.GroupResource(), nil
 }
 
 // event records an event of hpa in the fleet.

@@ -112,15 +112,7 @@ func NewController(fed versioned.Interface, registries searchinformers.ResourceR
 			c.queue.Add(tomb.Key)
 		}
 	}
-	if _, err := registries.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: onRegistry,
-		UpdateFunc: func(old, cur any) {
-			if o, n := old.(*searchv1alpha1.ResourceRegistry), cur.(*searchv1alpha1.ResourceRegistry); o.Generation != n.Generation {
-				onRegistry(cur)
-			}
-		},
-		DeleteFunc: onRegistry,
-	}); err != nil {
+	if _, err := registries.Informer().AddEventHandler(reconciler.SpecChanges(onRegistry)); err != nil {
 		return nil, err
 	}
 	onCluster := func(any) { c.queue.Add(sourcesKey) }

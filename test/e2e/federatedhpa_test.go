@@ -103,18 +103,17 @@ spec:
 			if out != strconv.Itoa(want) {
 				return fmt.Errorf("the template asks for %s replicas, want %d (FederatedHPA: %s)", out, want, fhpa)
 			}
+			members := []string{"member1", "member2"}
+			counts, err := memberDeploymentReplicas(ns, "nginx", members...)
+			if err != nil {
+				return err
+			}
 			total := 0
-			for _, m := range []string{"member1", "member2"} {
-				// A member the scheduler gives no replica gets no Deployment.
-				n, err := runKubectl(theLab.Member(m).Kubeconfig, "get", "deploy", "nginx", "-n", ns, "--ignore-not-found", "-o", "jsonpath={.spec.replicas}")
-				if err != nil && !strings.Contains(err.Error(), "NotFound") {
-					return fmt.Errorf("%s: %v", m, err)
-				}
-				i, _ := strconv.Atoi(n)
-				if want > 1 && i == 0 {
+			for _, m := range members {
+				if want > 1 && counts[m] == 0 {
 					return fmt.Errorf("%s runs none of the %d replicas", m, want)
 				}
-				total += i
+				total += counts[m]
 			}
 			if total != want {
 				return fmt.Errorf("the members run %d replicas, want %d", total, want)
@@ -276,7 +275,6 @@ spec:
 // template the mark goes and the template's replicas apply again.
 func TestMemberHPANotFought(t *testing.T) {
 	fleet := theLab.FleetKubeconfig()
-	member1 := theLab.Member("member1").Kubeconfig
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	hpa := `apiVersion: autoscaling/v2
 kind: HorizontalPodAutoscaler
@@ -311,8 +309,11 @@ spec:
 `+hpa, "apply", "-n", ns, "-f", "-")
 
 	memberReplicas := func() string {
-		out, _ := runKubectl(member1, "get", "deploy", "api", "-n", ns, "--ignore-not-found", "-o", "jsonpath={.spec.replicas}")
-		return out
+		counts, err := memberDeploymentReplicas(ns, "api", "member1")
+		if err != nil {
+			return err.Error()
+		}
+		return strconv.Itoa(counts["member1"])
 	}
 	waitFor(t, time.Minute, func() error {
 		label, err := runKubectl(fleet, "get", "deploy", "api", "-n", ns, "-o", `jsonpath={.metadata.labels.federation\.fedhq\.io/retain-replicas}`)
@@ -345,4 +346,18 @@ spec:
 		}
 		return nil
 	})
+}
+
+// memberDeploymentReplicas is the spec.replicas of Deployment ns/name in each of the
+// members, 0 where a member has none (the scheduler gives it no replica).
+func memberDeploymentReplicas(ns, name string, members ...string) (map[string]int, error) {
+	counts := map[string]int{}
+	for _, m := range members {
+		out, err := runKubectl(theLab.Member(m).Kubeconfig, "get", "deploy", name, "-n", ns, "--ignore-not-found", "-o", "jsonpath={.spec.replicas}")
+		if err != nil && !strings.Contains(err.Error(), "NotFound") {
+			return nil, fmt.Errorf("%s: %v", m, err)
+		}
+		counts[m], _ = strconv.Atoi(out)
+	}
+	return counts, nil
 }

@@ -22,7 +22,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -149,10 +148,9 @@ spec:
 	mustKubectl(fleet, "", "apply", "-n", ns, "-f", manifest)
 	members := []string{"member1", "member2"}
 	memberReplicas := func() int {
+		counts, _ := memberDeploymentReplicas(ns, "web", members...)
 		total := 0
-		for _, m := range members {
-			out, _ := runKubectl(theLab.Member(m).Kubeconfig, "get", "deploy", "web", "-n", ns, "--ignore-not-found", "-o", "jsonpath={.spec.replicas}")
-			n, _ := strconv.Atoi(out)
+		for _, n := range counts {
 			total += n
 		}
 		return total

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
@@ -57,6 +58,33 @@ func (r *requeue) Unwrap() error { return r.reason }
 // fed does not manage, a namespace still terminating in a member). reason, which may be nil,
 // is why; it is not logged as an error.
 func RequeueAfter(d time.Duration, reason error) error { return &requeue{after: d, reason: reason} }
+
+// SpecChanges is an informer's handler that calls f with an object added or deleted, and
+// with one updated to a new generation: its spec changed. Status writes (a controller's
+// own) and metadata changes do not call it.
+func SpecChanges(f func(obj any)) cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: f,
+		UpdateFunc: func(old, cur any) {
+			o, err1 := meta.Accessor(old)
+			n, err2 := meta.Accessor(cur)
+			if err1 != nil || err2 != nil || o.GetGeneration() != n.GetGeneration() {
+				f(cur)
+			}
+		},
+		DeleteFunc: f,
+	}
+}
+
+// EnqueueKey returns the function that adds an object's namespace/name key (a deleted
+// object's too) to q.
+func EnqueueKey(q workqueue.TypedInterface[string]) func(obj any) {
+	return func(obj any) {
+		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
+			q.Add(key)
+		}
+	}
+}
 
 // NewQueue returns a queue that backs off per key only, from 5 ms to 30 s. client-go's
 // default also limits all keys together to 10 a second, which would hold a pipeline of
