@@ -57,7 +57,7 @@ $(BIN)/etcd:
 
 .PHONY: lab-bin
 lab-bin: $(BIN)/.k8s-$(K8S_VERSION) $(BIN)/.kwok-$(KWOK_VERSION) $(BIN)/.metrics-server-$(METRICS_SERVER_VERSION) $(BIN)/etcd
-	go build -o $(BIN)/lab ./test/lab/cmd/lab
+	go build -o $(BIN)/ ./test/lab/cmd/lab ./test/lab/cmd/custom-metrics-adapter
 
 # The version kubectl fed reports (kubectl fed version): `git describe --tags`, else the file
 # VERSION, else none ("dev"); `make release VERSION=v1.2.3` sets it.

@@ -28,6 +28,7 @@ import (
 	"github.com/fedhq/fed/apiserver/fleet"
 	"github.com/fedhq/fed/apiserver/fleet/hostvalidation"
 	"github.com/fedhq/fed/apiserver/registry"
+	"github.com/fedhq/fed/apiserver/registry/metrics"
 	"github.com/fedhq/fed/apiserver/search"
 	"github.com/fedhq/fed/controllers"
 	"github.com/fedhq/fed/metricsadapter"
@@ -203,6 +204,9 @@ func (c CompletedConfig) New() (*Server, error) {
 		if err := s.InstallAPIGroup(registry.NewMetricsGroupInfo(fleetMetrics)); err != nil {
 			return nil, err
 		}
+		if err := metrics.InstallCustomMetrics(s, fleetMetrics); err != nil {
+			return nil, err
+		}
 		if c.fleetProxy != nil {
 			c.fleetProxy.Metrics = s.UnprotectedHandler()
 		}
@@ -232,12 +236,14 @@ func (c CompletedConfig) installFleet(s *genericapiserver.GenericAPIServer, host
 	if err != nil {
 		return err
 	}
+	fedGroups := []string{clusterv1alpha1.GroupName, federationv1alpha1.GroupName, searchv1alpha1.GroupName,
+		metricsv1beta1.GroupName, metricsadapter.CustomGroup, metricsadapter.ExternalGroup}
 	f, err := fleet.New(fleet.Config{
 		RESTOptionsGetter:   c.GenericConfig.RESTOptionsGetter,
 		Host:                host,
 		HostValidator:       &hostvalidation.Validator{Client: validationClient, Namespace: clusterv1alpha1.FedNamespace},
 		Fed:                 s.UnprotectedHandler(),
-		FedGroups:           []string{clusterv1alpha1.GroupName, federationv1alpha1.GroupName, searchv1alpha1.GroupName, metricsv1beta1.GroupName},
+		FedGroups:           fedGroups,
 		Authorizer:          c.GenericConfig.Authorization.Authorizer,
 		MaxRequestBodyBytes: c.GenericConfig.MaxRequestBodyBytes,
 		MinRequestTimeout:   time.Duration(c.GenericConfig.MinRequestTimeout) * time.Second,

@@ -25,6 +25,7 @@ package metricsadapter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -37,6 +38,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/client-go/rest"
+	custommetrics "k8s.io/metrics/pkg/apis/custom_metrics"
+	externalmetrics "k8s.io/metrics/pkg/apis/external_metrics"
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 	metricsclient "k8s.io/metrics/pkg/client/clientset/versioned"
 
@@ -117,9 +120,11 @@ type Result[T any] struct {
 	// Items are the selected items, by member (in order of name) and then by namespace
 	// and name, each labelled with its member.
 	Items []T
-	// Warnings name the members left out and why: not Ready, or their metrics could not be
-	// read.
+	// Warnings name the members left out and why: not Ready, not serving the group asked,
+	// or their metrics could not be read.
 	Warnings []string
+	// LeftOut are those members, by name.
+	LeftOut []string
 }
 
 // kind is the kind of metrics an answer holds.
@@ -134,6 +139,8 @@ type cacheKey struct {
 	cluster   string
 	kind      kind
 	namespace string
+	// path is the member's path and query, for custom and external metrics.
+	path string
 }
 
 // answer is one member's list of one kind (and namespace), as read at a time.
@@ -141,6 +148,12 @@ type answer struct {
 	read  time.Time
 	pods  []metricsv1beta1.PodMetrics
 	nodes []metricsv1beta1.NodeMetrics
+	// custom and external are custom.metrics.k8s.io and external.metrics.k8s.io values;
+	// groups the member's API groups, and resources its resources of one group version.
+	custom    []custommetrics.MetricValue
+	external  []externalmetrics.ExternalMetricValue
+	groups    *metav1.APIGroupList
+	resources []metav1.APIResource
 	// err is why the member could not be read.
 	err error
 }
@@ -148,8 +161,8 @@ type answer struct {
 // PodMetrics returns the pods' metrics q selects, in every member it allows.
 func (a *Adapter) PodMetrics(ctx context.Context, q Query) (Result[metricsv1beta1.PodMetrics], error) {
 	var out Result[metricsv1beta1.PodMetrics]
-	answers, warnings, err := a.fanOut(ctx, pods, q)
-	out.Warnings = warnings
+	answers, left, err := a.fanOut(ctx, pods, q)
+	out.Warnings, out.LeftOut = left.warnings, left.clusters
 	for _, an := range answers {
 		for i := range an.answer.pods {
 			p := &an.answer.pods[i]
@@ -167,8 +180,8 @@ func (a *Adapter) PodMetrics(ctx context.Context, q Query) (Result[metricsv1beta
 func (a *Adapter) NodeMetrics(ctx context.Context, q Query) (Result[metricsv1beta1.NodeMetrics], error) {
 	var out Result[metricsv1beta1.NodeMetrics]
 	q.Namespace = ""
-	answers, warnings, err := a.fanOut(ctx, nodes, q)
-	out.Warnings = warnings
+	answers, left, err := a.fanOut(ctx, nodes, q)
+	out.Warnings, out.LeftOut = left.warnings, left.clusters
 	for _, an := range answers {
 		for i := range an.answer.nodes {
 			n := &an.answer.nodes[i]
@@ -206,15 +219,24 @@ type memberAnswer struct {
 }
 
 // fanOut asks every member q allows for its metrics of kind k in parallel (or takes their
-// answers from the cache) and returns them in order of member name. Members that are not
-// Ready, or fail, are named in the warnings; only when every member asked fails is that an
-// error.
-func (a *Adapter) fanOut(ctx context.Context, k kind, q Query) ([]memberAnswer, []string, error) {
+// answers from the cache) and returns them in order of member name.
+func (a *Adapter) fanOut(ctx context.Context, k kind, q Query) ([]memberAnswer, leftOut, error) {
+	return a.fanOutKeys(ctx, singular(k)+" metrics", q, func(c string) cacheKey {
+		return cacheKey{cluster: c, kind: k, namespace: q.Namespace}
+	})
+}
+
+// fanOutKeys reads keyFor(member) of every member q allows, in parallel (or from the
+// cache), and returns the answers in order of member name. Members that are not Ready,
+// do not serve what is asked (errNotServed) or fail are named in the warnings, as
+// leaving out their "what"; only when every member that serves it fails is that an error,
+// and when none serves it, a NotServedError.
+func (a *Adapter) fanOutKeys(ctx context.Context, what string, q Query, keyFor func(cluster string) cacheKey) ([]memberAnswer, leftOut, error) {
 	clusters := a.members.Ready()
-	var warnings []string
+	var left leftOut
 	for _, c := range a.members.NotReady() {
 		if allowed(c, q) {
-			warnings = append(warnings, fmt.Sprintf("cluster %s is not Ready: its %s metrics are left out", c, singular(k)))
+			left.add(c, "cluster %s is not Ready: its %s are left out", c, what)
 		}
 	}
 	clusters = slices.DeleteFunc(slices.Clone(clusters), func(c string) bool { return !allowed(c, q) })
@@ -226,24 +248,44 @@ func (a *Adapter) fanOut(ctx context.Context, k kind, q Query) ([]memberAnswer, 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			answers[i], errs[i] = a.read(ctx, cacheKey{cluster: c, kind: k, namespace: q.Namespace})
+			answers[i], errs[i] = a.read(ctx, keyFor(c))
 		}()
 	}
 	wg.Wait()
 	var out []memberAnswer
 	var failed []error
+	var notServed *NotServedError
+	serving := 0
 	for i, c := range clusters {
-		if errs[i] != nil {
-			warnings = append(warnings, fmt.Sprintf("cluster %s: its %s metrics could not be read: %v", c, singular(k), errs[i]))
-			failed = append(failed, errs[i])
-			continue
+		switch err := errs[i]; {
+		case errors.As(err, &notServed):
+			left.add(c, "cluster %s does not serve %s: its %s are left out", c, notServed.Group, what)
+		case err != nil:
+			serving++
+			left.add(c, "cluster %s: its %s could not be read: %v", c, what, err)
+			failed = append(failed, err)
+		default:
+			serving++
+			out = append(out, memberAnswer{cluster: c, answer: answers[i]})
 		}
-		out = append(out, memberAnswer{cluster: c, answer: answers[i]})
 	}
-	if len(clusters) > 0 && len(failed) == len(clusters) {
-		return nil, warnings, &AllFailedError{Kind: string(k), Errors: failed}
+	switch {
+	case serving == 0 && notServed != nil:
+		return nil, left, &NotServedError{Group: notServed.Group}
+	case serving > 0 && len(failed) == serving:
+		return nil, left, &AllFailedError{Kind: what, Errors: failed}
 	}
-	return out, warnings, nil
+	return out, left, nil
+}
+
+// leftOut are the members a fan-out left out, and the warnings that say why.
+type leftOut struct {
+	warnings, clusters []string
+}
+
+func (l *leftOut) add(cluster, format string, args ...any) {
+	l.clusters = append(l.clusters, cluster)
+	l.warnings = append(l.warnings, fmt.Sprintf(format, args...))
 }
 
 func singular(k kind) string {
@@ -278,7 +320,16 @@ type AllFailedError struct {
 }
 
 func (e *AllFailedError) Error() string {
-	return fmt.Sprintf("no member cluster answered for %s metrics: %v", e.Kind, e.Errors[0])
+	return fmt.Sprintf("no member cluster answered for %s: %v", e.Kind, e.Errors[0])
+}
+
+// NotServedError is the error of a query for an API group no member asked serves.
+type NotServedError struct {
+	Group string
+}
+
+func (e *NotServedError) Error() string {
+	return fmt.Sprintf("no member cluster asked serves %s", e.Group)
 }
 
 // read returns a member's answer for key: from the cache while it is younger than the
@@ -292,7 +343,7 @@ func (a *Adapter) read(ctx context.Context, key cacheKey) (*answer, error) {
 	if an != nil && a.now().Sub(an.read) < a.opts.TTL {
 		return an, an.err
 	}
-	flightKey := key.cluster + "/" + string(key.kind) + "/" + key.namespace
+	flightKey := key.cluster + "/" + string(key.kind) + "/" + key.namespace + "/" + key.path
 	ch := a.flight.DoChan(flightKey, func() (any, error) {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.opts.Timeout)
 		defer cancel()
@@ -327,6 +378,12 @@ func (a *Adapter) fetchMember(ctx context.Context, key cacheKey) (*answer, error
 	cfg, err := a.members.Config(key.cluster)
 	if err != nil {
 		return nil, err
+	}
+	switch key.kind {
+	case groups:
+		return fetchGroups(ctx, cfg)
+	case resources, custom, external:
+		return a.fetchMetrics(ctx, cfg, key)
 	}
 	client, err := metricsclient.NewForConfig(cfg)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -18,7 +19,10 @@ import (
 	genericoptions "k8s.io/apiserver/pkg/server/options"
 	"k8s.io/apiserver/pkg/util/compatibility"
 	"k8s.io/client-go/rest"
+	openapicommon "k8s.io/kube-openapi/pkg/common"
 	netutils "k8s.io/utils/net"
+	cmopenapi "sigs.k8s.io/custom-metrics-apiserver/pkg/generated/openapi/custommetrics"
+	emopenapi "sigs.k8s.io/custom-metrics-apiserver/pkg/generated/openapi/externalmetrics"
 
 	"github.com/fedhq/fed/apis/generated/openapi"
 	"github.com/fedhq/fed/apiserver"
@@ -141,6 +145,21 @@ func (o *Options) Validate() error {
 	return errors.Join(errs...)
 }
 
+// openAPIDefinitions are fed's types' and, for the fleet's custom and external metrics,
+// those sigs.k8s.io/custom-metrics-apiserver generates for k8s.io/metrics' types (only
+// those: the rest of its set names a few common types otherwise than fed's).
+func openAPIDefinitions(ref openapicommon.ReferenceCallback) map[string]openapicommon.OpenAPIDefinition {
+	defs := openapi.GetOpenAPIDefinitions(ref)
+	for _, more := range []openapicommon.GetOpenAPIDefinitions{cmopenapi.GetOpenAPIDefinitions, emopenapi.GetOpenAPIDefinitions} {
+		for name, def := range more(ref) {
+			if strings.HasPrefix(name, "io.k8s.metrics.pkg.apis.custom_metrics.") || strings.HasPrefix(name, "io.k8s.metrics.pkg.apis.external_metrics.") {
+				defs[name] = def
+			}
+		}
+	}
+	return defs
+}
+
 // Config builds the server configuration. With the Badger backend it opens the database;
 // the returned close function releases it.
 func (o *Options) Config() (*apiserver.Config, func() error, error) {
@@ -151,9 +170,9 @@ func (o *Options) Config() (*apiserver.Config, func() error, error) {
 	c := genericapiserver.NewRecommendedConfig(scheme.Codecs)
 	c.EffectiveVersion = compatibility.DefaultBuildEffectiveVersion()
 	namer := openapinamer.NewDefinitionNamer(scheme.Scheme)
-	c.OpenAPIConfig = genericapiserver.DefaultOpenAPIConfig(openapi.GetOpenAPIDefinitions, namer)
+	c.OpenAPIConfig = genericapiserver.DefaultOpenAPIConfig(openAPIDefinitions, namer)
 	c.OpenAPIConfig.Info.Title = "fed"
-	c.OpenAPIV3Config = genericapiserver.DefaultOpenAPIV3Config(openapi.GetOpenAPIDefinitions, namer)
+	c.OpenAPIV3Config = genericapiserver.DefaultOpenAPIV3Config(openAPIDefinitions, namer)
 	c.OpenAPIV3Config.Info.Title = "fed"
 	if err := disableUnservedPolicyPlugins(o.Recommended.CoreAPI, o.Recommended.Admission); err != nil {
 		return nil, noop, err

@@ -26,6 +26,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/proxy"
 	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/client-go/rest"
+	custommetrics "k8s.io/metrics/pkg/apis/custom_metrics"
+	externalmetrics "k8s.io/metrics/pkg/apis/external_metrics"
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 
 	searchv1alpha1 "github.com/fedhq/fed/apis/search/v1alpha1"
@@ -62,10 +64,14 @@ type Members interface {
 type Proxy struct {
 	Cache   *Cache
 	Members Members
-	// Metrics serves metrics.k8s.io: the fleet's, merged from every member (so that
-	// kubectl top through the proxy shows them all), not one member's.
+	// Metrics serves metrics.k8s.io, custom.metrics.k8s.io and external.metrics.k8s.io:
+	// the fleet's, merged from every member (so that kubectl top through the proxy shows
+	// them all), not one member's.
 	Metrics http.Handler
 }
+
+// metricsGroups are the groups Proxy.Metrics serves.
+var metricsGroups = map[string]bool{metricsv1beta1.GroupName: true, custommetrics.GroupName: true, externalmetrics.GroupName: true}
 
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	info, err := subtree.RequestInfoFactory.NewRequestInfo(req)
@@ -82,7 +88,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		p.forward(w, req, ready[0])
 		return
 	}
-	if info.APIGroup == metricsv1beta1.GroupName && p.Metrics != nil {
+	if metricsGroups[info.APIGroup] && p.Metrics != nil {
 		p.Metrics.ServeHTTP(w, req)
 		return
 	}

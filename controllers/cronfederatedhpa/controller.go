@@ -228,7 +228,7 @@ func trim[T any](s []T, limit int32) []T {
 func (c *Controller) apply(ctx context.Context, cron *federationv1alpha1.CronFederatedHPA, rule *federationv1alpha1.CronFederatedHPARule) (federationv1alpha1.SuccessfulExecution, error) {
 	ref := cron.Spec.ScaleTargetRef
 	var out federationv1alpha1.SuccessfulExecution
-	if isFederatedHPA(ref) {
+	if federationv1alpha1.IsFederatedHPA(ref) {
 		hpas := c.cfg.Fed.FederationV1alpha1().FederatedHPAs(cron.Namespace)
 		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 			hpa, err := hpas.Get(ctx, ref.Name, metav1.GetOptions{})
@@ -275,7 +275,3 @@ func (c *Controller) apply(ctx context.Context, cron *federationv1alpha1.CronFed
 }
 
 // isFederatedHPA tells whether the target is a FederatedHPA rather than a workload.
-func isFederatedHPA(ref autoscalingv2.CrossVersionObjectReference) bool {
-	gv, err := schema.ParseGroupVersion(ref.APIVersion)
-	return err == nil && ref.Kind == "FederatedHPA" && (gv.Group == "" || gv.Group == federationv1alpha1.GroupName)
-}

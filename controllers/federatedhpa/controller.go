@@ -62,9 +62,12 @@ import (
 // --horizontal-pod-autoscaler-sync-period.
 const DefaultSyncPeriod = 15 * time.Second
 
-// Metrics reads the fleet's pod metrics (metricsadapter.Adapter).
+// Metrics reads the fleet's pod metrics and its members' custom and external metrics
+// (metricsadapter.Adapter).
 type Metrics interface {
 	PodMetrics(ctx context.Context, q metricsadapter.Query) (metricsadapter.Result[metricsv1beta1.PodMetrics], error)
+	CustomMetrics(ctx context.Context, q metricsadapter.CustomQuery) (metricsadapter.Result[metricsadapter.CustomValue], error)
+	ExternalMetrics(ctx context.Context, q metricsadapter.ExternalQuery) (metricsadapter.Result[metricsadapter.ExternalValue], error)
 }
 
 // Targets resolves a target's kind to its resource in the fleet (scaletargets.Mapper).
@@ -216,7 +219,7 @@ func (c *Controller) scale(ctx context.Context, key string, hpa *federationv1alp
 		got := c.computeReplicas(ctx, hpa, current, sc.Status.Selector, now)
 		hpa.Status.CurrentMetrics = got.statuses
 		for _, w := range got.warnings {
-			c.event(hpa, corev1.EventTypeWarning, "FailedGetPodsMetric", w)
+			c.event(hpa, corev1.EventTypeWarning, w.reason, w.Error())
 		}
 		for _, e := range got.invalid {
 			c.event(hpa, corev1.EventTypeWarning, e.reason, e.Error())
@@ -238,8 +241,9 @@ func (c *Controller) scale(ctx context.Context, key string, hpa *federationv1alp
 			setCondition(hpa, autoscalingv2.ScalingActive, corev1.ConditionFalse, first.reason, "the HPA was unable to compute the replica count: %v", first.err)
 			proposal = max(proposal, current)
 		case len(got.unseen) > 0 && proposal < current:
-			// The pods of some members could not be read: they might be the busy ones.
-			c.event(hpa, corev1.EventTypeWarning, "ScaleDownHeldBack", fmt.Sprintf("the pods of %s could not be read: no scale-down to %d until they can",
+			// The pods or metrics of some members could not be read: they might be the
+			// busy ones.
+			c.event(hpa, corev1.EventTypeWarning, "ScaleDownHeldBack", fmt.Sprintf("the pods or metrics of %s could not be read: no scale-down to %d until they can",
 				strings.Join(got.unseen, ", "), proposal))
 			setCondition(hpa, autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound",
 				"the HPA was able to successfully calculate a replica count from %s", got.metricName)

@@ -26,7 +26,6 @@ import (
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -66,10 +65,11 @@ type computed struct {
 	statuses   []autoscalingv2.MetricStatus
 	// invalid are the metrics that could not be computed.
 	invalid []metricError
-	// unseen are the members that run replicas of the target but whose pods could not be
-	// read; warnings say what else was left out.
+	// unseen are the members that run replicas of the target but whose pods, or whose
+	// share of an Object or External metric, could not be read; warnings say what else was
+	// left out, each with its metric's reason.
 	unseen   []string
-	warnings []string
+	warnings []metricError
 }
 
 // computeReplicas computes what hpa's metrics ask for over the pods its target's selector
@@ -110,51 +110,224 @@ func (c *Controller) computeReplicas(ctx context.Context, hpa *federationv1alpha
 		out.invalid = append(out.invalid, metricError{"FailedGetResourceMetric", err})
 		return out
 	}
-	var usage []metricsPod
+	in := metricInputs{hpa: hpa, current: current * factor, sel: sel, clusters: clusters, pods: pods, now: now}
 	for _, m := range specs {
-		if m.Type != autoscalingv2.ResourceMetricSourceType {
+		r := c.computeMetric(ctx, &in, m)
+		for _, w := range r.warnings {
+			out.warnings = append(out.warnings, metricError{r.reason, errors.New(w)})
+		}
+		for _, c := range r.unseen {
+			if !slices.Contains(out.unseen, c) {
+				out.unseen = append(out.unseen, c)
+			}
+		}
+		if r.status != nil {
+			out.statuses = append(out.statuses, *r.status)
+		}
+		if r.err != nil {
+			out.invalid = append(out.invalid, metricError{r.reason, fmt.Errorf("%s: %w", r.name, r.err)})
 			continue
 		}
-		res, err := c.cfg.Metrics.PodMetrics(ctx, metricsadapter.Query{Namespace: hpa.Namespace, Labels: sel, Clusters: clusters})
-		if err != nil {
-			out.invalid = append(out.invalid, metricError{"FailedGetResourceMetric", fmt.Errorf("reading the pods' metrics: %w", err)})
-			return out
+		// Pods of every member back to the template's replicas.
+		replicas := (r.replicas + factor - 1) / factor
+		if out.valid == 0 || replicas > out.replicas {
+			out.replicas, out.metricName = replicas, r.name
 		}
-		usage, out.warnings = res.Items, res.Warnings
-		break
-	}
-	for _, m := range specs {
-		switch m.Type {
-		case autoscalingv2.ResourceMetricSourceType:
-			if m.Resource == nil {
-				out.invalid = append(out.invalid, metricError{"InvalidMetricSourceType", errors.New("a Resource metric without its resource")})
-				continue
-			}
-			rec, err := ResourceReplicas(current*factor, m.Resource.Name, m.Resource.Target, pods, usageOf(usage, m.Resource.Name), DefaultResourceOptions(now))
-			if err != nil {
-				out.invalid = append(out.invalid, metricError{"FailedGetResourceMetric", fmt.Errorf("%s: %w", resourceMetricName(m.Resource), err)})
-				out.statuses = append(out.statuses, autoscalingv2.MetricStatus{Type: m.Type, Resource: &autoscalingv2.ResourceMetricStatus{Name: m.Resource.Name}})
-				continue
-			}
-			out.statuses = append(out.statuses, autoscalingv2.MetricStatus{Type: m.Type, Resource: &autoscalingv2.ResourceMetricStatus{
-				Name: m.Resource.Name,
-				Current: autoscalingv2.MetricValueStatus{
-					AverageUtilization: rec.Utilization,
-					AverageValue:       resource.NewMilliQuantity(rec.AverageMilli, resource.DecimalSI),
-				},
-			}})
-			// Pods of every member back to the template's replicas.
-			replicas := (rec.Replicas + factor - 1) / factor
-			if out.valid == 0 || replicas > out.replicas {
-				out.replicas, out.metricName = replicas, resourceMetricName(m.Resource)
-			}
-			out.valid++
-		default:
-			out.invalid = append(out.invalid, metricError{"InvalidMetricSourceType",
-				fmt.Errorf("metrics of type %s are not read by fed yet (only Resource metrics are)", m.Type)})
-		}
+		out.valid++
 	}
 	return out
+}
+
+// metricInputs are what every metric of one FederatedHPA is computed over.
+type metricInputs struct {
+	hpa *federationv1alpha1.FederatedHPA
+	// current is the target's replicas over all its members.
+	current  int32
+	sel      labels.Selector
+	clusters []string
+	pods     []PodInfo
+	now      time.Time
+
+	// usage is the pods' resource metrics, read once for every Resource and
+	// ContainerResource metric.
+	usage    []metricsPod
+	usageErr error
+	read     bool
+}
+
+// metricResult is what one metric asks for.
+type metricResult struct {
+	// name names the metric in events and conditions, as the HPA does.
+	name     string
+	replicas int32
+	status   *autoscalingv2.MetricStatus
+	// reason and err say why it could not be computed.
+	reason   string
+	err      error
+	warnings []string
+	// unseen are the members whose share of a total could not be read.
+	unseen []string
+}
+
+// computeMetric computes what one metric asks for.
+func (c *Controller) computeMetric(ctx context.Context, in *metricInputs, m autoscalingv2.MetricSpec) metricResult {
+	opts := DefaultResourceOptions(in.now)
+	switch {
+	case m.Type == autoscalingv2.ResourceMetricSourceType && m.Resource != nil:
+		r := metricResult{name: resourceMetricName(m.Resource.Name, "", m.Resource.Target), reason: "FailedGetResourceMetric"}
+		r.status = &autoscalingv2.MetricStatus{Type: m.Type, Resource: &autoscalingv2.ResourceMetricStatus{Name: m.Resource.Name}}
+		usage, warnings, err := c.podUsage(ctx, in)
+		r.warnings = warnings
+		if err != nil {
+			r.err = err
+			return r
+		}
+		rec, err := ResourceReplicas(in.current, m.Resource.Name, m.Resource.Target, in.pods, usageOf(usage, "", m.Resource.Name), opts)
+		r.replicas, r.err = rec.Replicas, err
+		if err == nil {
+			r.status.Resource.Current = resourceCurrent(rec)
+		}
+		return r
+
+	case m.Type == autoscalingv2.ContainerResourceMetricSourceType && m.ContainerResource != nil:
+		cr := m.ContainerResource
+		r := metricResult{name: resourceMetricName(cr.Name, cr.Container, cr.Target), reason: "FailedGetContainerResourceMetric"}
+		r.status = &autoscalingv2.MetricStatus{Type: m.Type, ContainerResource: &autoscalingv2.ContainerResourceMetricStatus{Name: cr.Name, Container: cr.Container}}
+		usage, warnings, err := c.podUsage(ctx, in)
+		r.warnings = warnings
+		if err != nil {
+			r.err = err
+			return r
+		}
+		rec, err := ResourceReplicas(in.current, cr.Name, cr.Target, ContainerPods(in.pods, cr.Container), usageOf(usage, cr.Container, cr.Name), opts)
+		r.replicas, r.err = rec.Replicas, err
+		if err == nil {
+			r.status.ContainerResource.Current = resourceCurrent(rec)
+		}
+		return r
+
+	case m.Type == autoscalingv2.PodsMetricSourceType && m.Pods != nil:
+		r := metricResult{name: "pods metric " + m.Pods.Metric.Name, reason: "FailedGetPodsMetric"}
+		r.status = &autoscalingv2.MetricStatus{Type: m.Type, Pods: &autoscalingv2.PodsMetricStatus{Metric: m.Pods.Metric}}
+		metricSel, err := metricSelector(m.Pods.Metric.Selector)
+		if err != nil {
+			r.err = err
+			return r
+		}
+		res, err := c.cfg.Metrics.CustomMetrics(ctx, metricsadapter.CustomQuery{
+			Resource: schema.GroupResource{Resource: "pods"}, Namespace: in.hpa.Namespace, Name: "*", Metric: m.Pods.Metric.Name,
+			Selector: in.sel, MetricSelector: metricSel, Clusters: in.clusters,
+		})
+		r.warnings = res.Warnings
+		if err != nil {
+			r.err = fmt.Errorf("unable to get metric %s: %w", m.Pods.Metric.Name, err)
+			return r
+		}
+		values := map[PodKey]PodUsage{}
+		for _, v := range res.Items {
+			values[PodKey{v.Cluster, v.DescribedObject.Namespace, v.DescribedObject.Name}] = PodUsage{MilliValue: v.Value.MilliValue(), Timestamp: v.Timestamp.Time}
+		}
+		rec, err := PodsReplicas(in.current, m.Pods.Target, in.pods, values, opts)
+		r.replicas, r.err = rec.Replicas, err
+		if err == nil {
+			r.status.Pods.Current = autoscalingv2.MetricValueStatus{AverageValue: milliQuantity(rec.AverageMilli)}
+		}
+		return r
+
+	case m.Type == autoscalingv2.ObjectMetricSourceType && m.Object != nil:
+		o := m.Object
+		r := metricResult{name: fmt.Sprintf("%s metric %s", o.DescribedObject.Kind, o.Metric.Name), reason: "FailedGetObjectMetric"}
+		r.status = &autoscalingv2.MetricStatus{Type: m.Type, Object: &autoscalingv2.ObjectMetricStatus{DescribedObject: o.DescribedObject, Metric: o.Metric}}
+		gr, err := c.cfg.Targets.Resource(o.DescribedObject)
+		if err != nil {
+			r.err = fmt.Errorf("unable to get metric %s: the object's kind: %w", o.Metric.Name, err)
+			return r
+		}
+		metricSel, err := metricSelector(o.Metric.Selector)
+		if err != nil {
+			r.err = err
+			return r
+		}
+		res, err := c.cfg.Metrics.CustomMetrics(ctx, metricsadapter.CustomQuery{
+			Resource: gr, Namespace: in.hpa.Namespace, Name: o.DescribedObject.Name, Metric: o.Metric.Name, MetricSelector: metricSel, Clusters: in.clusters,
+		})
+		r.warnings, r.unseen = res.Warnings, res.LeftOut
+		if err == nil && len(res.Items) == 0 {
+			err = fmt.Errorf("no member cluster has it for %s %s", o.DescribedObject.Kind, o.DescribedObject.Name)
+		}
+		if err != nil {
+			r.err = fmt.Errorf("unable to get metric %s: %w", o.Metric.Name, err)
+			return r
+		}
+		var total int64
+		for _, v := range res.Items {
+			total += v.Value.MilliValue()
+		}
+		rec, err := TotalReplicas("object", in.current, o.Target, total, in.pods, opts.Tolerance)
+		r.replicas, r.err, r.status.Object.Current = rec.Replicas, err, rec.Current
+		return r
+
+	case m.Type == autoscalingv2.ExternalMetricSourceType && m.External != nil:
+		e := m.External
+		r := metricResult{name: fmt.Sprintf("external metric %s(%+v)", e.Metric.Name, e.Metric.Selector), reason: "FailedGetExternalMetric"}
+		r.status = &autoscalingv2.MetricStatus{Type: m.Type, External: &autoscalingv2.ExternalMetricStatus{Metric: e.Metric}}
+		metricSel, err := metricSelector(e.Metric.Selector)
+		if err != nil {
+			r.err = err
+			return r
+		}
+		res, err := c.cfg.Metrics.ExternalMetrics(ctx, metricsadapter.ExternalQuery{
+			Namespace: in.hpa.Namespace, Metric: e.Metric.Name, MetricSelector: metricSel, Clusters: in.clusters,
+		})
+		r.warnings, r.unseen = res.Warnings, res.LeftOut
+		if err == nil && len(res.Items) == 0 {
+			err = errors.New("no metrics returned from external metrics API")
+		}
+		if err != nil {
+			r.err = fmt.Errorf("unable to get external metric %s/%s/%+v: %w", in.hpa.Namespace, e.Metric.Name, e.Metric.Selector, err)
+			return r
+		}
+		var total int64
+		for _, v := range res.Items {
+			total += v.Value.MilliValue()
+		}
+		rec, err := TotalReplicas("external", in.current, e.Target, total, in.pods, opts.Tolerance)
+		r.replicas, r.err, r.status.External.Current = rec.Replicas, err, rec.Current
+		return r
+	}
+	return metricResult{name: string(m.Type) + " metric", reason: "InvalidMetricSourceType",
+		err: fmt.Errorf("invalid metric source type %q, or its source is missing", m.Type)}
+}
+
+// podUsage reads the pods' resource metrics once for all the metrics that need them.
+func (c *Controller) podUsage(ctx context.Context, in *metricInputs) ([]metricsPod, []string, error) {
+	if in.read {
+		return in.usage, nil, in.usageErr
+	}
+	in.read = true
+	res, err := c.cfg.Metrics.PodMetrics(ctx, metricsadapter.Query{Namespace: in.hpa.Namespace, Labels: in.sel, Clusters: in.clusters})
+	in.usage = res.Items
+	if err != nil {
+		in.usageErr = fmt.Errorf("reading the pods' metrics: %w", err)
+	}
+	return in.usage, res.Warnings, in.usageErr
+}
+
+// metricSelector is a metric's selector as labels; nil selects every series.
+func metricSelector(sel *metav1.LabelSelector) (labels.Selector, error) {
+	if sel == nil {
+		return nil, nil
+	}
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil {
+		return nil, fmt.Errorf("the metric's selector: %w", err)
+	}
+	return s, nil
+}
+
+// resourceCurrent is a Resource recommendation's status.
+func resourceCurrent(rec ResourceRecommendation) autoscalingv2.MetricValueStatus {
+	return autoscalingv2.MetricValueStatus{AverageUtilization: rec.Utilization, AverageValue: milliQuantity(rec.AverageMilli)}
 }
 
 // scheduled are the members a binding runs its template in, and whether each runs all
@@ -173,12 +346,17 @@ func scheduled(b *federationv1alpha1.ResourceBinding) (clusters []string, perMem
 	return clusters, perMember
 }
 
-// resourceMetricName is how events and conditions name a Resource metric, as the HPA does.
-func resourceMetricName(m *autoscalingv2.ResourceMetricSource) string {
-	if m.Target.Type == autoscalingv2.UtilizationMetricType {
-		return fmt.Sprintf("%s resource utilization (percentage of request)", m.Name)
+// resourceMetricName is how events and conditions name a Resource metric (container "")
+// or a ContainerResource metric, as the HPA does.
+func resourceMetricName(name corev1.ResourceName, container string, target autoscalingv2.MetricTarget) string {
+	kind := "resource"
+	if container != "" {
+		kind = "container resource"
 	}
-	return fmt.Sprintf("%s resource", m.Name)
+	if target.Type == autoscalingv2.UtilizationMetricType {
+		return fmt.Sprintf("%s %s utilization (percentage of request)", name, kind)
+	}
+	return fmt.Sprintf("%s %s", name, kind)
 }
 
 // listPods lists the pods sel selects in namespace ns of the given members, in parallel.
@@ -263,7 +441,9 @@ func podInfo(cluster string, pod *corev1.Pod) PodInfo {
 	// A resource some container does not request is left out: the pod's utilization of it
 	// cannot be told (the calculation then reports the missing request).
 	counted := map[corev1.ResourceName]int{}
+	info.ContainerRequests = make(map[string]corev1.ResourceList, len(containers))
 	for _, ctr := range containers {
+		info.ContainerRequests[ctr.Name] = ctr.Resources.Requests
 		for name, q := range ctr.Resources.Requests {
 			sum := info.Requests[name]
 			sum.Add(q)
@@ -282,14 +462,18 @@ func podInfo(cluster string, pod *corev1.Pod) PodInfo {
 // metricsPod is a pod's metrics as metrics.k8s.io gives them.
 type metricsPod = metricsv1beta1.PodMetrics
 
-// usageOf sums each pod's usage of a resource over its containers.
-func usageOf(items []metricsPod, name corev1.ResourceName) map[PodKey]PodUsage {
+// usageOf sums each pod's usage of a resource over its containers, or takes the named
+// container's only.
+func usageOf(items []metricsPod, container string, name corev1.ResourceName) map[PodKey]PodUsage {
 	out := make(map[PodKey]PodUsage, len(items))
 	for i := range items {
 		p := &items[i]
 		var milli int64
 		found := false
 		for _, ctr := range p.Containers {
+			if container != "" && ctr.Name != container {
+				continue
+			}
 			if q, ok := ctr.Usage[name]; ok {
 				milli += q.MilliValue()
 				found = true

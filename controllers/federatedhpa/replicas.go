@@ -45,6 +45,9 @@ type PodInfo struct {
 	// Requests are the pod's requests summed over its containers. A resource some container
 	// does not request should be left out, so that a Utilization target reports it missing.
 	Requests corev1.ResourceList
+	// ContainerRequests are each container's requests, by container name, for
+	// ContainerResource metrics.
+	ContainerRequests map[string]corev1.ResourceList
 }
 
 // PodKey names a pod in the fleet.

@@ -25,17 +25,20 @@ type MemberSpec struct {
 	CPU      string // per node
 	Memory   string // per node
 	Pods     string // per node
+	// CustomMetrics runs a custom and external metrics adapter in the member.
+	CustomMetrics bool
 }
 
 // Members are the lab's member clusters.
 var Members = []MemberSpec{
-	{Name: "member1", Region: "eu-west", Zone: "eu-west-1a", Provider: "aws", Nodes: 1, CPU: "4", Memory: "8Gi", Pods: "110"},
-	{Name: "member2", Region: "eu-west", Zone: "eu-west-1b", Provider: "gcp", Nodes: 2, CPU: "8", Memory: "16Gi", Pods: "110"},
+	{Name: "member1", Region: "eu-west", Zone: "eu-west-1a", Provider: "aws", Nodes: 1, CPU: "4", Memory: "8Gi", Pods: "110", CustomMetrics: true},
+	{Name: "member2", Region: "eu-west", Zone: "eu-west-1b", Provider: "gcp", Nodes: 2, CPU: "8", Memory: "16Gi", Pods: "110", CustomMetrics: true},
 	{Name: "member3", Region: "us-east", Zone: "us-east-1a", Provider: "aws", Nodes: 3, CPU: "16", Memory: "64Gi", Pods: "110"},
 }
 
 // Cluster is one cluster of the lab: a kube-apiserver on its own etcd prefix, and for a member
-// its controller manager, scheduler, kwok and metrics-server.
+// its controller manager, scheduler, kwok, metrics-server and (CustomMetrics) custom
+// metrics adapter.
 type Cluster struct {
 	Name string
 	// Member is nil for the host cluster.
@@ -47,6 +50,10 @@ type Cluster struct {
 	KubeletPort int
 	// MetricsPort is a member's metrics-server's secure port on 127.0.0.1.
 	MetricsPort int
+	// CustomMetricsPort is the secure port of a member's custom metrics adapter, and
+	// CustomMetricsWritePort where it takes values (see WriteCustomMetric); 0 when the
+	// member runs none.
+	CustomMetricsPort, CustomMetricsWritePort int
 	// Dir holds the cluster's certificates, keys and component kubeconfigs.
 	Dir string
 	// Kubeconfig is the admin kubeconfig (user in system:masters).
@@ -132,7 +139,12 @@ func (c *Cluster) prepare(labDir string) error {
 		return err
 	}
 	if c.Member != nil {
-		return c.prepareMetricsServer()
+		if err := c.prepareMetricsServer(); err != nil {
+			return err
+		}
+	}
+	if c.Member != nil && c.Member.CustomMetrics {
+		return c.prepareCustomMetrics()
 	}
 	return nil
 }
@@ -158,6 +170,9 @@ func (c *Cluster) processes(l *Lab) []*process {
 	procs := []*process{c.apiserver(l), c.controllerManager(l)}
 	if c.Member != nil {
 		procs = append(procs, c.scheduler(l), c.kwok(l), c.metricsServer(l))
+	}
+	if c.Member != nil && c.Member.CustomMetrics {
+		procs = append(procs, c.customMetricsAdapter(l))
 	}
 	return procs
 }

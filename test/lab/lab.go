@@ -26,7 +26,7 @@ type Options struct {
 	// Dir holds the lab's state: kubeconfigs, certificates, etcd data, logs and PIDs.
 	Dir string
 	// BinDir holds kube-apiserver, kube-controller-manager, kube-scheduler, kwok, the kwok
-	// stages file and metrics-server, as `make bin` builds them.
+	// stages file, metrics-server and custom-metrics-adapter, as `make bin` builds them.
 	BinDir string
 	// Detach starts processes that outlive the caller (make up). Otherwise they die with it.
 	Detach bool
@@ -51,6 +51,9 @@ type state struct {
 	Ports        map[string]int `json:"ports"`        // kube-apiserver port per cluster
 	KubeletPorts map[string]int `json:"kubeletPorts"` // kwok's kubelet port per member
 	MetricsPorts map[string]int `json:"metricsPorts"` // metrics-server's port per member
+	// The custom metrics adapter's secure and write ports per member that runs one.
+	CustomMetricsPorts      map[string]int `json:"customMetricsPorts,omitempty"`
+	CustomMetricsWritePorts map[string]int `json:"customMetricsWritePorts,omitempty"`
 }
 
 // New returns the lab described by opts and the state kept in opts.Dir (ports are chosen on
@@ -94,6 +97,8 @@ func (l *Lab) cluster(name string, member *MemberSpec, index int) *Cluster {
 		c.KubeletIP = "127.0.1." + strconv.Itoa(index)
 		c.KubeletPort = l.state.KubeletPorts[name]
 		c.MetricsPort = l.state.MetricsPorts[name]
+		c.CustomMetricsPort = l.state.CustomMetricsPorts[name]
+		c.CustomMetricsWritePort = l.state.CustomMetricsWritePorts[name]
 	}
 	return c
 }
@@ -139,6 +144,12 @@ func (l *Lab) allocatePorts() error {
 	if s.MetricsPorts == nil {
 		s.MetricsPorts = map[string]int{}
 	}
+	if s.CustomMetricsPorts == nil {
+		s.CustomMetricsPorts = map[string]int{}
+	}
+	if s.CustomMetricsWritePorts == nil {
+		s.CustomMetricsWritePorts = map[string]int{}
+	}
 	var err error
 	pick := func(p *int, ip string) {
 		if *p == 0 && err == nil {
@@ -161,6 +172,13 @@ func (l *Lab) allocatePorts() error {
 			m := s.MetricsPorts[c.Name]
 			pick(&m, "127.0.0.1")
 			s.MetricsPorts[c.Name], c.MetricsPort = m, m
+		}
+		if c.Member != nil && c.Member.CustomMetrics {
+			cm, w := s.CustomMetricsPorts[c.Name], s.CustomMetricsWritePorts[c.Name]
+			pick(&cm, "127.0.0.1")
+			pick(&w, "127.0.0.1")
+			s.CustomMetricsPorts[c.Name], c.CustomMetricsPort = cm, cm
+			s.CustomMetricsWritePorts[c.Name], c.CustomMetricsWritePort = w, w
 		}
 	}
 	if err != nil {
@@ -218,7 +236,7 @@ func (l *Lab) processes() []*process {
 
 // find returns a lab process by name: "etcd", "fed-apiserver", or "<cluster>-apiserver",
 // "<cluster>-controller-manager", "<member>-scheduler", "<member>-kwok",
-// "<member>-metrics-server".
+// "<member>-metrics-server", "<member>-custom-metrics-adapter".
 func (l *Lab) find(name string) (*process, error) {
 	for _, p := range l.processes() {
 		if p.name == name {
@@ -401,7 +419,16 @@ func (l *Lab) upCluster(ctx context.Context, c *Cluster, etcd *process) error {
 	if err := c.registerMetricsServer(ctx); err != nil {
 		return err
 	}
-	return l.waitFor(ctx, c.Name+" metrics-server available", watched, c.metricsAvailable)
+	if err := l.waitFor(ctx, c.Name+" metrics-server available", watched, c.metricsAvailable); err != nil {
+		return err
+	}
+	if !c.Member.CustomMetrics {
+		return nil
+	}
+	if err := c.registerCustomMetrics(ctx); err != nil {
+		return err
+	}
+	return l.waitFor(ctx, c.Name+" custom metrics adapter available", watched, c.customMetricsAvailable)
 }
 
 // waitFed waits for the lab's fed-apiserver, registers it in the host and waits until the

@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
@@ -19,9 +20,8 @@ import (
 // metrics.k8s.io in the member through the aggregation layer, as in a real cluster.
 
 const (
-	metricsService    = "metrics-server"
-	metricsNamespace  = "kube-system"
-	metricsAPIService = "v1beta1.metrics.k8s.io"
+	metricsService   = "metrics-server"
+	metricsNamespace = "kube-system"
 )
 
 // prepareMetricsServer issues the member's metrics-server a serving certificate from the
@@ -54,25 +54,31 @@ func (c *Cluster) metricsServer(l *Lab) *process {
 	})
 }
 
-// registerMetricsServer makes the member forward metrics.k8s.io to its metrics-server: a
-// Service of type ExternalName pointing at localhost, and the APIService.
+// registerMetricsServer makes the member forward metrics.k8s.io to its metrics-server.
 func (c *Cluster) registerMetricsServer(ctx context.Context) error {
+	return c.registerAggregated(ctx, metricsService, c.MetricsPort, schema.GroupVersion{Group: "metrics.k8s.io", Version: "v1beta1"})
+}
+
+// registerAggregated makes the member forward the group versions to a server of the lab on
+// port: a Service of type ExternalName pointing at localhost, and an APIService for each,
+// trusting the member's CA (which issued the server's certificate).
+func (c *Cluster) registerAggregated(ctx context.Context, service string, port int, gvs ...schema.GroupVersion) error {
 	cs, err := c.Client()
 	if err != nil {
 		return err
 	}
-	port := int32(c.MetricsPort)
+	p := int32(port)
 	svc := &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: metricsService, Namespace: metricsNamespace},
+		ObjectMeta: metav1.ObjectMeta{Name: service, Namespace: metricsNamespace},
 		Spec: corev1.ServiceSpec{
 			Type:         corev1.ServiceTypeExternalName,
 			ExternalName: "localhost",
-			Ports:        []corev1.ServicePort{{Name: "https", Port: port, TargetPort: intstr.FromInt32(port)}},
+			Ports:        []corev1.ServicePort{{Name: "https", Port: p, TargetPort: intstr.FromInt32(p)}},
 		},
 	}
 	services := cs.CoreV1().Services(metricsNamespace)
 	if err := createOrUpdate(ctx, svc, services.Get, services.Create, services.Update); err != nil {
-		return fmt.Errorf("%s: metrics-server service: %w", c.Name, err)
+		return fmt.Errorf("%s: %s service: %w", c.Name, service, err)
 	}
 	cfg, err := c.RESTConfig()
 	if err != nil {
@@ -86,20 +92,23 @@ func (c *Cluster) registerMetricsServer(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	as := &apiregistrationv1.APIService{
-		ObjectMeta: metav1.ObjectMeta{Name: metricsAPIService},
-		Spec: apiregistrationv1.APIServiceSpec{
-			Group:                "metrics.k8s.io",
-			Version:              "v1beta1",
-			Service:              &apiregistrationv1.ServiceReference{Namespace: metricsNamespace, Name: metricsService, Port: &port},
-			CABundle:             caPEM,
-			GroupPriorityMinimum: 100,
-			VersionPriority:      100,
-		},
-	}
-	apiservices := agg.ApiregistrationV1().APIServices()
-	if err := createOrUpdate(ctx, as, apiservices.Get, apiservices.Create, apiservices.Update); err != nil {
-		return fmt.Errorf("%s: APIService %s: %w", c.Name, as.Name, err)
+	for i, gv := range gvs {
+		as := &apiregistrationv1.APIService{
+			ObjectMeta: metav1.ObjectMeta{Name: gv.Version + "." + gv.Group},
+			Spec: apiregistrationv1.APIServiceSpec{
+				Group:                gv.Group,
+				Version:              gv.Version,
+				Service:              &apiregistrationv1.ServiceReference{Namespace: metricsNamespace, Name: service, Port: &p},
+				CABundle:             caPEM,
+				GroupPriorityMinimum: 100,
+				// The first version given is preferred.
+				VersionPriority: int32(100 - i),
+			},
+		}
+		apiservices := agg.ApiregistrationV1().APIServices()
+		if err := createOrUpdate(ctx, as, apiservices.Get, apiservices.Create, apiservices.Update); err != nil {
+			return fmt.Errorf("%s: APIService %s: %w", c.Name, as.Name, err)
+		}
 	}
 	return nil
 }
@@ -107,6 +116,12 @@ func (c *Cluster) registerMetricsServer(ctx context.Context) error {
 // metricsAvailable reports nil when the member serves metrics.k8s.io through its
 // metrics-server. Usage appears a scrape or two later (metric-resolution).
 func (c *Cluster) metricsAvailable(ctx context.Context) error {
+	return c.aggregatedAvailable(ctx, schema.GroupVersion{Group: "metrics.k8s.io", Version: "v1beta1"})
+}
+
+// aggregatedAvailable reports nil when the member's APIServices of the group versions are
+// Available and the member's discovery lists each.
+func (c *Cluster) aggregatedAvailable(ctx context.Context, gvs ...schema.GroupVersion) error {
 	cfg, err := c.RESTConfig()
 	if err != nil {
 		return err
@@ -115,21 +130,23 @@ func (c *Cluster) metricsAvailable(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	as, err := agg.ApiregistrationV1().APIServices().Get(ctx, metricsAPIService, metav1.GetOptions{})
-	if err != nil {
-		return err
-	}
-	for _, cond := range as.Status.Conditions {
-		if cond.Type == apiregistrationv1.Available && cond.Status != apiregistrationv1.ConditionTrue {
-			return fmt.Errorf("%s: APIService %s not available: %s: %s", c.Name, as.Name, cond.Reason, cond.Message)
-		}
-	}
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return err
 	}
-	if _, err := cs.Discovery().ServerResourcesForGroupVersion("metrics.k8s.io/v1beta1"); err != nil {
-		return fmt.Errorf("%s: metrics.k8s.io/v1beta1: %w", c.Name, err)
+	for _, gv := range gvs {
+		as, err := agg.ApiregistrationV1().APIServices().Get(ctx, gv.Version+"."+gv.Group, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		for _, cond := range as.Status.Conditions {
+			if cond.Type == apiregistrationv1.Available && cond.Status != apiregistrationv1.ConditionTrue {
+				return fmt.Errorf("%s: APIService %s not available: %s: %s", c.Name, as.Name, cond.Reason, cond.Message)
+			}
+		}
+		if _, err := cs.Discovery().ServerResourcesForGroupVersion(gv.String()); err != nil {
+			return fmt.Errorf("%s: %s: %w", c.Name, gv, err)
+		}
 	}
 	return nil
 }

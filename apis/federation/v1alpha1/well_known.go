@@ -16,7 +16,12 @@ limitations under the License.
 
 package v1alpha1
 
-import "strings"
+import (
+	"strings"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
 
 const (
 	// FleetResource and FleetName name the fleet API in the host's authorization. For the
@@ -123,4 +128,12 @@ func WorkName(bindingNamespace, bindingName string) string {
 		return bindingName
 	}
 	return bindingNamespace + "." + bindingName
+}
+
+// IsFederatedHPA tells whether a CronFederatedHPA's scaleTargetRef names a FederatedHPA
+// (its bounds are scaled) rather than a workload (its replicas are): kind FederatedHPA in
+// this group, or with no group.
+func IsFederatedHPA(ref autoscalingv2.CrossVersionObjectReference) bool {
+	gv, err := schema.ParseGroupVersion(ref.APIVersion)
+	return err == nil && ref.Kind == "FederatedHPA" && (gv.Group == "" || gv.Group == GroupName)
 }

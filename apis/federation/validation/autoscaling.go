@@ -23,12 +23,12 @@ import (
 	"github.com/robfig/cron/v3"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 
 	"github.com/fedhq/fed/apis/federation"
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 )
 
 // Bounds of scaling rules, the same as the HorizontalPodAutoscaler's.
@@ -222,7 +222,7 @@ func ValidateCronFederatedHPASpec(spec *federation.CronFederatedHPASpec, fldPath
 	if len(spec.Rules) == 0 {
 		allErrs = append(allErrs, field.Required(rulesPath, "at least one rule is required"))
 	}
-	toFHPA := isFederatedHPA(&spec.ScaleTargetRef)
+	toFHPA := federationv1alpha1.IsFederatedHPA(spec.ScaleTargetRef)
 	names := sets.New[string]()
 	for i := range spec.Rules {
 		rule, idxPath := &spec.Rules[i], rulesPath.Index(i)
@@ -236,11 +236,6 @@ func ValidateCronFederatedHPASpec(spec *federation.CronFederatedHPASpec, fldPath
 		allErrs = append(allErrs, validateCronRule(rule, toFHPA, idxPath)...)
 	}
 	return allErrs
-}
-
-func isFederatedHPA(ref *autoscalingv2.CrossVersionObjectReference) bool {
-	gv, err := schema.ParseGroupVersion(ref.APIVersion)
-	return err == nil && ref.Kind == "FederatedHPA" && (gv.Group == "" || gv.Group == federation.GroupName)
 }
 
 func validateCronRule(rule *federation.CronFederatedHPARule, toFHPA bool, fldPath *field.Path) field.ErrorList {
