@@ -225,6 +225,13 @@ spec:
 			t.Errorf("my-external-metric: %v, want %v", got, want)
 		}
 
+		// The same through the fleet proxy.
+		raw := kubectl(t, theLab.Host.Kubeconfig, "get", "--raw",
+			"/apis/search.fedhq.io/v1alpha1/proxying/fleet/proxy/apis/external.metrics.k8s.io/v1beta1/namespaces/"+ns+"/my-external-metric?labelSelector=foo%3Dbar")
+		if err := json.Unmarshal([]byte(raw), &list); err != nil || len(list.Items) != 2 {
+			t.Errorf("my-external-metric through the fleet proxy: %v, %s; want 2 items", err, raw)
+		}
+
 		// Discovery lists the groups.
 		out := kubectl(t, fleet, "api-versions")
 		for _, gv := range []string{"custom.metrics.k8s.io/v1beta2", "custom.metrics.k8s.io/v1beta1", "external.metrics.k8s.io/v1beta1"} {
