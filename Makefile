@@ -14,6 +14,7 @@ K8S_VERSION := v1.32.4
 KWOK_VERSION := v0.8.0
 METRICS_SERVER_VERSION := v0.9.0
 GOTESTSUM_VERSION := v1.13.0
+HELM_VERSION := v4.3.1
 
 K8S_LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION) \
 	-X k8s.io/component-base/version.gitMajor=$(word 1,$(subst ., ,$(K8S_VERSION:v%=%))) \
@@ -51,6 +52,12 @@ $(BIN)/.gotestsum-$(GOTESTSUM_VERSION):
 	@mkdir -p $(BIN)
 	GOBIN=$(BIN) go install gotest.tools/gotestsum@$(GOTESTSUM_VERSION)
 	@rm -f $(BIN)/.gotestsum-* && touch $@
+
+# Helm, for the readiness tests: helm install --wait against the fleet.
+$(BIN)/.helm-$(HELM_VERSION):
+	@mkdir -p $(BIN)
+	GOBIN=$(BIN) go install helm.sh/helm/v4/cmd/helm@$(HELM_VERSION)
+	@rm -f $(BIN)/.helm-* && touch $@
 
 $(BIN)/etcd:
 	hack/install-etcd.sh $(BIN)
@@ -108,7 +115,7 @@ verify: ## gofmt, go vet, and generated code up to date
 	hack/verify-codegen.sh
 
 .PHONY: test
-test: bin $(BIN)/.gotestsum-$(GOTESTSUM_VERSION) verify ## every test: unit, storage conformance, end to end on the lab
+test: bin $(BIN)/.gotestsum-$(GOTESTSUM_VERSION) $(BIN)/.helm-$(HELM_VERSION) verify ## every test: unit, storage conformance, end to end on the lab
 	$(BIN)/gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -timeout $(TEST_TIMEOUT) -count=1 ./...
 	@echo "== fuzzing the override engine for $(FUZZ_TIME)"
 	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZ_TIME) ./controllers/override/

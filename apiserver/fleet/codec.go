@@ -108,6 +108,13 @@ func (c converter) ConvertToVersion(in runtime.Object, target runtime.GroupVersi
 		}
 	}
 	if to == from {
+		if c.typedReferences {
+			// The strategic merge patch handler patches the map of what it converts in
+			// place: without a copy it would patch the stored object it read (and the
+			// watch cache's), and the update would find no change to count in the
+			// generation.
+			return u.DeepCopy(), nil
+		}
 		return u, nil
 	}
 	if to.GroupKind() != from.GroupKind() {

@@ -122,7 +122,7 @@ func (c *Controller) report(ctx context.Context, b *bindings.Binding, tmpl *unst
 			return ignoreNotFound(err)
 		}
 	}
-	sum, ok := interpreter.AggregateStatus(tmpl, items)
+	sum, ok := interpreter.AggregateStatus(tmpl, items, !b.Spec.Placement.ReplicasDivided())
 	if !ok {
 		return nil
 	}

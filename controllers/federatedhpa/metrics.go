@@ -333,11 +333,7 @@ func resourceCurrent(rec ResourceRecommendation) autoscalingv2.MetricValueStatus
 // scheduled are the members a binding runs its template in, and whether each runs all
 // the replicas (Duplicated) rather than a share (Divided).
 func scheduled(b *federationv1alpha1.ResourceBinding) (clusters []string, perMember bool) {
-	rs := (*federationv1alpha1.ReplicaSchedulingStrategy)(nil)
-	if b.Spec.Placement != nil {
-		rs = b.Spec.Placement.ReplicaScheduling
-	}
-	perMember = rs == nil || rs.ReplicaSchedulingType == federationv1alpha1.ReplicaSchedulingTypeDuplicated
+	perMember = !b.Spec.Placement.ReplicasDivided()
 	for _, t := range b.Spec.Clusters {
 		if perMember || t.Replicas > 0 {
 			clusters = append(clusters, t.Name)

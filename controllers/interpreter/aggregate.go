@@ -25,6 +25,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -33,7 +35,17 @@ import (
 )
 
 // aggregator computes a kind's fleet-wide status, as a typed status to be converted.
-type aggregator func(template *unstructured.Unstructured, items []federationv1alpha1.AggregatedStatusItem) any
+type aggregator func(a aggregation) any
+
+// aggregation is what an aggregator computes from.
+type aggregation struct {
+	template *unstructured.Unstructured
+	// items are the clusters' statuses, in order of cluster name.
+	items []federationv1alpha1.AggregatedStatusItem
+	// perCluster is true when every cluster runs all the template's replicas (Duplicated)
+	// rather than a share (Divided).
+	perCluster bool
+}
 
 var aggregators = map[schema.GroupKind]aggregator{
 	deploymentKind:  aggregateDeployment,
@@ -41,19 +53,25 @@ var aggregators = map[schema.GroupKind]aggregator{
 	daemonSetKind:   aggregateDaemonSet,
 	replicaSetKind:  aggregateReplicaSet,
 	pdbKind:         aggregatePDB,
-	serviceKind:     aggregateService,
-	jobKind:         aggregateJob,
-	podKind:         aggregatePod,
+	serviceKind:     func(a aggregation) any { return aggregateService(a.template, a.items) },
+	jobKind:         func(a aggregation) any { return aggregateJob(a.template, a.items) },
+	podKind:         func(a aggregation) any { return aggregatePod(a.template, a.items) },
 }
 
 // AggregateStatus is the fleet-wide status of a template, computed from the statuses
-// its copies report in each cluster:
+// its copies report in each cluster, so that readiness tools (kubectl rollout status and
+// wait, Helm, kstatus, Argo CD) read it as they read one cluster's:
 //
-//   - Deployment, StatefulSet, DaemonSet, ReplicaSet and PodDisruptionBudget: the sums
-//     of their replica (or pod) counts. observedGeneration is the template's generation
-//     once every cluster applied the template, and absent before: members count their
-//     own generations, so theirs cannot be compared with the template's. Conditions are
-//     left out.
+//   - Deployment, StatefulSet, DaemonSet, ReplicaSet and PodDisruptionBudget: their
+//     replica (or pod) counts, summed over the clusters when they divide the replicas, and
+//     when each runs all of them (perCluster), the smallest of the clusters' (so that the
+//     template never claims more than every member has); a cluster that reports nothing
+//     counts 0. observedGeneration is the template's generation once every cluster applied
+//     it and every member's controller observed that generation (ReflectStatus), and absent
+//     before. A Deployment's conditions: Available when every cluster's copy is,
+//     Progressing with the first cluster's reason that is not done (ProgressDeadlineExceeded
+//     first), ReplicaFailure when a cluster has one, each message naming the cluster. A
+//     PodDisruptionBudget's DisruptionAllowed is True when every cluster's is.
 //   - Job: the sums of active, succeeded, failed and ready pods; the earliest startTime;
 //     the latest completionTime and a Complete condition once every cluster completed;
 //     a Failed condition once any cluster failed.
@@ -64,7 +82,7 @@ var aggregators = map[schema.GroupKind]aggregator{
 //
 // A cluster whose status is missing or cannot be decoded counts as reporting nothing.
 // ok is false for other kinds: their status stays per cluster, in the binding.
-func AggregateStatus(template *unstructured.Unstructured, items []federationv1alpha1.AggregatedStatusItem) (status map[string]any, ok bool) {
+func AggregateStatus(template *unstructured.Unstructured, items []federationv1alpha1.AggregatedStatusItem, perCluster bool) (status map[string]any, ok bool) {
 	if template == nil {
 		return nil, false
 	}
@@ -78,7 +96,7 @@ func AggregateStatus(template *unstructured.Unstructured, items []federationv1al
 	slices.SortStableFunc(sorted, func(a, b federationv1alpha1.AggregatedStatusItem) int {
 		return cmp.Compare(a.ClusterName, b.ClusterName)
 	})
-	status, err := runtime.DefaultUnstructuredConverter.ToUnstructured(aggregate(template, sorted))
+	status, err := runtime.DefaultUnstructuredConverter.ToUnstructured(aggregate(aggregation{template: template, items: sorted, perCluster: perCluster}))
 	if err != nil {
 		return nil, false
 	}
@@ -108,77 +126,217 @@ func decodeStatuses[T any](items []federationv1alpha1.AggregatedStatusItem) []me
 	return out
 }
 
-// observedGeneration is the template's generation when every cluster applied it, and
-// 0 (left out) otherwise.
-func observedGeneration(template *unstructured.Unstructured, items []federationv1alpha1.AggregatedStatusItem) int64 {
-	if len(items) == 0 {
+// observedGeneration is the template's generation when every cluster applied it and
+// reports (in its reflected status) that its controller observed that generation. Before,
+// it is the generation before it: readiness tools (kstatus, kubectl rollout status) then
+// wait, where an absent field would let kstatus read counters left from the last rollout.
+// With no cluster, or for a first generation, it is 0 (left out): nothing older exists.
+func observedGeneration[T any](a aggregation, ms []member[T], observed func(T) int64) int64 {
+	gen := a.template.GetGeneration()
+	if len(a.items) == 0 {
 		return 0
 	}
-	for _, it := range items {
-		if !it.Applied {
-			return 0
+	current := len(ms) == len(a.items)
+	for _, it := range a.items {
+		current = current && it.Applied
+	}
+	for _, m := range ms {
+		current = current && observed(m.status) == gen
+	}
+	if current {
+		return gen
+	}
+	return max(gen-1, 0)
+}
+
+// counts adds up the members' counters: fields picks a status's counters, in a fixed
+// order; the result has them in the same order.
+func counts[T any](a aggregation, ms []member[T], fields func(*T) []*int32) []int32 {
+	var zero T
+	out := make([]int32, len(fields(&zero)))
+	if a.perCluster && len(ms) < len(a.items) {
+		return out // a cluster that reports nothing has none
+	}
+	for i, m := range ms {
+		for j, f := range fields(&m.status) {
+			switch {
+			case !a.perCluster:
+				out[j] += *f
+			case i == 0 || *f < out[j]:
+				out[j] = *f
+			}
 		}
 	}
-	return template.GetGeneration()
+	return out
 }
 
-func aggregateDeployment(template *unstructured.Unstructured, items []federationv1alpha1.AggregatedStatusItem) any {
-	out := &appsv1.DeploymentStatus{ObservedGeneration: observedGeneration(template, items)}
-	for _, m := range decodeStatuses[appsv1.DeploymentStatus](items) {
-		out.Replicas += m.status.Replicas
-		out.UpdatedReplicas += m.status.UpdatedReplicas
-		out.ReadyReplicas += m.status.ReadyReplicas
-		out.AvailableReplicas += m.status.AvailableReplicas
-		out.UnavailableReplicas += m.status.UnavailableReplicas
+// set stores counts into the fields of out.
+func set[T any](out *T, fields func(*T) []*int32, values []int32) {
+	for i, f := range fields(out) {
+		*f = values[i]
+	}
+}
+
+func deploymentCounters(s *appsv1.DeploymentStatus) []*int32 {
+	return []*int32{&s.Replicas, &s.UpdatedReplicas, &s.ReadyReplicas, &s.AvailableReplicas, &s.UnavailableReplicas}
+}
+
+func aggregateDeployment(a aggregation) any {
+	ms := decodeStatuses[appsv1.DeploymentStatus](a.items)
+	out := &appsv1.DeploymentStatus{ObservedGeneration: observedGeneration(a, ms, func(s appsv1.DeploymentStatus) int64 { return s.ObservedGeneration })}
+	set(out, deploymentCounters, counts(a, ms, deploymentCounters))
+	out.Conditions = deploymentConditions(a.items, ms)
+	return out
+}
+
+// deploymentConditions are the template's Available, Progressing and ReplicaFailure
+// conditions from its copies'.
+func deploymentConditions(items []federationv1alpha1.AggregatedStatusItem, ms []member[appsv1.DeploymentStatus]) []appsv1.DeploymentCondition {
+	if len(items) == 0 {
+		return nil
+	}
+	byCluster := map[string]appsv1.DeploymentStatus{}
+	for _, m := range ms {
+		byCluster[m.cluster] = m.status
+	}
+	find := func(s appsv1.DeploymentStatus, t appsv1.DeploymentConditionType) *appsv1.DeploymentCondition {
+		for i := range s.Conditions {
+			if s.Conditions[i].Type == t {
+				return &s.Conditions[i]
+			}
+		}
+		return nil
+	}
+	// latest keeps the condition's times those of the newest change in a cluster, so that
+	// an unchanged fleet gives the same condition.
+	latest := func(c *appsv1.DeploymentCondition, from *appsv1.DeploymentCondition) {
+		if from == nil {
+			return
+		}
+		if from.LastTransitionTime.After(c.LastTransitionTime.Time) {
+			c.LastTransitionTime = from.LastTransitionTime
+		}
+		if from.LastUpdateTime.After(c.LastUpdateTime.Time) {
+			c.LastUpdateTime = from.LastUpdateTime
+		}
+	}
+
+	available := appsv1.DeploymentCondition{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue,
+		Reason: "MinimumReplicasAvailable", Message: "Deployment has minimum availability in every cluster."}
+	progressing := appsv1.DeploymentCondition{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue,
+		Reason: "NewReplicaSetAvailable", Message: "every cluster has completed its rollout."}
+	var failure *appsv1.DeploymentCondition
+	progressingSet := false
+	for _, it := range items {
+		s, reported := byCluster[it.ClusterName]
+		av, pr, rf := find(s, appsv1.DeploymentAvailable), find(s, appsv1.DeploymentProgressing), find(s, appsv1.DeploymentReplicaFailure)
+		latest(&available, av)
+		latest(&progressing, pr)
+		if available.Status == corev1.ConditionTrue && (av == nil || av.Status != corev1.ConditionTrue) {
+			available.Status, available.Reason = corev1.ConditionFalse, "MinimumReplicasUnavailable"
+			available.Message = "cluster " + it.ClusterName + ": Deployment does not have minimum availability."
+			if !reported {
+				available.Reason, available.Message = "NotReported", "cluster "+it.ClusterName+" has not reported the Deployment's status yet."
+			} else if av != nil {
+				available.Reason, available.Message = av.Reason, "cluster "+it.ClusterName+": "+av.Message
+			}
+		}
+		switch {
+		case pr != nil && pr.Status == corev1.ConditionFalse && pr.Reason == "ProgressDeadlineExceeded":
+			progressing.Status, progressing.Reason, progressing.Message = corev1.ConditionFalse, pr.Reason, "cluster "+it.ClusterName+": "+pr.Message
+			progressingSet = true
+		case progressingSet:
+		case pr == nil || pr.Reason != "NewReplicaSetAvailable":
+			progressing.Reason, progressing.Message = "ReplicaSetUpdated", "cluster "+it.ClusterName+" is rolling out the Deployment."
+			if pr != nil {
+				progressing.Reason, progressing.Message = pr.Reason, "cluster "+it.ClusterName+": "+pr.Message
+			}
+			progressingSet = true
+		}
+		if rf != nil && rf.Status == corev1.ConditionTrue && failure == nil {
+			c := *rf
+			c.Message = "cluster " + it.ClusterName + ": " + rf.Message
+			failure = &c
+		}
+	}
+	out := []appsv1.DeploymentCondition{available, progressing}
+	if failure != nil {
+		out = append(out, *failure)
 	}
 	return out
 }
 
-func aggregateStatefulSet(template *unstructured.Unstructured, items []federationv1alpha1.AggregatedStatusItem) any {
-	out := &appsv1.StatefulSetStatus{ObservedGeneration: observedGeneration(template, items)}
-	for _, m := range decodeStatuses[appsv1.StatefulSetStatus](items) {
-		out.Replicas += m.status.Replicas
-		out.ReadyReplicas += m.status.ReadyReplicas
-		out.CurrentReplicas += m.status.CurrentReplicas
-		out.UpdatedReplicas += m.status.UpdatedReplicas
-		out.AvailableReplicas += m.status.AvailableReplicas
-	}
+func statefulSetCounters(s *appsv1.StatefulSetStatus) []*int32 {
+	return []*int32{&s.Replicas, &s.ReadyReplicas, &s.CurrentReplicas, &s.UpdatedReplicas, &s.AvailableReplicas}
+}
+
+func aggregateStatefulSet(a aggregation) any {
+	ms := decodeStatuses[appsv1.StatefulSetStatus](a.items)
+	out := &appsv1.StatefulSetStatus{ObservedGeneration: observedGeneration(a, ms, func(s appsv1.StatefulSetStatus) int64 { return s.ObservedGeneration })}
+	set(out, statefulSetCounters, counts(a, ms, statefulSetCounters))
 	return out
 }
 
-func aggregateDaemonSet(template *unstructured.Unstructured, items []federationv1alpha1.AggregatedStatusItem) any {
-	out := &appsv1.DaemonSetStatus{ObservedGeneration: observedGeneration(template, items)}
-	for _, m := range decodeStatuses[appsv1.DaemonSetStatus](items) {
-		out.CurrentNumberScheduled += m.status.CurrentNumberScheduled
-		out.NumberMisscheduled += m.status.NumberMisscheduled
-		out.DesiredNumberScheduled += m.status.DesiredNumberScheduled
-		out.NumberReady += m.status.NumberReady
-		out.UpdatedNumberScheduled += m.status.UpdatedNumberScheduled
-		out.NumberAvailable += m.status.NumberAvailable
-		out.NumberUnavailable += m.status.NumberUnavailable
-	}
+func daemonSetCounters(s *appsv1.DaemonSetStatus) []*int32 {
+	return []*int32{&s.CurrentNumberScheduled, &s.NumberMisscheduled, &s.DesiredNumberScheduled, &s.NumberReady,
+		&s.UpdatedNumberScheduled, &s.NumberAvailable, &s.NumberUnavailable}
+}
+
+// aggregateDaemonSet sums a DaemonSet's counts: every cluster runs its own pods per node,
+// so they add up whatever the placement says of replicas.
+func aggregateDaemonSet(a aggregation) any {
+	ms := decodeStatuses[appsv1.DaemonSetStatus](a.items)
+	out := &appsv1.DaemonSetStatus{ObservedGeneration: observedGeneration(a, ms, func(s appsv1.DaemonSetStatus) int64 { return s.ObservedGeneration })}
+	a.perCluster = false
+	set(out, daemonSetCounters, counts(a, ms, daemonSetCounters))
 	return out
 }
 
-func aggregateReplicaSet(template *unstructured.Unstructured, items []federationv1alpha1.AggregatedStatusItem) any {
-	out := &appsv1.ReplicaSetStatus{ObservedGeneration: observedGeneration(template, items)}
-	for _, m := range decodeStatuses[appsv1.ReplicaSetStatus](items) {
-		out.Replicas += m.status.Replicas
-		out.FullyLabeledReplicas += m.status.FullyLabeledReplicas
-		out.ReadyReplicas += m.status.ReadyReplicas
-		out.AvailableReplicas += m.status.AvailableReplicas
-	}
+func replicaSetCounters(s *appsv1.ReplicaSetStatus) []*int32 {
+	return []*int32{&s.Replicas, &s.FullyLabeledReplicas, &s.ReadyReplicas, &s.AvailableReplicas}
+}
+
+func aggregateReplicaSet(a aggregation) any {
+	ms := decodeStatuses[appsv1.ReplicaSetStatus](a.items)
+	out := &appsv1.ReplicaSetStatus{ObservedGeneration: observedGeneration(a, ms, func(s appsv1.ReplicaSetStatus) int64 { return s.ObservedGeneration })}
+	set(out, replicaSetCounters, counts(a, ms, replicaSetCounters))
 	return out
 }
 
-func aggregatePDB(template *unstructured.Unstructured, items []federationv1alpha1.AggregatedStatusItem) any {
-	out := &policyv1.PodDisruptionBudgetStatus{ObservedGeneration: observedGeneration(template, items)}
-	for _, m := range decodeStatuses[policyv1.PodDisruptionBudgetStatus](items) {
-		out.CurrentHealthy += m.status.CurrentHealthy
-		out.DesiredHealthy += m.status.DesiredHealthy
-		out.ExpectedPods += m.status.ExpectedPods
-		out.DisruptionsAllowed += m.status.DisruptionsAllowed
+func pdbCounters(s *policyv1.PodDisruptionBudgetStatus) []*int32 {
+	return []*int32{&s.CurrentHealthy, &s.DesiredHealthy, &s.ExpectedPods, &s.DisruptionsAllowed}
+}
+
+// aggregatePDB sums a PodDisruptionBudget's counts (each cluster has its own budget over
+// its own pods) and allows disruptions when every cluster does.
+func aggregatePDB(a aggregation) any {
+	ms := decodeStatuses[policyv1.PodDisruptionBudgetStatus](a.items)
+	out := &policyv1.PodDisruptionBudgetStatus{ObservedGeneration: observedGeneration(a, ms, func(s policyv1.PodDisruptionBudgetStatus) int64 { return s.ObservedGeneration })}
+	a.perCluster = false
+	set(out, pdbCounters, counts(a, ms, pdbCounters))
+	if len(a.items) == 0 {
+		return out
 	}
+	allowed := metav1.Condition{Type: policyv1.DisruptionAllowedCondition, Status: metav1.ConditionTrue,
+		Reason: policyv1.SufficientPodsReason, Message: "every cluster allows disruptions"}
+	byCluster := map[string]policyv1.PodDisruptionBudgetStatus{}
+	for _, m := range ms {
+		byCluster[m.cluster] = m.status
+	}
+	for _, it := range a.items {
+		c := meta.FindStatusCondition(byCluster[it.ClusterName].Conditions, policyv1.DisruptionAllowedCondition)
+		if c != nil && c.LastTransitionTime.After(allowed.LastTransitionTime.Time) {
+			allowed.LastTransitionTime = c.LastTransitionTime
+		}
+		if allowed.Status == metav1.ConditionTrue && (c == nil || c.Status != metav1.ConditionTrue) {
+			allowed.Status, allowed.Reason, allowed.Message = metav1.ConditionFalse, policyv1.InsufficientPodsReason, "cluster "+it.ClusterName+" allows no disruption"
+			if c != nil {
+				allowed.Reason, allowed.Message = c.Reason, "cluster "+it.ClusterName+": "+c.Message
+			}
+		}
+	}
+	allowed.ObservedGeneration = out.ObservedGeneration
+	out.Conditions = []metav1.Condition{allowed}
 	return out
 }
 

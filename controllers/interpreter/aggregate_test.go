@@ -60,10 +60,11 @@ func TestAggregateStatus(t *testing.T) {
 			name:     "deployment applied everywhere",
 			template: deploymentTemplate,
 			items: []clusterStatus{
-				{"east", true, `{replicas: 3, updatedReplicas: 3, readyReplicas: 3, availableReplicas: 3, conditions: [{type: Available, status: "True"}]}`},
-				{"west", true, `{replicas: 2, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1, unavailableReplicas: 1}`},
+				{"east", true, `{observedGeneration: 7, replicas: 3, updatedReplicas: 3, readyReplicas: 3, availableReplicas: 3, conditions: [{type: Available, status: "True"}]}`},
+				{"west", true, `{observedGeneration: 7, replicas: 2, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1, unavailableReplicas: 1}`},
 			},
-			want:   `{observedGeneration: 7, replicas: 5, updatedReplicas: 4, readyReplicas: 4, availableReplicas: 4, unavailableReplicas: 1}`,
+			want: `{observedGeneration: 7, replicas: 5, updatedReplicas: 4, readyReplicas: 4, availableReplicas: 4, unavailableReplicas: 1,
+				conditions: [{type: Available, status: "False", reason: MinimumReplicasUnavailable, message: "cluster west: Deployment does not have minimum availability.", lastTransitionTime: null, lastUpdateTime: null}, {type: Progressing, status: "True", reason: ReplicaSetUpdated, message: "cluster east is rolling out the Deployment.", lastTransitionTime: null, lastUpdateTime: null}]}`,
 			wantOK: true,
 		},
 		{
@@ -73,18 +74,20 @@ func TestAggregateStatus(t *testing.T) {
 				{"east", true, `{replicas: 3, updatedReplicas: 3, readyReplicas: 3, availableReplicas: 3}`},
 				{"west", false, ``},
 			},
-			want:   `{replicas: 3, updatedReplicas: 3, readyReplicas: 3, availableReplicas: 3}`,
+			want: `{observedGeneration: 6, replicas: 3, updatedReplicas: 3, readyReplicas: 3, availableReplicas: 3,
+				conditions: [{type: Available, status: "False", reason: MinimumReplicasUnavailable, message: "cluster east: Deployment does not have minimum availability.", lastTransitionTime: null, lastUpdateTime: null}, {type: Progressing, status: "True", reason: ReplicaSetUpdated, message: "cluster east is rolling out the Deployment.", lastTransitionTime: null, lastUpdateTime: null}]}`,
 			wantOK: true,
 		},
 		{
 			name:     "deployment with an undecodable status",
 			template: deploymentTemplate,
 			items: []clusterStatus{
-				{"east", true, `{replicas: 3, readyReplicas: 3}`},
+				{"east", true, `{observedGeneration: 7, replicas: 3, readyReplicas: 3}`},
 				{"west", true, `{replicas: "two", readyReplicas: 2}`},
 				{"north", true, `[1, 2]`},
 			},
-			want:   `{observedGeneration: 7, replicas: 3, readyReplicas: 3}`,
+			want: `{observedGeneration: 6, replicas: 3, readyReplicas: 3,
+				conditions: [{type: Available, status: "False", reason: MinimumReplicasUnavailable, message: "cluster east: Deployment does not have minimum availability.", lastTransitionTime: null, lastUpdateTime: null}, {type: Progressing, status: "True", reason: ReplicaSetUpdated, message: "cluster east is rolling out the Deployment.", lastTransitionTime: null, lastUpdateTime: null}]}`,
 			wantOK: true,
 		},
 		{
@@ -97,8 +100,8 @@ func TestAggregateStatus(t *testing.T) {
 			name:     "statefulset",
 			template: "{apiVersion: apps/v1, kind: StatefulSet, metadata: {name: db, generation: 2}}",
 			items: []clusterStatus{
-				{"east", true, `{replicas: 3, readyReplicas: 3, currentReplicas: 3, updatedReplicas: 3, availableReplicas: 3, currentRevision: db-1}`},
-				{"west", true, `{replicas: 2, readyReplicas: 1, currentReplicas: 1, updatedReplicas: 1, availableReplicas: 1}`},
+				{"east", true, `{observedGeneration: 2, replicas: 3, readyReplicas: 3, currentReplicas: 3, updatedReplicas: 3, availableReplicas: 3, currentRevision: db-1}`},
+				{"west", true, `{observedGeneration: 2, replicas: 2, readyReplicas: 1, currentReplicas: 1, updatedReplicas: 1, availableReplicas: 1}`},
 			},
 			want:   `{observedGeneration: 2, replicas: 5, readyReplicas: 4, currentReplicas: 4, updatedReplicas: 4, availableReplicas: 4}`,
 			wantOK: true,
@@ -107,8 +110,8 @@ func TestAggregateStatus(t *testing.T) {
 			name:     "daemonset",
 			template: "{apiVersion: apps/v1, kind: DaemonSet, metadata: {name: agent, generation: 3}}",
 			items: []clusterStatus{
-				{"east", true, `{currentNumberScheduled: 4, numberMisscheduled: 1, desiredNumberScheduled: 4, numberReady: 4, updatedNumberScheduled: 4, numberAvailable: 4}`},
-				{"west", true, `{currentNumberScheduled: 2, desiredNumberScheduled: 3, numberReady: 2, updatedNumberScheduled: 2, numberAvailable: 2, numberUnavailable: 1}`},
+				{"east", true, `{observedGeneration: 3, currentNumberScheduled: 4, numberMisscheduled: 1, desiredNumberScheduled: 4, numberReady: 4, updatedNumberScheduled: 4, numberAvailable: 4}`},
+				{"west", true, `{observedGeneration: 3, currentNumberScheduled: 2, desiredNumberScheduled: 3, numberReady: 2, updatedNumberScheduled: 2, numberAvailable: 2, numberUnavailable: 1}`},
 			},
 			want:   `{observedGeneration: 3, currentNumberScheduled: 6, numberMisscheduled: 1, desiredNumberScheduled: 7, numberReady: 6, updatedNumberScheduled: 6, numberAvailable: 6, numberUnavailable: 1}`,
 			wantOK: true,
@@ -117,8 +120,8 @@ func TestAggregateStatus(t *testing.T) {
 			name:     "replicaset",
 			template: "{apiVersion: apps/v1, kind: ReplicaSet, metadata: {name: web-5d8f, generation: 1}}",
 			items: []clusterStatus{
-				{"east", true, `{replicas: 2, fullyLabeledReplicas: 2, readyReplicas: 2, availableReplicas: 2}`},
-				{"west", true, `{replicas: 1, fullyLabeledReplicas: 1}`},
+				{"east", true, `{observedGeneration: 1, replicas: 2, fullyLabeledReplicas: 2, readyReplicas: 2, availableReplicas: 2}`},
+				{"west", true, `{observedGeneration: 1, replicas: 1, fullyLabeledReplicas: 1}`},
 			},
 			want:   `{observedGeneration: 1, replicas: 3, fullyLabeledReplicas: 3, readyReplicas: 2, availableReplicas: 2}`,
 			wantOK: true,
@@ -127,10 +130,13 @@ func TestAggregateStatus(t *testing.T) {
 			name:     "pod disruption budget",
 			template: "{apiVersion: policy/v1, kind: PodDisruptionBudget, metadata: {name: web, generation: 1}}",
 			items: []clusterStatus{
-				{"east", true, `{currentHealthy: 3, desiredHealthy: 2, expectedPods: 3, disruptionsAllowed: 1, disruptedPods: {web-0: "2026-03-01T10:00:00Z"}}`},
-				{"west", true, `{currentHealthy: 1, desiredHealthy: 2, expectedPods: 3, disruptionsAllowed: 0}`},
+				{"east", true, `{observedGeneration: 1, currentHealthy: 3, desiredHealthy: 2, expectedPods: 3, disruptionsAllowed: 1, disruptedPods: {web-0: "2026-03-01T10:00:00Z"},
+					conditions: [{type: DisruptionAllowed, status: "True", reason: SufficientPods, message: "", lastTransitionTime: "2026-03-01T10:00:00Z"}]}`},
+				{"west", true, `{observedGeneration: 1, currentHealthy: 1, desiredHealthy: 2, expectedPods: 3, disruptionsAllowed: 0,
+					conditions: [{type: DisruptionAllowed, status: "False", reason: InsufficientPods, message: "not enough", lastTransitionTime: "2026-03-01T11:00:00Z"}]}`},
 			},
-			want:   `{observedGeneration: 1, currentHealthy: 4, desiredHealthy: 4, expectedPods: 6, disruptionsAllowed: 1}`,
+			want: `{observedGeneration: 1, currentHealthy: 4, desiredHealthy: 4, expectedPods: 6, disruptionsAllowed: 1,
+				conditions: [{type: DisruptionAllowed, status: "False", reason: InsufficientPods, message: "cluster west: not enough", lastTransitionTime: "2026-03-01T11:00:00Z", observedGeneration: 1}]}`,
 			wantOK: true,
 		},
 		{
@@ -312,7 +318,7 @@ conditions:
 			for _, cs := range c.items {
 				items = append(items, item(t, cs.cluster, cs.applied, cs.status))
 			}
-			got, ok := AggregateStatus(fromYAML(t, c.template), items)
+			got, ok := AggregateStatus(fromYAML(t, c.template), items, false)
 			if ok != c.wantOK {
 				t.Fatalf("AggregateStatus() ok = %v, want %v", ok, c.wantOK)
 			}
@@ -326,7 +332,7 @@ conditions:
 		})
 	}
 	t.Run("nil template", func(t *testing.T) {
-		if got, ok := AggregateStatus(nil, nil); ok || got != nil {
+		if got, ok := AggregateStatus(nil, nil, false); ok || got != nil {
 			t.Errorf("AggregateStatus(nil) = %v, %v; want nil, false", got, ok)
 		}
 	})
@@ -335,7 +341,7 @@ conditions:
 			item(t, "west", true, `{replicas: 1}`),
 			item(t, "east", true, `{replicas: 2}`),
 		}
-		AggregateStatus(fromYAML(t, deploymentTemplate), items)
+		AggregateStatus(fromYAML(t, deploymentTemplate), items, false)
 		if items[0].ClusterName != "west" {
 			t.Error("AggregateStatus reordered the caller's items")
 		}

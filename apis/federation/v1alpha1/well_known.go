@@ -74,6 +74,13 @@ const (
 	// template can take it back without a conflict, while another cannot.
 	AnnotationTemplateUID = "federation.fedhq.io/template-uid"
 
+	// AnnotationTemplateGeneration, on a member object, is the metadata.generation of the
+	// template fed made it from. Once the member's controller has observed the object
+	// (its status.observedGeneration reached its own generation), fed reports that the
+	// member observed this generation of the template (the template's
+	// status.observedGeneration moves when every member has).
+	AnnotationTemplateGeneration = "federation.fedhq.io/template-generation"
+
 	// AnnotationConflictResolution, on a manifest of a Work, is the policy's
 	// conflictResolution; execution reads it and removes it before applying.
 	AnnotationConflictResolution = "federation.fedhq.io/conflict-resolution"
@@ -136,4 +143,10 @@ func WorkName(bindingNamespace, bindingName string) string {
 func IsFederatedHPA(ref autoscalingv2.CrossVersionObjectReference) bool {
 	gv, err := schema.ParseGroupVersion(ref.APIVersion)
 	return err == nil && ref.Kind == "FederatedHPA" && (gv.Group == "" || gv.Group == GroupName)
+}
+
+// ReplicasDivided tells whether a placement divides the replicas among its clusters
+// (Divided); otherwise (Duplicated, or no replica scheduling) every cluster runs them all.
+func (p *Placement) ReplicasDivided() bool {
+	return p != nil && p.ReplicaScheduling != nil && p.ReplicaScheduling.ReplicaSchedulingType == ReplicaSchedulingTypeDivided
 }

@@ -21,6 +21,7 @@ limitations under the License.
 package manifest
 
 import (
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -68,7 +69,7 @@ func For(tmpl *unstructured.Unstructured, spec *federationv1alpha1.ResourceBindi
 }
 
 // Stamp marks a manifest, overrides applied, as fed's: the label LabelManaged, the
-// template's UID, the policy's conflictResolution and the overrides applied. It comes after
+// template's UID and generation, the policy's conflictResolution and the overrides applied. It comes after
 // the overrides so that none can remove it.
 func Stamp(manifest *unstructured.Unstructured, tmpl *unstructured.Unstructured, spec *federationv1alpha1.ResourceBindingSpec, overrides []string) {
 	annotations := manifest.GetAnnotations()
@@ -77,6 +78,9 @@ func Stamp(manifest *unstructured.Unstructured, tmpl *unstructured.Unstructured,
 	}
 	if uid := tmpl.GetUID(); uid != "" {
 		annotations[federationv1alpha1.AnnotationTemplateUID] = string(uid)
+	}
+	if g := tmpl.GetGeneration(); g > 0 {
+		annotations[federationv1alpha1.AnnotationTemplateGeneration] = strconv.FormatInt(g, 10)
 	}
 	if spec.ConflictResolution == federationv1alpha1.ConflictOverwrite {
 		annotations[federationv1alpha1.AnnotationConflictResolution] = string(federationv1alpha1.ConflictOverwrite)
@@ -104,5 +108,5 @@ func hasReplicas(obj *unstructured.Unstructured) bool {
 }
 
 func divided(p *federationv1alpha1.Placement) bool {
-	return p != nil && p.ReplicaScheduling != nil && p.ReplicaScheduling.ReplicaSchedulingType == federationv1alpha1.ReplicaSchedulingTypeDivided
+	return p.ReplicasDivided()
 }
