@@ -15,6 +15,7 @@ KWOK_VERSION := v0.8.0
 METRICS_SERVER_VERSION := v0.9.0
 GOTESTSUM_VERSION := v1.13.0
 HELM_VERSION := v4.3.1
+HELM3_VERSION := v3.22.0
 
 K8S_LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION) \
 	-X k8s.io/component-base/version.gitMajor=$(word 1,$(subst ., ,$(K8S_VERSION:v%=%))) \
@@ -53,11 +54,16 @@ $(BIN)/.gotestsum-$(GOTESTSUM_VERSION):
 	GOBIN=$(BIN) go install gotest.tools/gotestsum@$(GOTESTSUM_VERSION)
 	@rm -f $(BIN)/.gotestsum-* && touch $@
 
-# Helm, for the readiness tests: helm install --wait against the fleet.
+# Helm 4 and Helm 3 (bin/helm3/helm), for the readiness tests: helm install --wait against the fleet.
 $(BIN)/.helm-$(HELM_VERSION):
 	@mkdir -p $(BIN)
 	GOBIN=$(BIN) go install helm.sh/helm/v4/cmd/helm@$(HELM_VERSION)
 	@rm -f $(BIN)/.helm-* && touch $@
+
+$(BIN)/.helm3-$(HELM3_VERSION):
+	@mkdir -p $(BIN)/helm3
+	GOBIN=$(BIN)/helm3 go install helm.sh/helm/v3/cmd/helm@$(HELM3_VERSION)
+	@rm -f $(BIN)/.helm3-* && touch $@
 
 $(BIN)/etcd:
 	hack/install-etcd.sh $(BIN)
@@ -115,7 +121,7 @@ verify: ## gofmt, go vet, and generated code up to date
 	hack/verify-codegen.sh
 
 .PHONY: test
-test: bin $(BIN)/.gotestsum-$(GOTESTSUM_VERSION) $(BIN)/.helm-$(HELM_VERSION) verify ## every test: unit, storage conformance, end to end on the lab
+test: bin $(BIN)/.gotestsum-$(GOTESTSUM_VERSION) $(BIN)/.helm-$(HELM_VERSION) $(BIN)/.helm3-$(HELM3_VERSION) verify ## every test: unit, storage conformance, end to end on the lab
 	$(BIN)/gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -timeout $(TEST_TIMEOUT) -count=1 ./...
 	@echo "== fuzzing the override engine for $(FUZZ_TIME)"
 	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZ_TIME) ./controllers/override/

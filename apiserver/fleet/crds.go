@@ -49,11 +49,11 @@ func (f *Fleet) crdHooks(r *resource) {
 	if r.gvr != crdGVR {
 		return
 	}
-	r.validate = func(ctx context.Context, obj *unstructured.Unstructured, _ string) ([]string, error) {
+	r.validate = func(ctx context.Context, obj *unstructured.Unstructured, _ string) ([]string, *unstructured.Unstructured, error) {
 		if errs := crd.ValidateCreate(ctx, obj); len(errs) > 0 {
-			return nil, apierrors.NewInvalid(crdGK, obj.GetName(), errs)
+			return nil, nil, apierrors.NewInvalid(crdGK, obj.GetName(), errs)
 		}
-		return crd.Warnings(ctx, obj, nil), nil
+		return crd.Warnings(ctx, obj, nil), nil, nil
 	}
 	r.validateUpdate = func(ctx context.Context, obj, old *unstructured.Unstructured, _ string) ([]string, error) {
 		if errs := crd.ValidateUpdate(ctx, obj, old); len(errs) > 0 {
@@ -174,12 +174,12 @@ func customResource(v crd.Version) *resource {
 		}
 		return unknownFields(unknown, fieldValidation)
 	}
-	r.validate = func(ctx context.Context, obj *unstructured.Unstructured, _ string) ([]string, error) {
+	r.validate = func(ctx context.Context, obj *unstructured.Unstructured, _ string) ([]string, *unstructured.Unstructured, error) {
 		warnings := v.Warnings(ctx, obj, nil)
 		if v.Deprecated {
 			warnings = append(warnings, v.DeprecationWarning)
 		}
-		return warnings, invalid(obj, v.Validate(ctx, obj))
+		return warnings, nil, invalid(obj, v.Validate(ctx, obj))
 	}
 	r.validateUpdate = func(ctx context.Context, obj, old *unstructured.Unstructured, _ string) ([]string, error) {
 		warnings := v.Warnings(ctx, obj, old)

@@ -59,7 +59,9 @@ const storagePrefix = "fleet/"
 
 // HostValidator checks a native template with the host's rules.
 type HostValidator interface {
-	Validate(ctx context.Context, gvr schema.GroupVersionResource, namespaced bool, obj *unstructured.Unstructured, fieldValidation string) (warnings []string, err error)
+	// Validate dry-runs obj's creation in the host; dryRun is what the host answered (nil
+	// when it did not accept or was not asked).
+	Validate(ctx context.Context, gvr schema.GroupVersionResource, namespaced bool, obj *unstructured.Unstructured, fieldValidation string) (warnings []string, dryRun *unstructured.Unstructured, err error)
 }
 
 // Config is what the fleet needs from fed-apiserver.

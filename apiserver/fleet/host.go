@@ -112,6 +112,7 @@ func (f *Fleet) readHost(ctx context.Context) (*hostState, error) {
 				continue
 			}
 			f.nativeHooks(res)
+			f.rolloutHooks(res)
 			namespaceHooks(res)
 			f.crdHooks(res)
 			state.resources = append(state.resources, res)
@@ -173,10 +174,43 @@ func (f *Fleet) nativeHooks(r *resource) {
 		// than it checks.
 		return
 	}
-	r.validate = func(ctx context.Context, obj *unstructured.Unstructured, fieldValidation string) ([]string, error) {
+	r.validate = func(ctx context.Context, obj *unstructured.Unstructured, fieldValidation string) ([]string, *unstructured.Unstructured, error) {
 		return v.Validate(ctx, gvr, namespaced, obj, fieldValidation)
 	}
 	r.validateUpdate = func(ctx context.Context, obj, _ *unstructured.Unstructured, fieldValidation string) ([]string, error) {
-		return v.Validate(ctx, gvr, namespaced, obj, fieldValidation)
+		warnings, _, err := v.Validate(ctx, gvr, namespaced, obj, fieldValidation)
+		return warnings, err
+	}
+	if gvr.GroupResource() == (schema.GroupResource{Resource: "services"}) {
+		// A Service template has the cluster IP the host's dry run allocated, so that tools
+		// that wait for one (helm --wait) find it; it is never sent to the members (they
+		// allocate their own), and an update keeps it, as a cluster does.
+		r.created = keepClusterIPs
+		r.prepareUpdate = func(obj, old *unstructured.Unstructured) {
+			if _, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "clusterIP"); found {
+				return
+			}
+			for _, f := range []string{"clusterIP", "clusterIPs"} {
+				if v, found, _ := unstructured.NestedFieldCopy(old.Object, "spec", f); found {
+					_ = unstructured.SetNestedField(obj.Object, v, "spec", f)
+				}
+			}
+		}
+	}
+}
+
+// keepClusterIPs gives a new Service template without a cluster IP the one the host's dry
+// run allocated.
+func keepClusterIPs(obj, dryRun *unstructured.Unstructured) {
+	if dryRun == nil {
+		return
+	}
+	if _, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "clusterIP"); found {
+		return
+	}
+	for _, f := range []string{"clusterIP", "clusterIPs"} {
+		if v, found, _ := unstructured.NestedFieldCopy(dryRun.Object, "spec", f); found {
+			_ = unstructured.SetNestedField(obj.Object, v, "spec", f)
+		}
 	}
 }

@@ -84,7 +84,15 @@ type resource struct {
 	// validate and validateUpdate check an object with the rules of its kind: the host's
 	// for native kinds, the CRD's for custom resources. Either may be nil.
 	// fieldValidation is the request's directive (Strict, Warn, Ignore).
-	validate       func(ctx context.Context, obj *unstructured.Unstructured, fieldValidation string) (warnings []string, err error)
+	validate func(ctx context.Context, obj *unstructured.Unstructured, fieldValidation string) (warnings []string, dryRun *unstructured.Unstructured, err error)
+	// created completes a new object with what its validation's dry run answered (a
+	// Service's cluster IP).
+	created func(obj, dryRun *unstructured.Unstructured)
+	// views lists objects the fleet shows in lists of this resource without storing them
+	// (rollouts.go).
+	views func(ctx context.Context) ([]unstructured.Unstructured, error)
+	// prepareUpdate completes an updated object from the stored one.
+	prepareUpdate  func(obj, old *unstructured.Unstructured)
 	validateUpdate func(ctx context.Context, obj, old *unstructured.Unstructured, fieldValidation string) (warnings []string, err error)
 	// decode checks a request's object before it is stored and returns warnings
 	// (custom resources: the fields their schema does not know, by fieldValidation).
@@ -160,6 +168,9 @@ func (s strategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object)
 	}
 	if s.r.prepare != nil {
 		s.r.prepare(u)
+	}
+	if s.r.prepareUpdate != nil {
+		s.r.prepareUpdate(u, oldU)
 	}
 	u.SetGeneration(oldU.GetGeneration())
 	if !apiequality.Semantic.DeepEqual(withoutMetadata(u), withoutMetadata(oldU)) {
@@ -416,6 +427,7 @@ func (t *templateREST) Create(ctx context.Context, obj runtime.Object, createVal
 		}
 		addWarnings(ctx, warnings)
 	}
+	stored := obj.(*unstructured.Unstructured)
 	out, err := t.Store.Create(ctx, obj, func(ctx context.Context, obj runtime.Object) error {
 		if createValidation != nil {
 			if err := createValidation(ctx, obj); err != nil {
@@ -425,12 +437,30 @@ func (t *templateREST) Create(ctx context.Context, obj runtime.Object, createVal
 		if t.r.validate == nil {
 			return nil
 		}
-		warnings, err := t.r.validate(ctx, obj.(*unstructured.Unstructured), options.FieldValidation)
+		warnings, dryRun, err := t.r.validate(ctx, obj.(*unstructured.Unstructured), options.FieldValidation)
 		addWarnings(ctx, warnings)
+		if err == nil && t.r.created != nil {
+			// The store validates a copy and stores the object it was given.
+			t.r.created(stored, dryRun)
+		}
 		return err
 	}, options)
 	t.notify(err)
 	return out, err
+}
+
+// List is the store's, with the resource's views.
+func (t *templateREST) List(ctx context.Context, options *metainternalversion.ListOptions) (runtime.Object, error) {
+	out, err := t.Store.List(ctx, options)
+	if err != nil || t.r.views == nil {
+		return out, err
+	}
+	if list, ok := out.(*unstructured.UnstructuredList); ok {
+		if err := t.withViews(ctx, list, options); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 func (t *templateREST) notify(err error) {
@@ -448,6 +478,27 @@ func (t *templateREST) Delete(ctx context.Context, name string, deleteValidation
 func (t *templateREST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc, updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
 	if t.r.decode != nil {
 		objInfo = &decodedUpdate{UpdatedObjectInfo: objInfo, decode: t.r.decode, fieldValidation: options.FieldValidation}
+	}
+	if t.r.validate != nil {
+		// An update that creates (server-side apply of a new object) is validated as a
+		// create; the object the store is given, not the copy it validates, gets what
+		// the dry run answered.
+		captured := &capturedUpdate{UpdatedObjectInfo: objInfo}
+		objInfo = captured
+		inner := createValidation
+		createValidation = func(ctx context.Context, obj runtime.Object) error {
+			if inner != nil {
+				if err := inner(ctx, obj); err != nil {
+					return err
+				}
+			}
+			warnings, dryRun, err := t.r.validate(ctx, obj.(*unstructured.Unstructured), options.FieldValidation)
+			addWarnings(ctx, warnings)
+			if err == nil && t.r.created != nil && captured.obj != nil {
+				t.r.created(captured.obj, dryRun)
+			}
+			return err
+		}
 	}
 	out, created, err := t.Store.Update(ctx, name, objInfo, createValidation, func(ctx context.Context, obj, old runtime.Object) error {
 		if updateValidation != nil {
@@ -476,6 +527,20 @@ func (t *templateREST) DeleteCollection(ctx context.Context, deleteValidation re
 	out, err := t.Store.DeleteCollection(ctx, deleteValidation, options, listOptions)
 	t.notify(err)
 	return out, err
+}
+
+// capturedUpdate keeps the object an update computed, which the store goes on to store.
+type capturedUpdate struct {
+	rest.UpdatedObjectInfo
+	obj *unstructured.Unstructured
+}
+
+func (c *capturedUpdate) UpdatedObject(ctx context.Context, oldObj runtime.Object) (runtime.Object, error) {
+	obj, err := c.UpdatedObjectInfo.UpdatedObject(ctx, oldObj)
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		c.obj = u
+	}
+	return obj, err
 }
 
 // decodedUpdate checks an updated object as the request's body before it is stored.

@@ -137,18 +137,32 @@ spec:
 	})
 }
 
-// TestHelmWait installs, upgrades, rolls back and uninstalls a chart (a Deployment, a Service, a
-// ConfigMap and a PropagationPolicy) through the fleet kubeconfig with Helm 4's --wait,
-// which waits with kstatus: it returns once the members run the release, and an upgrade that
-// one member cannot run fails.
+// TestHelmWait installs, upgrades, rolls back and uninstalls a chart (a Deployment, a
+// Service, a ConfigMap and a PropagationPolicy) through the fleet kubeconfig with --wait,
+// with Helm 4 (whose waiter is kstatus) and Helm 3 (which reads a Deployment's newest
+// ReplicaSet and a Service's cluster IP): it returns once the members run the release, and
+// an upgrade that one member cannot run fails.
 func TestHelmWait(t *testing.T) {
 	root, err := lab.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	helmBin := filepath.Join(root, "bin", "helm")
+	for _, v := range []struct{ name, bin, wait, why string }{
+		// Helm 4 says which resource is not ready; Helm 3 says so with --debug.
+		{"helm 4", filepath.Join(root, "bin", "helm"), "--wait=watcher", "resource Deployment/"},
+		{"helm 3", filepath.Join(root, "bin", "helm3", "helm"), "--wait", "Deployment is not ready"},
+	} {
+		t.Run(v.name, func(t *testing.T) { helmWait(t, v.bin, v.wait, v.why) })
+	}
+}
+
+func helmWait(t *testing.T, helmBin, wait, why string) {
+	root, err := lab.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := os.Stat(helmBin); err != nil {
-		t.Fatalf("%v: make test builds bin/helm (make bin/.helm-*)", err)
+		t.Fatalf("%v: make test builds it", err)
 	}
 	chart := filepath.Join(root, "test", "e2e", "testdata", "charts", "web")
 	fleet := theLab.FleetKubeconfig()
@@ -171,7 +185,7 @@ func TestHelmWait(t *testing.T) {
 	}
 
 	t.Run("install --wait returns once the members run it", func(t *testing.T) {
-		if out, err := helm("install", "web", chart, "--wait=watcher", "--timeout=2m"); err != nil {
+		if out, err := helm("install", "web", chart, wait, "--timeout=2m"); err != nil {
 			t.Fatalf("helm install: %v\n%s", err, out)
 		}
 		for m, got := range memberImages() {
@@ -179,9 +193,22 @@ func TestHelmWait(t *testing.T) {
 				t.Errorf("helm install returned while %s runs %q, want nginx:1.27 2/2", m, got)
 			}
 		}
+		// The Service template has the cluster IP the host's dry run allocated; the
+		// members' copies are applied without it.
+		if ip := kubectl(t, fleet, "get", "svc", "web", "-n", ns, "-o", "jsonpath={.spec.clusterIP}"); ip == "" {
+			t.Error("the Service template has no cluster IP")
+		}
+		manifest := kubectl(t, fleet, "get", "work", ns+".web-service", "-n", "fed-es-member1", "-o", "jsonpath={.spec.workload.manifests[0].spec}")
+		if manifest == "" || strings.Contains(manifest, "clusterIP") {
+			t.Errorf("member1's Work of the Service: %s, want it without a cluster IP", manifest)
+		}
+		// Helm 3 finds the Deployment's rollout as a ReplicaSet of the fleet.
+		if rs := kubectl(t, fleet, "get", "rs", "-n", ns, "-l", "app=web", "-o", "jsonpath={.items[*].metadata.ownerReferences[0].name}"); rs != "web" {
+			t.Errorf("the fleet's ReplicaSets of web: owners %q, want web", rs)
+		}
 	})
 	t.Run("upgrade --wait returns once the members run the new image", func(t *testing.T) {
-		if out, err := helm("upgrade", "web", chart, "--wait=watcher", "--timeout=2m", "--set", "image=nginx:1.27.1"); err != nil {
+		if out, err := helm("upgrade", "web", chart, wait, "--timeout=2m", "--set", "image=nginx:1.27.1"); err != nil {
 			t.Fatalf("helm upgrade: %v\n%s", err, out)
 		}
 		for m, got := range memberImages() {
@@ -191,17 +218,17 @@ func TestHelmWait(t *testing.T) {
 		}
 	})
 	t.Run("an upgrade one member cannot run fails", func(t *testing.T) {
-		out, err := helm("upgrade", "web", chart, "--wait=watcher", "--timeout=12s", "--set", "image=nginx:1.28",
+		out, err := helm("upgrade", "web", chart, wait, "--debug", "--timeout=12s", "--set", "image=nginx:1.28",
 			"--set", `member2NodeSelector.topology\.kubernetes\.io/region=nowhere`)
 		if err == nil {
 			t.Fatalf("helm upgrade succeeded though member2 cannot schedule the new pods:\n%s", out)
 		}
-		if !strings.Contains(out, "Deployment") {
-			t.Errorf("helm's error does not name the Deployment:\n%s", out)
+		if !strings.Contains(out, why) {
+			t.Errorf("helm's output does not say %q:\n%s", why, out)
 		}
 	})
 	t.Run("rollback --wait returns once the members run the revision again", func(t *testing.T) {
-		if out, err := helm("rollback", "web", "2", "--wait=watcher", "--timeout=2m"); err != nil {
+		if out, err := helm("rollback", "web", "2", wait, "--timeout=2m"); err != nil {
 			t.Fatalf("helm rollback: %v\n%s", err, out)
 		}
 		for m, got := range memberImages() {
@@ -211,7 +238,7 @@ func TestHelmWait(t *testing.T) {
 		}
 	})
 	t.Run("uninstall --wait removes it from the members", func(t *testing.T) {
-		if out, err := helm("uninstall", "web", "--wait=watcher", "--timeout=1m"); err != nil {
+		if out, err := helm("uninstall", "web", wait, "--timeout=1m"); err != nil {
 			t.Fatalf("helm uninstall: %v\n%s", err, out)
 		}
 		waitFor(t, 30*time.Second, func() error {

@@ -162,7 +162,7 @@ func TestNothingIsCreated(t *testing.T) {
 	}
 	for _, fv := range []string{"", "Strict", "Warn", "Ignore"} {
 		for _, c := range calls {
-			if _, err := v.Validate(ctx, c.gvr, c.namespaced, c.obj, fv); err != nil {
+			if _, _, err := v.Validate(ctx, c.gvr, c.namespaced, c.obj, fv); err != nil {
 				t.Fatalf("Validate %s %s: %v", c.gvr.Resource, c.obj.GetName(), err)
 			}
 		}
@@ -171,7 +171,7 @@ func TestNothingIsCreated(t *testing.T) {
 			return apierrors.NewInternalError(errors.New("boom"))
 		})
 		for _, c := range calls {
-			if _, err := v.Validate(ctx, c.gvr, c.namespaced, c.obj, fv); err == nil {
+			if _, _, err := v.Validate(ctx, c.gvr, c.namespaced, c.obj, fv); err == nil {
 				t.Fatalf("Validate %s %s: no error from a failing host", c.gvr.Resource, c.obj.GetName())
 			}
 		}
@@ -209,7 +209,7 @@ func TestWhatIsSent(t *testing.T) {
 	v := &Validator{Client: host, Namespace: "fed-system"}
 	tmpl := storedTemplate()
 	orig := tmpl.DeepCopy()
-	if _, err := v.Validate(context.Background(), deploymentsGVR, true, tmpl, "Strict"); err != nil {
+	if _, _, err := v.Validate(context.Background(), deploymentsGVR, true, tmpl, "Strict"); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(tmpl, orig) {
@@ -240,7 +240,7 @@ func TestWhatIsSent(t *testing.T) {
 	// Cluster-scoped: no namespace at all.
 	host.ClearActions()
 	cr := u("rbac.authorization.k8s.io/v1", "ClusterRole", "fleet-a", "reader", nil)
-	if _, err := v.Validate(context.Background(), clusterRolesGVR, false, cr, ""); err != nil {
+	if _, _, err := v.Validate(context.Background(), clusterRolesGVR, false, cr, ""); err != nil {
 		t.Fatal(err)
 	}
 	creates = host.creates(t)
@@ -257,7 +257,7 @@ func TestAlreadyExistsRetriesUnderAGeneratedName(t *testing.T) {
 	v := &Validator{Client: host, Namespace: "fed-system"}
 	ns := u("v1", "Namespace", "", "default", nil)
 	ns.SetLabels(map[string]string{"team": "a"})
-	w, err := v.Validate(context.Background(), namespacesGVR, false, ns, "")
+	w, _, err := v.Validate(context.Background(), namespacesGVR, false, ns, "")
 	if err != nil || len(w) != 0 {
 		t.Fatalf("Validate: %v, warnings %q", err, w)
 	}
@@ -279,7 +279,7 @@ func TestAlreadyExistsRetriesUnderAGeneratedName(t *testing.T) {
 			field.Invalid(field.NewPath("metadata", "labels"), "bad value", fmt.Sprintf("label of %s is bad", obj.GetName())),
 		})
 	})
-	_, err = v.Validate(context.Background(), namespacesGVR, false, ns, "")
+	_, _, err = v.Validate(context.Background(), namespacesGVR, false, ns, "")
 	var se *apierrors.StatusError
 	if !errors.As(err, &se) || !apierrors.IsInvalid(err) {
 		t.Fatalf("error %v, want Invalid", err)
@@ -296,7 +296,7 @@ func TestAlreadyExistsRetriesUnderAGeneratedName(t *testing.T) {
 func TestStructuralNameExists(t *testing.T) {
 	host := newFakeHost(u("apiextensions.k8s.io/v1", "CustomResourceDefinition", "", "foos.example.com", nil))
 	v := &Validator{Client: host, Namespace: "fed-system"}
-	w, err := v.Validate(context.Background(), crdsGVR, false, u("apiextensions.k8s.io/v1", "CustomResourceDefinition", "", "foos.example.com", nil), "")
+	w, _, err := v.Validate(context.Background(), crdsGVR, false, u("apiextensions.k8s.io/v1", "CustomResourceDefinition", "", "foos.example.com", nil), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,7 +403,7 @@ func TestHostAnswers(t *testing.T) {
 			if ns == "" {
 				ns = "fleet-a"
 			}
-			w, err := v.Validate(context.Background(), deploymentsGVR, true, u("apps/v1", "Deployment", ns, "nginx", nil), "")
+			w, _, err := v.Validate(context.Background(), deploymentsGVR, true, u("apps/v1", "Deployment", ns, "nginx", nil), "")
 			if c.warning != "" {
 				if err != nil {
 					t.Fatalf("error %v, want a warning", err)

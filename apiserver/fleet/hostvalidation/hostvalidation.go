@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/fedhq/fed/apis/native"
 )
 
 // Validator validates templates of the host's native kinds by a server-side dry-run create in the host.
@@ -58,7 +60,16 @@ const couldNotValidate = "fed could not validate this template with the host clu
 // or does not support creating it, or, for CustomResourceDefinitions and APIServices, an object
 // of that name exists there) Validate returns a warning saying so and no error; any other
 // failure is an InternalError or a ServiceUnavailable error, never a silent pass.
-func (v *Validator) Validate(ctx context.Context, gvr schema.GroupVersionResource, namespaced bool, obj *unstructured.Unstructured, fieldValidation string) (warnings []string, err error) {
+func (v *Validator) Validate(ctx context.Context, gvr schema.GroupVersionResource, namespaced bool, obj *unstructured.Unstructured, fieldValidation string) (warnings []string, dryRun *unstructured.Unstructured, err error) {
+	warnings, err = v.validate(ctx, gvr, namespaced, obj, fieldValidation, &dryRun)
+	if err != nil {
+		dryRun = nil
+	}
+	return warnings, dryRun, err
+}
+
+func (v *Validator) validate(ctx context.Context, gvr schema.GroupVersionResource, namespaced bool, obj *unstructured.Unstructured, fieldValidation string,
+	dryRun **unstructured.Unstructured) (warnings []string, err error) {
 	if v.Client == nil {
 		return nil, apierrors.NewInternalError(errors.New("hostvalidation: the Validator has no host client"))
 	}
@@ -75,6 +86,11 @@ func (v *Validator) Validate(ctx context.Context, gvr schema.GroupVersionResourc
 		for _, f := range metadataOwnedByStorage {
 			delete(meta, f)
 		}
+	}
+	if gvr.GroupResource() == (schema.GroupResource{Resource: "services"}) {
+		// A Service template's cluster IP is the fleet's own (what an earlier dry run
+		// answered): the host would refuse one of its Services holds meanwhile.
+		native.StripClusterIPs(o)
 	}
 	var client dynamic.ResourceInterface = v.Client.Resource(gvr)
 	if namespaced {
@@ -104,6 +120,7 @@ func (v *Validator) Validate(ctx context.Context, gvr schema.GroupVersionResourc
 	}
 	warnings = col.list()
 	if err == nil {
+		*dryRun = created
 		return t.rewriteAll(warnings), nil
 	}
 

@@ -160,7 +160,7 @@ func TestHost(t *testing.T) {
 		d := deployment(fleetNS, deployName, app, app)
 		d.SetResourceVersion("17") // fed's storage's, which a create would refuse
 		d.SetUID("0b5f8d4e-4c1e-4a8e-9a43-3b2f0f1c9d11")
-		w, err := v.Validate(ctx, deploymentsGVR, true, d, "Strict")
+		w, _, err := v.Validate(ctx, deploymentsGVR, true, d, "Strict")
 		if err != nil {
 			t.Fatalf("Validate: %v", err)
 		}
@@ -169,7 +169,7 @@ func TestHost(t *testing.T) {
 
 	t.Run("selector does not match template labels", func(t *testing.T) {
 		d := deployment(fleetNS, deployName, app, map[string]interface{}{"app": "other"})
-		_, err := v.Validate(ctx, deploymentsGVR, true, d, "")
+		_, _, err := v.Validate(ctx, deploymentsGVR, true, d, "")
 		se := mustStatus(t, err)
 		if !apierrors.IsInvalid(err) || se.ErrStatus.Code != 422 {
 			t.Fatalf("error %v (code %d), want 422 Invalid", err, se.ErrStatus.Code)
@@ -192,19 +192,19 @@ func TestHost(t *testing.T) {
 		if err := unstructured.SetNestedField(d.Object, "x", "spec", "bogus"); err != nil {
 			t.Fatal(err)
 		}
-		_, err := v.Validate(ctx, deploymentsGVR, true, d, metav1.FieldValidationStrict)
+		_, _, err := v.Validate(ctx, deploymentsGVR, true, d, metav1.FieldValidationStrict)
 		mustStatus(t, err)
 		if !apierrors.IsBadRequest(err) || !strings.Contains(err.Error(), `strict decoding error: unknown field "spec.bogus"`) {
 			t.Fatalf("error %v, want the host's strict decoding error", err)
 		}
-		w, err := v.Validate(ctx, deploymentsGVR, true, d, metav1.FieldValidationWarn)
+		w, _, err := v.Validate(ctx, deploymentsGVR, true, d, metav1.FieldValidationWarn)
 		if err != nil {
 			t.Fatalf("Validate with Warn: %v", err)
 		}
 		if len(w) != 1 || w[0] != `unknown field "spec.bogus"` {
 			t.Errorf("warnings with Warn: %q, want the host's unknown field warning", w)
 		}
-		if w, err := v.Validate(ctx, deploymentsGVR, true, d, metav1.FieldValidationIgnore); err != nil || len(w) != 0 {
+		if w, _, err := v.Validate(ctx, deploymentsGVR, true, d, metav1.FieldValidationIgnore); err != nil || len(w) != 0 {
 			t.Errorf("Validate with Ignore: %q, %v", w, err)
 		}
 	})
@@ -213,14 +213,14 @@ func TestHost(t *testing.T) {
 		ns := u("v1", "Namespace", "", "default", nil)
 		ns.SetLabels(map[string]string{"team": "a"})
 		before := len(sent.list())
-		if w, err := v.Validate(ctx, namespacesGVR, false, ns, "Strict"); err != nil || len(w) != 0 {
+		if w, _, err := v.Validate(ctx, namespacesGVR, false, ns, "Strict"); err != nil || len(w) != 0 {
 			t.Fatalf("Validate: %q, %v", w, err)
 		}
 		if n := len(sent.list()) - before; n != 2 {
 			t.Errorf("%d requests, want 2 (AlreadyExists, then the generateName retry)", n)
 		}
 		ns.SetLabels(map[string]string{"team": "not a valid label value"})
-		_, err := v.Validate(ctx, namespacesGVR, false, ns, "Strict")
+		_, _, err := v.Validate(ctx, namespacesGVR, false, ns, "Strict")
 		se := mustStatus(t, err)
 		if !apierrors.IsInvalid(err) || !strings.HasPrefix(err.Error(), `Namespace "default" is invalid: metadata.labels: Invalid value: "not a valid label value"`) || se.ErrStatus.Details.Name != "default" {
 			t.Errorf("error %v, want the host's Invalid naming default", err)
@@ -234,7 +234,7 @@ func TestHost(t *testing.T) {
 		}}
 		for _, name := range []string{clusterRoleName, "admin"} {
 			cr := u("rbac.authorization.k8s.io/v1", "ClusterRole", "", name, rules)
-			if w, err := v.Validate(ctx, clusterRolesGVR, false, cr, "Strict"); err != nil || len(w) != 0 {
+			if w, _, err := v.Validate(ctx, clusterRolesGVR, false, cr, "Strict"); err != nil || len(w) != 0 {
 				t.Errorf("Validate ClusterRole %s: %q, %v", name, w, err)
 			}
 		}
@@ -242,7 +242,7 @@ func TestHost(t *testing.T) {
 			"roleRef":  map[string]interface{}{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"},
 			"subjects": []interface{}{map[string]interface{}{"kind": "User", "name": "someone"}},
 		})
-		if w, err := v.Validate(ctx, clusterRolesGVR.GroupVersion().WithResource("clusterrolebindings"), false, crb, "Strict"); err != nil || len(w) != 0 {
+		if w, _, err := v.Validate(ctx, clusterRolesGVR.GroupVersion().WithResource("clusterrolebindings"), false, crb, "Strict"); err != nil || len(w) != 0 {
 			t.Errorf("Validate ClusterRoleBinding: %q, %v", w, err)
 		}
 	})
@@ -254,7 +254,7 @@ func TestHost(t *testing.T) {
 				"ports":    []interface{}{map[string]interface{}{"name": "http", "port": int64(70000)}},
 			},
 		})
-		_, err := v.Validate(ctx, servicesGVR, true, svc, "Strict")
+		_, _, err := v.Validate(ctx, servicesGVR, true, svc, "Strict")
 		mustStatus(t, err)
 		// The host defaults targetPort to port, so it names both.
 		want := fmt.Sprintf(`Service %q is invalid: [spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive, `, serviceName)
@@ -265,7 +265,7 @@ func TestHost(t *testing.T) {
 
 	t.Run("ConfigMap in a fleet namespace", func(t *testing.T) {
 		cm := u("v1", "ConfigMap", fleetNS, "settings", map[string]interface{}{"data": map[string]interface{}{"a": "b"}})
-		if w, err := v.Validate(ctx, configMapsGVR, true, cm, "Strict"); err != nil || len(w) != 0 {
+		if w, _, err := v.Validate(ctx, configMapsGVR, true, cm, "Strict"); err != nil || len(w) != 0 {
 			t.Errorf("Validate: %q, %v", w, err)
 		}
 	})
@@ -280,7 +280,7 @@ func TestHost(t *testing.T) {
 				d := deployment(fleetNS, deployName, app, app)
 				f := fmt.Sprintf("bogus%d", i)
 				_ = unstructured.SetNestedField(d.Object, "x", "spec", f)
-				w, err := v.Validate(ctx, deploymentsGVR, true, d, metav1.FieldValidationWarn)
+				w, _, err := v.Validate(ctx, deploymentsGVR, true, d, metav1.FieldValidationWarn)
 				if err != nil {
 					errs <- err
 					return
@@ -354,7 +354,7 @@ func TestHostStructuralName(t *testing.T) {
 		t.Fatal(err)
 	}
 	tmpl := u("apiregistration.k8s.io/v1", "APIService", "", "v1.apps", map[string]interface{}{"spec": existing.Object["spec"]})
-	w, err := v.Validate(ctx, schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}, false, tmpl, "")
+	w, _, err := v.Validate(ctx, schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}, false, tmpl, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,7 +380,7 @@ func TestHostForbidden(t *testing.T) {
 	}
 	v := &Validator{Client: client, Namespace: lab.FedNamespace}
 	app := map[string]interface{}{"app": "nginx"}
-	w, err := v.Validate(ctx, deploymentsGVR, true, deployment("fleet-a", "nginx", app, app), "")
+	w, _, err := v.Validate(ctx, deploymentsGVR, true, deployment("fleet-a", "nginx", app, app), "")
 	if err != nil {
 		t.Fatalf("Validate: %v", err)
 	}

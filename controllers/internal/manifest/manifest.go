@@ -27,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	"github.com/fedhq/fed/apis/native"
 )
 
 // metadataDropped are the fields of a template's metadata that belong to the fleet's copy
@@ -53,6 +54,10 @@ func For(tmpl *unstructured.Unstructured, spec *federationv1alpha1.ResourceBindi
 	if annotations := obj.GetAnnotations(); annotations != nil {
 		delete(annotations, lastApplied)
 		obj.SetAnnotations(annotations)
+	}
+	if obj.GetAPIVersion() == "v1" && obj.GetKind() == "Service" {
+		// The template's cluster IP is the fleet's; each member allocates its own.
+		native.StripClusterIPs(obj)
 	}
 	if obj.GetLabels()[federationv1alpha1.LabelRetainReplicas] == "true" {
 		// The members' own HPAs decide: fed claims no replicas (server-side apply then
