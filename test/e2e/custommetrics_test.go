@@ -121,37 +121,7 @@ func TestFleetCustomMetrics(t *testing.T) {
 	fleet := theLab.FleetKubeconfig()
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	ctx := context.Background()
-	deployment := func(name string, replicas int) string {
-		return fmt.Sprintf(`apiVersion: apps/v1
-kind: Deployment
-metadata: {name: %[1]s, labels: {app: %[1]s}}
-spec:
-  replicas: %[2]d
-  selector: {matchLabels: {app: %[1]s}}
-  template:
-    metadata: {labels: {app: %[1]s}}
-    spec:
-      containers:
-      - {name: app, image: nginx, resources: {requests: {cpu: 10m, memory: 16Mi}}}
----
-apiVersion: federation.fedhq.io/v1alpha1
-kind: PropagationPolicy
-metadata: {name: %[1]s}
-spec:
-  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: %[1]s}]
-  placement:
-    clusterAffinity: {clusterNames: [member1, member2]}
-    replicaScheduling:
-      replicaSchedulingType: Divided
-      replicaDivisionPreference: Weighted
-      weightPreference:
-        staticWeightList:
-        - {targetCluster: {clusterNames: [member1]}, weight: 1}
-        - {targetCluster: {clusterNames: [member2]}, weight: 1}
----
-`, name, replicas)
-	}
-	kubectlStdin(t, fleet, deployment("web", 4)+deployment("api", 2)+deployment("worker", 2), "apply", "-n", ns, "-f", "-")
+	kubectlStdin(t, fleet, dividedDeployment("web", 4)+dividedDeployment("api", 2)+dividedDeployment("worker", 2), "apply", "-n", ns, "-f", "-")
 	members := []string{"member1", "member2"}
 	var pods map[string][]string
 	waitFor(t, time.Minute, func() error {
@@ -364,4 +334,37 @@ spec:
 			`[{"op":"add","path":"/spec/metrics/0/external/metric/selector/matchLabels/cluster.fedhq.io~1cluster","value":"member1"}]`)
 		waitFor(t, 60*time.Second, workerReplicas("3", "once the metric names member1 only (42 against 20 per replica)"))
 	})
+}
+
+// dividedDeployment is a Deployment template of nginx pods labelled app=NAME, and its
+// PropagationPolicy dividing the replicas 1:1 over member1 and member2.
+func dividedDeployment(name string, replicas int) string {
+	return fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: %[1]s, labels: {app: %[1]s}}
+spec:
+  replicas: %[2]d
+  selector: {matchLabels: {app: %[1]s}}
+  template:
+    metadata: {labels: {app: %[1]s}}
+    spec:
+      containers:
+      - {name: app, image: nginx, resources: {requests: {cpu: 10m, memory: 16Mi}}}
+---
+apiVersion: federation.fedhq.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: %[1]s}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: %[1]s}]
+  placement:
+    clusterAffinity: {clusterNames: [member1, member2]}
+    replicaScheduling:
+      replicaSchedulingType: Divided
+      replicaDivisionPreference: Weighted
+      weightPreference:
+        staticWeightList:
+        - {targetCluster: {clusterNames: [member1]}, weight: 1}
+        - {targetCluster: {clusterNames: [member2]}, weight: 1}
+---
+`, name, replicas)
 }

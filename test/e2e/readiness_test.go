@@ -35,37 +35,6 @@ import (
 func TestReadiness(t *testing.T) {
 	fleet := theLab.FleetKubeconfig()
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
-	deployment := func(name string) string {
-		return fmt.Sprintf(`apiVersion: apps/v1
-kind: Deployment
-metadata: {name: %[1]s, labels: {app: %[1]s}}
-spec:
-  replicas: 4
-  progressDeadlineSeconds: 600
-  selector: {matchLabels: {app: %[1]s}}
-  template:
-    metadata: {labels: {app: %[1]s}}
-    spec:
-      containers:
-      - {name: app, image: nginx, resources: {requests: {cpu: 10m, memory: 16Mi}}}
----
-apiVersion: federation.fedhq.io/v1alpha1
-kind: PropagationPolicy
-metadata: {name: %[1]s}
-spec:
-  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: %[1]s}]
-  placement:
-    clusterAffinity: {clusterNames: [member1, member2]}
-    replicaScheduling:
-      replicaSchedulingType: Divided
-      replicaDivisionPreference: Weighted
-      weightPreference:
-        staticWeightList:
-        - {targetCluster: {clusterNames: [member1]}, weight: 1}
-        - {targetCluster: {clusterNames: [member2]}, weight: 1}
----
-`, name)
-	}
 	// The override first, so that member2's copy never runs.
 	kubectlStdin(t, fleet, `apiVersion: federation.fedhq.io/v1alpha1
 kind: OverridePolicy
@@ -78,7 +47,7 @@ spec:
       plaintext:
       - {path: /spec/template/spec/nodeSelector, operator: add, value: {topology.kubernetes.io/region: nowhere}}
 `, "apply", "-n", ns, "-f", "-")
-	kubectlStdin(t, fleet, deployment("ready")+deployment("stuck"), "apply", "-n", ns, "-f", "-")
+	kubectlStdin(t, fleet, dividedDeployment("ready", 4)+dividedDeployment("stuck", 4), "apply", "-n", ns, "-f", "-")
 
 	t.Run("kubectl wait and rollout status return once every member's copy is available", func(t *testing.T) {
 		start := time.Now()
