@@ -186,15 +186,54 @@ func helmWait(t *testing.T, helmBin, wait, why string) {
 			}
 		}
 	})
+	// member2 cannot run what this override selects (no node there has the region): made
+	// before the release that meets it, as an operator would, since an override that
+	// arrives after its workload changes the copy in a second rollout.
+	nowhere := func(deployments ...string) {
+		t.Helper()
+		var selectors []string
+		for _, d := range deployments {
+			selectors = append(selectors, "{apiVersion: apps/v1, kind: Deployment, name: "+d+"}")
+		}
+		kubectlStdin(t, fleet, `apiVersion: federation.fedhq.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: nowhere-in-member2}
+spec:
+  resourceSelectors: [`+strings.Join(selectors, ", ")+`]
+  overrideRules:
+  - targetCluster: {clusterNames: [member2]}
+    overriders:
+      plaintext:
+      - {path: /spec/template/spec/nodeSelector, operator: add, value: {topology.kubernetes.io/region: nowhere}}
+`, "apply", "-n", ns, "-f", "-")
+	}
+	t.Run("an install one member cannot run fails", func(t *testing.T) {
+		nowhere("stuck")
+		out, err := helm("install", "stuck", chart, wait, "--debug", "--timeout=12s")
+		if err == nil {
+			t.Fatalf("helm install succeeded though member2 cannot schedule the pods:\n%s", out)
+		}
+		if !strings.Contains(out, why) {
+			t.Errorf("helm's output does not say %q:\n%s", why, out)
+		}
+		msg := kubectl(t, fleet, "get", "deploy", "stuck", "-n", ns, "-o", `jsonpath={.status.conditions[?(@.type=="Available")].message}`)
+		if !strings.Contains(msg, "member2") {
+			t.Errorf("the Available condition's message %q does not name member2", msg)
+		}
+		if out, err := helm("uninstall", "stuck", wait, "--timeout=1m"); err != nil {
+			t.Errorf("helm uninstall: %v\n%s", err, out)
+		}
+	})
 	t.Run("an upgrade one member cannot run fails", func(t *testing.T) {
-		out, err := helm("upgrade", "web", chart, wait, "--debug", "--timeout=12s", "--set", "image=nginx:1.28",
-			"--set", `member2NodeSelector.topology\.kubernetes\.io/region=nowhere`)
+		nowhere("stuck", "web")
+		out, err := helm("upgrade", "web", chart, wait, "--debug", "--timeout=12s", "--set", "image=nginx:1.28")
 		if err == nil {
 			t.Fatalf("helm upgrade succeeded though member2 cannot schedule the new pods:\n%s", out)
 		}
 		if !strings.Contains(out, why) {
 			t.Errorf("helm's output does not say %q:\n%s", why, out)
 		}
+		kubectl(t, fleet, "delete", "overridepolicy", "nowhere-in-member2", "-n", ns)
 	})
 	t.Run("rollback --wait returns once the members run the revision again", func(t *testing.T) {
 		if out, err := helm("rollback", "web", "2", wait, "--timeout=2m"); err != nil {
