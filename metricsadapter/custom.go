@@ -24,7 +24,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -329,26 +328,4 @@ func (a *Adapter) fetchMetrics(ctx context.Context, cfg *rest.Config, key cacheK
 		return &answer{external: list.Items}, nil
 	}
 	return nil, fmt.Errorf("%s answered a %T", base+path, obj)
-}
-
-// clusterSelector is the metric selector an item of cluster is for: sel (which the member
-// was asked with) and the cluster.
-func clusterSelector(sel *metav1.LabelSelector, cluster string) *metav1.LabelSelector {
-	out := &metav1.LabelSelector{}
-	if sel != nil {
-		out = sel.DeepCopy()
-	}
-	if out.MatchLabels == nil {
-		out.MatchLabels = map[string]string{}
-	}
-	out.MatchLabels[LabelCluster] = cluster
-	return out
-}
-
-// newest is the later of two times.
-func newest(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
 }

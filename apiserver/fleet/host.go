@@ -185,31 +185,21 @@ func (f *Fleet) nativeHooks(r *resource) {
 		// A Service template has the cluster IP the host's dry run allocated, so that tools
 		// that wait for one (helm --wait) find it; it is never sent to the members (they
 		// allocate their own), and an update keeps it, as a cluster does.
-		r.created = keepClusterIPs
-		r.prepareUpdate = func(obj, old *unstructured.Unstructured) {
-			if _, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "clusterIP"); found {
-				return
-			}
-			for _, f := range []string{"clusterIP", "clusterIPs"} {
-				if v, found, _ := unstructured.NestedFieldCopy(old.Object, "spec", f); found {
-					_ = unstructured.SetNestedField(obj.Object, v, "spec", f)
-				}
-			}
-		}
+		r.created, r.prepareUpdate = copyClusterIPs, copyClusterIPs
 	}
 }
 
-// keepClusterIPs gives a new Service template without a cluster IP the one the host's dry
-// run allocated.
-func keepClusterIPs(obj, dryRun *unstructured.Unstructured) {
-	if dryRun == nil {
+// copyClusterIPs gives a Service template without a cluster IP the one from has: the host's
+// dry run of a new template, or the stored template on an update. from may be nil.
+func copyClusterIPs(obj, from *unstructured.Unstructured) {
+	if from == nil {
 		return
 	}
 	if _, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "clusterIP"); found {
 		return
 	}
 	for _, f := range []string{"clusterIP", "clusterIPs"} {
-		if v, found, _ := unstructured.NestedFieldCopy(dryRun.Object, "spec", f); found {
+		if v, found, _ := unstructured.NestedFieldCopy(from.Object, "spec", f); found {
 			_ = unstructured.SetNestedField(obj.Object, v, "spec", f)
 		}
 	}

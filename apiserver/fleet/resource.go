@@ -428,7 +428,16 @@ func (t *templateREST) Create(ctx context.Context, obj runtime.Object, createVal
 		addWarnings(ctx, warnings)
 	}
 	stored := obj.(*unstructured.Unstructured)
-	out, err := t.Store.Create(ctx, obj, func(ctx context.Context, obj runtime.Object) error {
+	out, err := t.Store.Create(ctx, obj, t.validateCreate(createValidation, func() *unstructured.Unstructured { return stored }, options.FieldValidation), options)
+	t.notify(err)
+	return out, err
+}
+
+// validateCreate is the validation of a new object: the caller's (admission), then its
+// kind's, whose dry run completes the object the store is about to store (stored; the
+// store validates a copy).
+func (t *templateREST) validateCreate(createValidation rest.ValidateObjectFunc, stored func() *unstructured.Unstructured, fieldValidation string) rest.ValidateObjectFunc {
+	return func(ctx context.Context, obj runtime.Object) error {
 		if createValidation != nil {
 			if err := createValidation(ctx, obj); err != nil {
 				return err
@@ -437,16 +446,15 @@ func (t *templateREST) Create(ctx context.Context, obj runtime.Object, createVal
 		if t.r.validate == nil {
 			return nil
 		}
-		warnings, dryRun, err := t.r.validate(ctx, obj.(*unstructured.Unstructured), options.FieldValidation)
+		warnings, dryRun, err := t.r.validate(ctx, obj.(*unstructured.Unstructured), fieldValidation)
 		addWarnings(ctx, warnings)
 		if err == nil && t.r.created != nil {
-			// The store validates a copy and stores the object it was given.
-			t.r.created(stored, dryRun)
+			if u := stored(); u != nil {
+				t.r.created(u, dryRun)
+			}
 		}
 		return err
-	}, options)
-	t.notify(err)
-	return out, err
+	}
 }
 
 // List is the store's, with the resource's views.
@@ -479,28 +487,10 @@ func (t *templateREST) Update(ctx context.Context, name string, objInfo rest.Upd
 	if t.r.decode != nil {
 		objInfo = &decodedUpdate{UpdatedObjectInfo: objInfo, decode: t.r.decode, fieldValidation: options.FieldValidation}
 	}
-	if t.r.validate != nil {
-		// An update that creates (server-side apply of a new object) is validated as a
-		// create; the object the store is given, not the copy it validates, gets what
-		// the dry run answered.
-		captured := &capturedUpdate{UpdatedObjectInfo: objInfo}
-		objInfo = captured
-		inner := createValidation
-		createValidation = func(ctx context.Context, obj runtime.Object) error {
-			if inner != nil {
-				if err := inner(ctx, obj); err != nil {
-					return err
-				}
-			}
-			warnings, dryRun, err := t.r.validate(ctx, obj.(*unstructured.Unstructured), options.FieldValidation)
-			addWarnings(ctx, warnings)
-			if err == nil && t.r.created != nil && captured.obj != nil {
-				t.r.created(captured.obj, dryRun)
-			}
-			return err
-		}
-	}
-	out, created, err := t.Store.Update(ctx, name, objInfo, createValidation, func(ctx context.Context, obj, old runtime.Object) error {
+	// An update that creates (server-side apply of a new object) is validated as a create.
+	captured := &capturedUpdate{UpdatedObjectInfo: objInfo}
+	createValidation = t.validateCreate(createValidation, func() *unstructured.Unstructured { return captured.obj }, options.FieldValidation)
+	out, created, err := t.Store.Update(ctx, name, captured, createValidation, func(ctx context.Context, obj, old runtime.Object) error {
 		if updateValidation != nil {
 			if err := updateValidation(ctx, obj, old); err != nil {
 				return err

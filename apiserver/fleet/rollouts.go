@@ -115,19 +115,19 @@ func rolloutReplicaSet(d *unstructured.Unstructured) (*unstructured.Unstructured
 	matchLabels["pod-template-hash"] = hash
 	_ = unstructured.SetNestedStringMap(selector, matchLabels, "matchLabels")
 
-	replicas, found := number(d.Object, "spec", "replicas")
+	replicas, found, _ := unstructured.NestedInt64(d.Object, "spec", "replicas")
 	if !found {
 		replicas = 1
 	}
 	// The members count ready and available pods of all the rollouts; of those, at least
 	// all but the pods not updated yet are the new rollout's.
 	var updated, ready, available int64
-	if observed, _ := number(d.Object, "status", "observedGeneration"); observed == d.GetGeneration() {
-		total, _ := number(d.Object, "status", "replicas")
-		updated, _ = number(d.Object, "status", "updatedReplicas")
+	if observed, _, _ := unstructured.NestedInt64(d.Object, "status", "observedGeneration"); observed == d.GetGeneration() {
+		total, _, _ := unstructured.NestedInt64(d.Object, "status", "replicas")
+		updated, _, _ = unstructured.NestedInt64(d.Object, "status", "updatedReplicas")
 		old := max(total-updated, 0)
-		r, _ := number(d.Object, "status", "readyReplicas")
-		a, _ := number(d.Object, "status", "availableReplicas")
+		r, _, _ := unstructured.NestedInt64(d.Object, "status", "readyReplicas")
+		a, _, _ := unstructured.NestedInt64(d.Object, "status", "availableReplicas")
 		ready, available = min(max(r-old, 0), updated), min(max(a-old, 0), updated)
 	}
 	rs := &unstructured.Unstructured{Object: map[string]any{
@@ -151,19 +151,6 @@ func rolloutReplicaSet(d *unstructured.Unstructured) (*unstructured.Unstructured
 	rs.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: d.GetName(), UID: d.GetUID(),
 		Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}})
 	return rs, true
-}
-
-// number reads an integer field, stored as an int64 or (decoded from JSON by other means)
-// a float64.
-func number(obj map[string]any, fields ...string) (int64, bool) {
-	v, found, _ := unstructured.NestedFieldNoCopy(obj, fields...)
-	switch n := v.(type) {
-	case int64:
-		return n, found
-	case float64:
-		return int64(n), found
-	}
-	return 0, false
 }
 
 // withViews adds the views of a list's resource to a list fed's storage answered, when

@@ -67,7 +67,7 @@ status: {observedGeneration: 3, replicas: 5, updatedReplicas: 3, readyReplicas: 
 	// Before the members observed the generation, nothing of it is ready.
 	d.SetGeneration(4)
 	u, _ = rolloutReplicaSet(d)
-	if ready, _ := number(u.Object, "status", "readyReplicas"); ready != 0 {
+	if ready, _, _ := unstructured.NestedInt64(u.Object, "status", "readyReplicas"); ready != 0 {
 		t.Errorf("ready %d before the generation is observed, want 0", ready)
 	}
 }

@@ -26,6 +26,7 @@ import (
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -176,34 +177,14 @@ func (c *Controller) computeMetric(ctx context.Context, in *metricInputs, m auto
 	case m.Type == autoscalingv2.ResourceMetricSourceType && m.Resource != nil:
 		r := metricResult{name: resourceMetricName(m.Resource.Name, "", m.Resource.Target), reason: "FailedGetResourceMetric"}
 		r.status = &autoscalingv2.MetricStatus{Type: m.Type, Resource: &autoscalingv2.ResourceMetricStatus{Name: m.Resource.Name}}
-		usage, warnings, err := c.podUsage(ctx, in)
-		r.warnings = warnings
-		if err != nil {
-			r.err = err
-			return r
-		}
-		rec, err := ResourceReplicas(in.current, m.Resource.Name, m.Resource.Target, in.pods, usageOf(usage, "", m.Resource.Name), opts)
-		r.replicas, r.err = rec.Replicas, err
-		if err == nil {
-			r.status.Resource.Current = resourceCurrent(rec)
-		}
+		c.resourceMetric(ctx, in, &r, m.Resource.Name, "", m.Resource.Target, &r.status.Resource.Current)
 		return r
 
 	case m.Type == autoscalingv2.ContainerResourceMetricSourceType && m.ContainerResource != nil:
 		cr := m.ContainerResource
 		r := metricResult{name: resourceMetricName(cr.Name, cr.Container, cr.Target), reason: "FailedGetContainerResourceMetric"}
 		r.status = &autoscalingv2.MetricStatus{Type: m.Type, ContainerResource: &autoscalingv2.ContainerResourceMetricStatus{Name: cr.Name, Container: cr.Container}}
-		usage, warnings, err := c.podUsage(ctx, in)
-		r.warnings = warnings
-		if err != nil {
-			r.err = err
-			return r
-		}
-		rec, err := ResourceReplicas(in.current, cr.Name, cr.Target, ContainerPods(in.pods, cr.Container), usageOf(usage, cr.Container, cr.Name), opts)
-		r.replicas, r.err = rec.Replicas, err
-		if err == nil {
-			r.status.ContainerResource.Current = resourceCurrent(rec)
-		}
+		c.resourceMetric(ctx, in, &r, cr.Name, cr.Container, cr.Target, &r.status.ContainerResource.Current)
 		return r
 
 	case m.Type == autoscalingv2.PodsMetricSourceType && m.Pods != nil:
@@ -259,10 +240,7 @@ func (c *Controller) computeMetric(ctx context.Context, in *metricInputs, m auto
 			r.err = fmt.Errorf("unable to get metric %s: %w", o.Metric.Name, err)
 			return r
 		}
-		var total int64
-		for _, v := range res.Items {
-			total += v.Value.MilliValue()
-		}
+		total := sumMilli(res.Items, func(v metricsadapter.CustomValue) resource.Quantity { return v.Value })
 		rec, err := TotalReplicas("object", in.current, o.Target, total, in.pods, opts.Tolerance)
 		r.replicas, r.err, r.status.Object.Current = rec.Replicas, err, rec.Current
 		return r
@@ -287,16 +265,44 @@ func (c *Controller) computeMetric(ctx context.Context, in *metricInputs, m auto
 			r.err = fmt.Errorf("unable to get external metric %s/%s/%+v: %w", in.hpa.Namespace, e.Metric.Name, e.Metric.Selector, err)
 			return r
 		}
-		var total int64
-		for _, v := range res.Items {
-			total += v.Value.MilliValue()
-		}
+		total := sumMilli(res.Items, func(v metricsadapter.ExternalValue) resource.Quantity { return v.Value })
 		rec, err := TotalReplicas("external", in.current, e.Target, total, in.pods, opts.Tolerance)
 		r.replicas, r.err, r.status.External.Current = rec.Replicas, err, rec.Current
 		return r
 	}
 	return metricResult{name: string(m.Type) + " metric", reason: "InvalidMetricSourceType",
 		err: fmt.Errorf("invalid metric source type %q, or its source is missing", m.Type)}
+}
+
+// resourceMetric computes a Resource metric, or with container a ContainerResource metric,
+// into r, and its current value into current.
+func (c *Controller) resourceMetric(ctx context.Context, in *metricInputs, r *metricResult, name corev1.ResourceName, container string,
+	target autoscalingv2.MetricTarget, current *autoscalingv2.MetricValueStatus) {
+	usage, warnings, err := c.podUsage(ctx, in)
+	r.warnings = warnings
+	if err != nil {
+		r.err = err
+		return
+	}
+	pods := in.pods
+	if container != "" {
+		pods = ContainerPods(pods, container)
+	}
+	rec, err := ResourceReplicas(in.current, name, target, pods, usageOf(usage, container, name), DefaultResourceOptions(in.now))
+	r.replicas, r.err = rec.Replicas, err
+	if err == nil {
+		*current = resourceCurrent(rec)
+	}
+}
+
+// sumMilli is the total of the values, in milli-units.
+func sumMilli[T any](items []T, value func(T) resource.Quantity) int64 {
+	var total int64
+	for _, it := range items {
+		q := value(it)
+		total += q.MilliValue()
+	}
+	return total
 }
 
 // podUsage reads the pods' resource metrics once for all the metrics that need them.

@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	deploymentutil "k8s.io/kubectl/pkg/util/deployment"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 )
@@ -199,14 +200,6 @@ func deploymentConditions(items []federationv1alpha1.AggregatedStatusItem, ms []
 	for _, m := range ms {
 		byCluster[m.cluster] = m.status
 	}
-	find := func(s appsv1.DeploymentStatus, t appsv1.DeploymentConditionType) *appsv1.DeploymentCondition {
-		for i := range s.Conditions {
-			if s.Conditions[i].Type == t {
-				return &s.Conditions[i]
-			}
-		}
-		return nil
-	}
 	// latest keeps the condition's times those of the newest change in a cluster, so that
 	// an unchanged fleet gives the same condition.
 	latest := func(c *appsv1.DeploymentCondition, from *appsv1.DeploymentCondition) {
@@ -229,7 +222,9 @@ func deploymentConditions(items []federationv1alpha1.AggregatedStatusItem, ms []
 	progressingSet := false
 	for _, it := range items {
 		s, reported := byCluster[it.ClusterName]
-		av, pr, rf := find(s, appsv1.DeploymentAvailable), find(s, appsv1.DeploymentProgressing), find(s, appsv1.DeploymentReplicaFailure)
+		av := deploymentutil.GetDeploymentCondition(s, appsv1.DeploymentAvailable)
+		pr := deploymentutil.GetDeploymentCondition(s, appsv1.DeploymentProgressing)
+		rf := deploymentutil.GetDeploymentCondition(s, appsv1.DeploymentReplicaFailure)
 		latest(&available, av)
 		latest(&progressing, pr)
 		if available.Status == corev1.ConditionTrue && (av == nil || av.Status != corev1.ConditionTrue) {

@@ -47,7 +47,8 @@ func (c *Cluster) customMetricsAdapter(l *Lab) *process {
 }
 
 func (c *Cluster) registerCustomMetrics(ctx context.Context) error {
-	return c.registerAggregated(ctx, customMetricsService, c.CustomMetricsPort, customMetricsVersions...)
+	return c.registerAggregated(ctx, aggregated{namespace: metricsNamespace, service: customMetricsService, port: c.CustomMetricsPort,
+		groupPriority: 100, versionPriority: 100}, customMetricsVersions...)
 }
 
 func (c *Cluster) customMetricsAvailable(ctx context.Context) error {

@@ -13,14 +13,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/client-go/kubernetes"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
-	"k8s.io/client-go/util/retry"
-	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
-	aggregator "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
 
 	fedclient "github.com/fedhq/fed/apis/generated/clientset/versioned"
 )
@@ -33,10 +29,10 @@ const (
 )
 
 // FedGroupVersions are the API group versions fed-apiserver registers in the host.
-var FedGroupVersions = []struct{ Group, Version string }{
-	{"cluster.fedhq.io", "v1alpha1"},
-	{"federation.fedhq.io", "v1alpha1"},
-	{"search.fedhq.io", "v1alpha1"},
+var FedGroupVersions = []schema.GroupVersion{
+	{Group: "cluster.fedhq.io", Version: "v1alpha1"},
+	{Group: "federation.fedhq.io", Version: "v1alpha1"},
+	{Group: "search.fedhq.io", Version: "v1alpha1"},
 }
 
 // FedServer is a fed-apiserver process of the lab.
@@ -180,91 +176,13 @@ func (l *Lab) registerFed(ctx context.Context, f *FedServer) error {
 	if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return err
 	}
-	svc := &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: fedService, Namespace: FedNamespace},
-		Spec: corev1.ServiceSpec{
-			Type:         corev1.ServiceTypeExternalName,
-			ExternalName: "localhost",
-			Ports:        []corev1.ServicePort{{Name: "https", Port: int32(f.Port), TargetPort: intstr.FromInt32(int32(f.Port))}},
-		},
-	}
-	if err := createOrUpdate(ctx, svc, cs.CoreV1().Services(FedNamespace).Get, cs.CoreV1().Services(FedNamespace).Create, cs.CoreV1().Services(FedNamespace).Update); err != nil {
-		return fmt.Errorf("fed-apiserver service: %w", err)
-	}
-	cfg, err := l.Host.RESTConfig()
-	if err != nil {
-		return err
-	}
-	agg, err := aggregator.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	caPEM, err := os.ReadFile(filepath.Join(l.Host.Dir, "ca.crt"))
-	if err != nil {
-		return err
-	}
-	port := int32(f.Port)
-	apiservices := agg.ApiregistrationV1().APIServices()
-	for _, gv := range FedGroupVersions {
-		as := &apiregistrationv1.APIService{
-			ObjectMeta: metav1.ObjectMeta{Name: gv.Version + "." + gv.Group},
-			Spec: apiregistrationv1.APIServiceSpec{
-				Group:                gv.Group,
-				Version:              gv.Version,
-				Service:              &apiregistrationv1.ServiceReference{Namespace: FedNamespace, Name: fedService, Port: &port},
-				CABundle:             caPEM,
-				GroupPriorityMinimum: 1000,
-				VersionPriority:      15,
-			},
-		}
-		// The aggregator writes the APIService's status meanwhile: an update may conflict.
-		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			return createOrUpdate(ctx, as, apiservices.Get, apiservices.Create, apiservices.Update)
-		}); err != nil {
-			return fmt.Errorf("APIService %s: %w", as.Name, err)
-		}
-	}
-	return nil
+	return l.Host.registerAggregated(ctx, aggregated{namespace: FedNamespace, service: fedService, port: f.Port,
+		groupPriority: 1000, versionPriority: 15}, FedGroupVersions...)
 }
 
 // fedAvailable reports nil when every fed APIService is Available in the host.
 func (l *Lab) fedAvailable(ctx context.Context) error {
-	cfg, err := l.Host.RESTConfig()
-	if err != nil {
-		return err
-	}
-	agg, err := aggregator.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	for _, gv := range FedGroupVersions {
-		as, err := agg.ApiregistrationV1().APIServices().Get(ctx, gv.Version+"."+gv.Group, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		available := false
-		for _, c := range as.Status.Conditions {
-			if c.Type == apiregistrationv1.Available {
-				if c.Status != apiregistrationv1.ConditionTrue {
-					return fmt.Errorf("APIService %s not available: %s: %s", as.Name, c.Reason, c.Message)
-				}
-				available = true
-			}
-		}
-		if !available {
-			return fmt.Errorf("APIService %s has no Available condition yet", as.Name)
-		}
-		// The condition may still tell of a server that was restarted; ask through the
-		// host as a client would.
-		if _, err := cs.Discovery().ServerResourcesForGroupVersion(gv.Group + "/" + gv.Version); err != nil {
-			return fmt.Errorf("%s/%s through the host: %w", gv.Group, gv.Version, err)
-		}
-	}
-	return nil
+	return l.Host.aggregatedAvailable(ctx, FedGroupVersions...)
 }
 
 type object interface {

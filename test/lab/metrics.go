@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	aggregator "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
 )
@@ -56,29 +57,40 @@ func (c *Cluster) metricsServer(l *Lab) *process {
 
 // registerMetricsServer makes the member forward metrics.k8s.io to its metrics-server.
 func (c *Cluster) registerMetricsServer(ctx context.Context) error {
-	return c.registerAggregated(ctx, metricsService, c.MetricsPort, schema.GroupVersion{Group: "metrics.k8s.io", Version: "v1beta1"})
+	return c.registerAggregated(ctx, aggregated{namespace: metricsNamespace, service: metricsService, port: c.MetricsPort,
+		groupPriority: 100, versionPriority: 100}, schema.GroupVersion{Group: "metrics.k8s.io", Version: "v1beta1"})
 }
 
-// registerAggregated makes the member forward the group versions to a server of the lab on
-// port: a Service of type ExternalName pointing at localhost, and an APIService for each,
-// trusting the member's CA (which issued the server's certificate).
-func (c *Cluster) registerAggregated(ctx context.Context, service string, port int, gvs ...schema.GroupVersion) error {
+// aggregated is a server of the lab that a cluster forwards API groups to.
+type aggregated struct {
+	namespace, service string
+	port               int
+	// groupPriority is the APIServices' groupPriorityMinimum; versionPriority that of the
+	// first version of each group, the next ones one less each.
+	groupPriority, versionPriority int32
+}
+
+// registerAggregated makes the cluster forward the group versions to a server of the lab:
+// a Service of type ExternalName pointing at localhost, and an APIService for each,
+// trusting the cluster's CA (which issued the server's certificate). The namespace must
+// exist.
+func (c *Cluster) registerAggregated(ctx context.Context, a aggregated, gvs ...schema.GroupVersion) error {
 	cs, err := c.Client()
 	if err != nil {
 		return err
 	}
-	p := int32(port)
+	p := int32(a.port)
 	svc := &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: service, Namespace: metricsNamespace},
+		ObjectMeta: metav1.ObjectMeta{Name: a.service, Namespace: a.namespace},
 		Spec: corev1.ServiceSpec{
 			Type:         corev1.ServiceTypeExternalName,
 			ExternalName: "localhost",
 			Ports:        []corev1.ServicePort{{Name: "https", Port: p, TargetPort: intstr.FromInt32(p)}},
 		},
 	}
-	services := cs.CoreV1().Services(metricsNamespace)
+	services := cs.CoreV1().Services(a.namespace)
 	if err := createOrUpdate(ctx, svc, services.Get, services.Create, services.Update); err != nil {
-		return fmt.Errorf("%s: %s service: %w", c.Name, service, err)
+		return fmt.Errorf("%s: %s service: %w", c.Name, a.service, err)
 	}
 	cfg, err := c.RESTConfig()
 	if err != nil {
@@ -92,21 +104,25 @@ func (c *Cluster) registerAggregated(ctx context.Context, service string, port i
 	if err != nil {
 		return err
 	}
-	for i, gv := range gvs {
+	apiservices := agg.ApiregistrationV1().APIServices()
+	versions := map[string]int32{}
+	for _, gv := range gvs {
 		as := &apiregistrationv1.APIService{
 			ObjectMeta: metav1.ObjectMeta{Name: gv.Version + "." + gv.Group},
 			Spec: apiregistrationv1.APIServiceSpec{
 				Group:                gv.Group,
 				Version:              gv.Version,
-				Service:              &apiregistrationv1.ServiceReference{Namespace: metricsNamespace, Name: service, Port: &p},
+				Service:              &apiregistrationv1.ServiceReference{Namespace: a.namespace, Name: a.service, Port: &p},
 				CABundle:             caPEM,
-				GroupPriorityMinimum: 100,
-				// The first version given is preferred.
-				VersionPriority: int32(100 - i),
+				GroupPriorityMinimum: a.groupPriority,
+				VersionPriority:      a.versionPriority - versions[gv.Group],
 			},
 		}
-		apiservices := agg.ApiregistrationV1().APIServices()
-		if err := createOrUpdate(ctx, as, apiservices.Get, apiservices.Create, apiservices.Update); err != nil {
+		versions[gv.Group]++
+		// The aggregator writes the APIService's status meanwhile: an update may conflict.
+		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			return createOrUpdate(ctx, as, apiservices.Get, apiservices.Create, apiservices.Update)
+		}); err != nil {
 			return fmt.Errorf("%s: APIService %s: %w", c.Name, as.Name, err)
 		}
 	}
@@ -119,8 +135,9 @@ func (c *Cluster) metricsAvailable(ctx context.Context) error {
 	return c.aggregatedAvailable(ctx, schema.GroupVersion{Group: "metrics.k8s.io", Version: "v1beta1"})
 }
 
-// aggregatedAvailable reports nil when the member's APIServices of the group versions are
-// Available and the member's discovery lists each.
+// aggregatedAvailable reports nil when the cluster's APIServices of the group versions are
+// Available and its discovery, asked as a client would, lists each (the condition may
+// still tell of a server that was restarted).
 func (c *Cluster) aggregatedAvailable(ctx context.Context, gvs ...schema.GroupVersion) error {
 	cfg, err := c.RESTConfig()
 	if err != nil {
@@ -139,10 +156,17 @@ func (c *Cluster) aggregatedAvailable(ctx context.Context, gvs ...schema.GroupVe
 		if err != nil {
 			return err
 		}
+		available := false
 		for _, cond := range as.Status.Conditions {
-			if cond.Type == apiregistrationv1.Available && cond.Status != apiregistrationv1.ConditionTrue {
-				return fmt.Errorf("%s: APIService %s not available: %s: %s", c.Name, as.Name, cond.Reason, cond.Message)
+			if cond.Type == apiregistrationv1.Available {
+				if cond.Status != apiregistrationv1.ConditionTrue {
+					return fmt.Errorf("%s: APIService %s not available: %s: %s", c.Name, as.Name, cond.Reason, cond.Message)
+				}
+				available = true
 			}
+		}
+		if !available {
+			return fmt.Errorf("%s: APIService %s has no Available condition yet", c.Name, as.Name)
 		}
 		if _, err := cs.Discovery().ServerResourcesForGroupVersion(gv.String()); err != nil {
 			return fmt.Errorf("%s: %s: %w", c.Name, gv, err)
