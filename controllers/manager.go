@@ -18,6 +18,7 @@ import (
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 
@@ -45,6 +46,8 @@ import (
 	"github.com/fedhq/fed/controllers/scheduler"
 	"github.com/fedhq/fed/controllers/searchcache"
 	"github.com/fedhq/fed/controllers/workstatus"
+	"github.com/fedhq/fed/interpreter"
+	"github.com/fedhq/fed/interpreter/lua"
 	"github.com/fedhq/fed/search/store"
 )
 
@@ -136,8 +139,11 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 	if err != nil {
 		return nil, err
 	}
+	// One interpreter for every controller: the built-in kinds and the customizations.
+	rics := fed.ResourceInterpreterCustomizations()
+	interp := interpreter.New(interpreter.Listed{Lister: rics.Lister()}, lua.DefaultLimits)
 	detectorController, err := detector.NewController(fedClient, tmpls, fed.PropagationPolicies(), fed.ClusterPropagationPolicies(),
-		fed.ResourceBindings(), fed.ClusterResourceBindings(), recorder)
+		fed.ResourceBindings(), fed.ClusterResourceBindings(), fed.OverridePolicies(), fed.ClusterOverridePolicies(), rics, interp, recorder)
 	if err != nil {
 		return nil, err
 	}
@@ -145,12 +151,12 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 	if err != nil {
 		return nil, err
 	}
-	bindingStatusController, err := bindingstatus.NewController(tmpls, bindingAccess, workAccess)
+	bindingStatusController, err := bindingstatus.NewController(tmpls, bindingAccess, workAccess, interp)
 	if err != nil {
 		return nil, err
 	}
 	bindingController, err := binding.NewController(fedClient, tmpls, bindingAccess, workAccess,
-		fed.OverridePolicies(), fed.ClusterOverridePolicies(), clusters, bindingStatusController.Enqueue, recorder)
+		fed.OverridePolicies(), fed.ClusterOverridePolicies(), clusters, interp, bindingStatusController.Enqueue, recorder)
 	if err != nil {
 		return nil, err
 	}
@@ -161,9 +167,9 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 	// Execution records what it made of each Work for the status path, which writes it
 	// once with the objects' state.
 	results := &applied.Log{}
-	workStatusController := workstatus.NewController(fedClient, workAccess, mbs, results)
+	workStatusController := workstatus.NewController(fedClient, workAccess, mbs, results, interp)
 	executionController, err := execution.NewController(fedClient, workAccess, mbs, namespaceController, results,
-		workStatusController.Enqueue, recorder)
+		workStatusController.Enqueue, interp, recorder)
 	if err != nil {
 		return nil, err
 	}
@@ -199,17 +205,23 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 	hostFactory.Start(ctx.Done())
 	tmpls.Start(ctx)
 	go clusterController.Run(ctx, cfg.ClusterWorkers)
-	// Each step waits mostly on a write to fed's storage or a member (a few milliseconds
-	// each, little CPU), so many workers keep the pipeline busy.
-	go detectorController.Run(ctx, 16)
-	go schedulerController.Run(ctx, 16)
-	go bindingController.Run(ctx, 16)
-	// Status writes have fewer workers than the steps that propagate: under load,
-	// propagation goes first, and what changed several times meanwhile gets one write.
-	go bindingStatusController.Run(ctx, 4)
-	go workStatusController.Run(ctx, 4)
-	go executionController.Run(ctx, 32)
-	go namespaceController.Run(ctx, 2)
+	go func() {
+		// The pipeline asks the interpreter, which needs the customizations read first.
+		if !cache.WaitForCacheSync(ctx.Done(), rics.Informer().HasSynced) {
+			return
+		}
+		// Each step waits mostly on a write to fed's storage or a member (a few
+		// milliseconds each, little CPU), so many workers keep the pipeline busy.
+		go detectorController.Run(ctx, 16)
+		go schedulerController.Run(ctx, 16)
+		go bindingController.Run(ctx, 16)
+		// Status writes have fewer workers than the steps that propagate: under load,
+		// propagation goes first, and what changed several times meanwhile gets one write.
+		go bindingStatusController.Run(ctx, 4)
+		go workStatusController.Run(ctx, 4)
+		go executionController.Run(ctx, 32)
+		go namespaceController.Run(ctx, 2)
+	}()
 	if searchCacheController != nil {
 		go searchCacheController.Run(ctx, 2)
 	}

@@ -54,6 +54,8 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&OverridePolicyList{},
 		&ClusterOverridePolicy{},
 		&ClusterOverridePolicyList{},
+		&ResourceInterpreterCustomization{},
+		&ResourceInterpreterCustomizationList{},
 		&ResourceBinding{},
 		&ResourceBindingList{},
 		&ClusterResourceBinding{},

@@ -62,8 +62,8 @@ const (
 // already claimed.
 type ActivationPreference string
 
-// LazyActivation applies a changed policy to a template only when the
-// template itself next changes.
+// LazyActivation applies a changed policy to a template it already
+// propagates only when the template's generation next moves.
 const LazyActivation ActivationPreference = "Lazy"
 
 // PropagationSpec is the content of a PropagationPolicy or a
@@ -87,13 +87,14 @@ type PropagationSpec struct {
 	// most exactly, then to the name that sorts first. Defaults to 0.
 	Priority *int32
 
-	// Preemption is Always (take over templates claimed by a policy of lower
-	// priority) or Never. Defaults to Never.
+	// Preemption is Always (take over templates claimed by a policy of the
+	// same kind with a lower priority, or, for a PropagationPolicy, by any
+	// ClusterPropagationPolicy) or Never. Defaults to Never.
 	Preemption PreemptionBehavior
 
-	// DependentOverrides names OverridePolicies of the same namespace that must
-	// exist before the templates are propagated, so that they never reach a
-	// cluster without their overrides.
+	// DependentOverrides names override policies that must exist before the
+	// policy propagates its templates: OverridePolicies of the policy's
+	// namespace, or ClusterOverridePolicies for a ClusterPropagationPolicy.
 	DependentOverrides []string
 
 	// SchedulerName is the scheduler that places the templates. Defaults to
@@ -110,7 +111,8 @@ type PropagationSpec struct {
 	ConflictResolution ConflictResolution
 
 	// ActivationPreference is empty (changes of the policy reach claimed
-	// templates at once) or Lazy (only when a template next changes).
+	// templates at once) or Lazy (only when a template's generation next
+	// moves).
 	ActivationPreference ActivationPreference
 
 	// Suspension pauses propagation of the templates.

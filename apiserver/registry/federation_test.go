@@ -29,6 +29,7 @@ import (
 func TestFederationStorage(t *testing.T) {
 	m := storageMap(t, NewFederationGroupInfo)
 	expectPaths(t, m, "propagationpolicies", "clusterpropagationpolicies", "overridepolicies", "clusteroverridepolicies",
+		"resourceinterpretercustomizations",
 		"resourcebindings", "resourcebindings/status", "clusterresourcebindings", "clusterresourcebindings/status",
 		"works", "works/status", "federatedhpas", "federatedhpas/status", "cronfederatedhpas", "cronfederatedhpas/status")
 	tests := map[string]func(*testing.T){
@@ -47,6 +48,10 @@ func TestFederationStorage(t *testing.T) {
 		"clusteroverridepolicies": func(t *testing.T) {
 			storageCase[*federation.ClusterOverridePolicy]{Case: registrytest.ClusterOverridePolicy(), shortNames: []string{"cop"}}.
 				run(t, m, "clusteroverridepolicies")
+		},
+		"resourceinterpretercustomizations": func(t *testing.T) {
+			storageCase[*federation.ResourceInterpreterCustomization]{Case: registrytest.ResourceInterpreterCustomization(), shortNames: []string{"ric"}}.
+				run(t, m, "resourceinterpretercustomizations")
 		},
 		"resourcebindings": func(t *testing.T) {
 			storageCase[*federation.ResourceBinding]{Case: registrytest.ResourceBinding(), shortNames: []string{"rb"},

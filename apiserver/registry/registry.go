@@ -38,6 +38,7 @@ import (
 	"github.com/fedhq/fed/apiserver/registry/federation/overridepolicies"
 	"github.com/fedhq/fed/apiserver/registry/federation/propagationpolicies"
 	"github.com/fedhq/fed/apiserver/registry/federation/resourcebindings"
+	"github.com/fedhq/fed/apiserver/registry/federation/resourceinterpretercustomizations"
 	"github.com/fedhq/fed/apiserver/registry/federation/works"
 	"github.com/fedhq/fed/apiserver/registry/metrics"
 	"github.com/fedhq/fed/apiserver/registry/registrykit"
@@ -70,6 +71,7 @@ func NewFederationGroupInfo(optsGetter generic.RESTOptionsGetter) (*genericapise
 		clusterpropagationpolicies.NewStorage,
 		overridepolicies.NewStorage,
 		clusteroverridepolicies.NewStorage,
+		resourceinterpretercustomizations.NewStorage,
 		resourcebindings.NewStorage,
 		clusterresourcebindings.NewStorage,
 		works.NewStorage,

@@ -50,7 +50,7 @@ import (
 	"github.com/fedhq/fed/controllers/internal/reconciler"
 	"github.com/fedhq/fed/controllers/internal/templates"
 	"github.com/fedhq/fed/controllers/internal/works"
-	"github.com/fedhq/fed/controllers/interpreter"
+	"github.com/fedhq/fed/interpreter"
 )
 
 // key names a binding; Namespace is empty for a ClusterResourceBinding.
@@ -74,27 +74,30 @@ type Controller struct {
 	override Override
 	// recorder records events on the templates in the fleet.
 	recorder record.EventRecorder
+	// interpreter sets a cluster's replicas and finds a workload's dependencies.
+	interpreter *interpreter.Interpreter
 	// queue has the bindings whose Works to keep (the binding or its template changed).
 	queue workqueue.TypedRateLimitingInterface[key]
 }
 
 // NewController watches bindings and templates and keeps their Works in wa, customises
-// each cluster's manifest with the override policies of ops and cops, hands each binding
-// whose Works are as its spec says to report (the status path), and records events with
-// recorder.
+// each cluster's manifest with the override policies of ops and cops and its replicas
+// with interp, hands each binding whose Works are as its spec says to report (the status
+// path), and records events with recorder.
 func NewController(fed versioned.Interface, tmpls *templates.Templates, access *bindings.Access, wa *works.Access,
 	ops fedinformers.OverridePolicyInformer, cops fedinformers.ClusterOverridePolicyInformer, clusters clusterinformers.ClusterInformer,
-	report func(bindings.Key), recorder record.EventRecorder) (*Controller, error) {
+	interp *interpreter.Interpreter, report func(bindings.Key), recorder record.EventRecorder) (*Controller, error) {
 	c := &Controller{
-		fed:       fed,
-		templates: tmpls,
-		bindings:  access,
-		rbs:       access.ResourceBindings(),
-		works:     wa,
-		synced:    []cache.InformerSynced{access.HasSynced, wa.Informer().HasSynced},
-		report:    report,
-		recorder:  recorder,
-		queue:     reconciler.NewQueue[key]("binding"),
+		fed:         fed,
+		templates:   tmpls,
+		bindings:    access,
+		rbs:         access.ResourceBindings(),
+		works:       wa,
+		synced:      []cache.InformerSynced{access.HasSynced, wa.Informer().HasSynced},
+		report:      report,
+		recorder:    recorder,
+		interpreter: interp,
+		queue:       reconciler.NewQueue[key]("binding"),
 	}
 	enqueue := func(obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
@@ -185,7 +188,11 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 // wrote one.
 func (c *Controller) syncWork(ctx context.Context, k key, spec *federationv1alpha1.ResourceBindingSpec, tmpl *unstructured.Unstructured,
 	target federationv1alpha1.TargetCluster, current *federationv1alpha1.Work) (bool, error) {
-	m := manifest.For(tmpl, spec, target)
+	m, err := manifest.For(c.interpreter, tmpl, spec, target)
+	if err != nil {
+		c.recorder.Eventf(tmpl, corev1.EventTypeWarning, "InterpreterFailed", "cluster %s: %v", target.Name, err)
+		return false, err
+	}
 	annotations := map[string]string{federationv1alpha1.AnnotationBinding: federationv1alpha1.BindingKey(k.Namespace, k.Name)}
 	var applied []string
 	if c.override != nil {
@@ -250,7 +257,7 @@ func (c *Controller) syncWork(ctx context.Context, k key, spec *federationv1alph
 	w := current.DeepCopy()
 	w.Spec = want
 	w.Annotations = annotations
-	_, err := works.Update(ctx, w, metav1.UpdateOptions{})
+	_, err = works.Update(ctx, w, metav1.UpdateOptions{})
 	return err == nil, err
 }
 
@@ -260,7 +267,12 @@ func (c *Controller) syncWork(ctx context.Context, k key, spec *federationv1alph
 func (c *Controller) dependencies(tmpl *unstructured.Unstructured, spec *federationv1alpha1.ResourceBindingSpec,
 	target federationv1alpha1.TargetCluster) ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
-	for _, ref := range interpreter.Dependencies(tmpl) {
+	refs, err := c.interpreter.Dependencies(tmpl)
+	if err != nil {
+		c.recorder.Eventf(tmpl, corev1.EventTypeWarning, "InterpreterFailed", "%v", err)
+		return nil, err
+	}
+	for _, ref := range refs {
 		dep, _, err := c.templates.Ref(ref)
 		if apierrors.IsNotFound(err) {
 			continue
@@ -268,7 +280,10 @@ func (c *Controller) dependencies(tmpl *unstructured.Unstructured, spec *federat
 		if err != nil {
 			return nil, err
 		}
-		m := manifest.For(dep, &federationv1alpha1.ResourceBindingSpec{}, target)
+		m, err := manifest.For(c.interpreter, dep, &federationv1alpha1.ResourceBindingSpec{}, target)
+		if err != nil {
+			return nil, err
+		}
 		manifest.Stamp(m, dep, &federationv1alpha1.ResourceBindingSpec{ConflictResolution: spec.ConflictResolution}, nil)
 		out = append(out, m)
 	}
@@ -314,9 +329,10 @@ func workSpecEqual(a, b *federationv1alpha1.WorkSpec) bool {
 	return true
 }
 
-// unbind removes the Works of a binding that is gone. When the template is still in the
-// fleet, its policy let it go: the members keep their objects (released, no longer fed's).
-// When the template is gone too, so are the members' objects, unless the policy said to
+// unbind removes the Works of a binding that is gone. When its template is still in the
+// fleet (the binding was deleted by hand: the detector keeps a binding whose policy went),
+// the members keep their objects, released, no longer fed's. When the template is gone, or
+// is a later one of the same name, so are the members' objects, unless the policy said to
 // preserve them.
 func (c *Controller) unbind(ctx context.Context, works map[string]*federationv1alpha1.Work) error {
 	var errs []error
@@ -334,7 +350,8 @@ func (c *Controller) unbind(ctx context.Context, works map[string]*federationv1a
 	return errors.Join(errs...)
 }
 
-// templateExists says whether the template of a Work's manifest is in the fleet.
+// templateExists says whether the template of a Work's manifest is in the fleet: the same
+// one, by its UID.
 func (c *Controller) templateExists(w *federationv1alpha1.Work) (bool, error) {
 	if len(w.Spec.Workload.Manifests) == 0 {
 		return false, nil
@@ -350,11 +367,15 @@ func (c *Controller) templateExists(w *federationv1alpha1.Work) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	_, err = c.templates.Get(gvr, m.GetNamespace(), m.GetName())
+	tmpl, err := c.templates.Get(gvr, m.GetNamespace(), m.GetName())
 	if apierrors.IsNotFound(err) {
 		return false, nil
 	}
-	return err == nil, err
+	if err != nil {
+		return false, err
+	}
+	uid := m.GetAnnotations()[federationv1alpha1.AnnotationTemplateUID]
+	return uid == "" || uid == string(tmpl.GetUID()), nil
 }
 
 // removeWork deletes a Work, first saying whether execution keeps the member's objects.

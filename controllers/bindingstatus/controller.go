@@ -38,7 +38,7 @@ import (
 	"github.com/fedhq/fed/controllers/internal/reconciler"
 	"github.com/fedhq/fed/controllers/internal/templates"
 	"github.com/fedhq/fed/controllers/internal/works"
-	"github.com/fedhq/fed/controllers/interpreter"
+	"github.com/fedhq/fed/interpreter"
 )
 
 // reportDelay is how long a binding's Works' changes gather before its status is written:
@@ -48,21 +48,23 @@ const reportDelay = 500 * time.Millisecond
 
 // Controller writes bindings' and templates' status from the Works.
 type Controller struct {
-	templates *templates.Templates
-	bindings  *bindings.Access
-	works     *works.Access
-	synced    []cache.InformerSynced
-	queue     workqueue.TypedRateLimitingInterface[bindings.Key]
+	interpreter *interpreter.Interpreter
+	templates   *templates.Templates
+	bindings    *bindings.Access
+	works       *works.Access
+	synced      []cache.InformerSynced
+	queue       workqueue.TypedRateLimitingInterface[bindings.Key]
 }
 
 // NewController watches the Works of wa.
-func NewController(tmpls *templates.Templates, access *bindings.Access, wa *works.Access) (*Controller, error) {
+func NewController(tmpls *templates.Templates, access *bindings.Access, wa *works.Access, interp *interpreter.Interpreter) (*Controller, error) {
 	c := &Controller{
-		templates: tmpls,
-		bindings:  access,
-		works:     wa,
-		synced:    []cache.InformerSynced{access.HasSynced, wa.Informer().HasSynced},
-		queue:     reconciler.NewQueue[bindings.Key]("binding-status"),
+		interpreter: interp,
+		templates:   tmpls,
+		bindings:    access,
+		works:       wa,
+		synced:      []cache.InformerSynced{access.HasSynced, wa.Informer().HasSynced},
+		queue:       reconciler.NewQueue[bindings.Key]("binding-status"),
 	}
 	enqueue := func(obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
@@ -116,14 +118,22 @@ func (c *Controller) report(ctx context.Context, b *bindings.Binding, tmpl *unst
 	status := b.Status.DeepCopy()
 	status.AggregatedStatus = items
 	meta.SetStatusCondition(&status.Conditions, FullyApplied(items, b.Meta.GetGeneration()))
+	// A customization's statusAggregation script that fails says so on the binding; the
+	// template keeps the status it had.
+	sum, ok, failed := c.interpreter.AggregateStatus(tmpl, items, !b.Spec.Placement.ReplicasDivided())
+	if failed != nil {
+		meta.SetStatusCondition(&status.Conditions, metav1.Condition{Type: ConditionStatusAggregated, Status: metav1.ConditionFalse,
+			Reason: "InterpreterFailed", Message: failed.Error(), ObservedGeneration: b.Meta.GetGeneration()})
+	} else {
+		meta.RemoveStatusCondition(&status.Conditions, ConditionStatusAggregated)
+	}
 	if !apiequality.Semantic.DeepEqual(status, b.Status) {
 		*b.Status = *status
 		if err := b.UpdateStatus(ctx); err != nil {
 			return ignoreNotFound(err)
 		}
 	}
-	sum, ok := interpreter.AggregateStatus(tmpl, items, !b.Spec.Placement.ReplicasDivided())
-	if !ok {
+	if !ok || failed != nil {
 		return nil
 	}
 	current, _, _ := unstructured.NestedMap(tmpl.Object, "status")
@@ -135,6 +145,10 @@ func (c *Controller) report(ctx context.Context, b *bindings.Binding, tmpl *unst
 	_, err := c.templates.Client.Resource(gvr).Namespace(tmpl.GetNamespace()).UpdateStatus(ctx, u, metav1.UpdateOptions{})
 	return ignoreNotFound(err) // a template deleted meanwhile has no status to write
 }
+
+// ConditionStatusAggregated, on a binding, is False while the statusAggregation script of
+// the template's customization fails (and absent otherwise).
+const ConditionStatusAggregated = "StatusAggregated"
 
 // jsonEqual compares two JSON-like values as JSON, so int64 and float64 of one number agree.
 func jsonEqual(a, b any) bool {

@@ -19,8 +19,6 @@ package detector
 import (
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
@@ -37,82 +35,6 @@ func fromYAML(t *testing.T, y string) *unstructured.Unstructured {
 	return u
 }
 
-func TestReplicas(t *testing.T) {
-	for _, c := range []struct {
-		name     string
-		yaml     string
-		replicas int32
-		cpu      string // "" when no requirements
-		selector map[string]string
-	}{
-		{"a Deployment with requests", `
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  replicas: 3
-  template:
-    spec:
-      containers:
-      - {name: a, image: a, resources: {requests: {cpu: 100m, memory: 64Mi}}}
-      - {name: b, image: b, resources: {requests: {cpu: 150m}}}
-`, 3, "250m", nil},
-		{"unset replicas mean 1; an init container asking more decides", `
-apiVersion: apps/v1
-kind: StatefulSet
-metadata: {name: db}
-spec:
-  template:
-    spec:
-      initContainers: [{name: i, image: i, resources: {requests: {cpu: "1"}}}]
-      containers: [{name: a, image: a, resources: {requests: {cpu: 200m}}}]
-      nodeSelector: {disk: ssd}
-`, 1, "1", map[string]string{"disk": "ssd"}},
-		{"a Job's parallelism", `
-apiVersion: batch/v1
-kind: Job
-metadata: {name: j}
-spec:
-  parallelism: 4
-  template: {spec: {containers: [{name: a, image: a}]}}
-`, 4, "", nil},
-		{"a ConfigMap has none", `
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: c}
-data: {a: b}
-`, 0, "", nil},
-		{"a DaemonSet has none to divide", `
-apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: d}
-spec: {template: {spec: {containers: [{name: a, image: a, resources: {requests: {cpu: 1}}}]}}}
-`, 0, "", nil},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			replicas, req := Replicas(fromYAML(t, c.yaml))
-			if replicas != c.replicas {
-				t.Errorf("replicas %d, want %d", replicas, c.replicas)
-			}
-			switch {
-			case c.cpu == "" && c.selector == nil:
-				if req != nil {
-					t.Errorf("requirements %+v, want none", req)
-				}
-			case req == nil:
-				t.Fatalf("no requirements, want cpu %s", c.cpu)
-			default:
-				if got := req.ResourceRequest[corev1.ResourceCPU]; got.Cmp(resource.MustParse(c.cpu)) != 0 {
-					t.Errorf("cpu %s, want %s", got.String(), c.cpu)
-				}
-				if c.selector != nil && (req.NodeClaim == nil || req.NodeClaim.NodeSelector["disk"] != c.selector["disk"]) {
-					t.Errorf("node claim %+v, want selector %v", req.NodeClaim, c.selector)
-				}
-			}
-		})
-	}
-}
-
 func TestBindingSpec(t *testing.T) {
 	tmpl := fromYAML(t, `
 apiVersion: apps/v1
@@ -125,7 +47,7 @@ spec: {replicas: 2, template: {spec: {containers: [{name: nginx, image: nginx}]}
 		ConflictResolution: federationv1alpha1.ConflictOverwrite,
 		PropagateDeps:      true,
 	}}
-	spec := BindingSpec(tmpl, p)
+	spec := BindingSpec(tmpl, p, 2, nil)
 	want := federationv1alpha1.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: "nginx", UID: "u-1"}
 	if spec.Resource != want {
 		t.Errorf("resource %+v, want %+v", spec.Resource, want)

@@ -15,11 +15,15 @@ limitations under the License.
 */
 
 // Package detector makes one binding for each template a propagation policy selects,
-// from the policy that wins (package policy says which), and deletes it when none does.
+// from the policy that wins (package policy says which, preemption included). A binding
+// outlives its policy: when no policy selects the template any more, the binding stays,
+// without a policy, until the template goes or another policy takes it.
 package detector
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -42,6 +46,7 @@ import (
 	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
 	"github.com/fedhq/fed/controllers/internal/reconciler"
 	"github.com/fedhq/fed/controllers/internal/templates"
+	"github.com/fedhq/fed/interpreter"
 )
 
 // key names a template.
@@ -55,13 +60,17 @@ type key struct {
 // (cluster-scoped) that says which policy propagates it and how, or none when no policy
 // selects it. It watches the policies, and the templates of every kind a policy names.
 type Controller struct {
-	fed       versioned.Interface
-	templates *templates.Templates
-	policies  fedlisters.PropagationPolicyLister
-	cluster   fedlisters.ClusterPropagationPolicyLister
-	rbs       fedlisters.ResourceBindingLister
-	crbs      fedlisters.ClusterResourceBindingLister
-	synced    []cache.InformerSynced
+	fed              versioned.Interface
+	templates        *templates.Templates
+	policies         fedlisters.PropagationPolicyLister
+	cluster          fedlisters.ClusterPropagationPolicyLister
+	rbs              fedlisters.ResourceBindingLister
+	crbs             fedlisters.ClusterResourceBindingLister
+	overrides        fedlisters.OverridePolicyLister
+	clusterOverrides fedlisters.ClusterOverridePolicyLister
+	// interpreter reads a template's replicas.
+	interpreter *interpreter.Interpreter
+	synced      []cache.InformerSynced
 
 	mu      sync.Mutex
 	started bool
@@ -71,22 +80,30 @@ type Controller struct {
 	queue workqueue.TypedRateLimitingInterface[key]
 }
 
-// NewController watches policies and bindings with the fed informers and the templates of
-// the kinds policies name through tmpls, and records events with recorder.
+// NewController watches policies, bindings, override policies (the policies' dependent
+// overrides) and customizations (whose scripts count replicas, read through interp) with
+// the fed informers and the templates of the kinds policies name through tmpls, and
+// records events with recorder.
 func NewController(fed versioned.Interface, tmpls *templates.Templates,
 	pps fedinformers.PropagationPolicyInformer, cpps fedinformers.ClusterPropagationPolicyInformer,
 	rbs fedinformers.ResourceBindingInformer, crbs fedinformers.ClusterResourceBindingInformer,
+	ops fedinformers.OverridePolicyInformer, cops fedinformers.ClusterOverridePolicyInformer,
+	rics fedinformers.ResourceInterpreterCustomizationInformer, interp *interpreter.Interpreter,
 	recorder record.EventRecorder) (*Controller, error) {
 	c := &Controller{
-		fed:       fed,
-		recorder:  recorder,
-		templates: tmpls,
-		policies:  pps.Lister(),
-		cluster:   cpps.Lister(),
-		rbs:       rbs.Lister(),
-		crbs:      crbs.Lister(),
-		synced:    []cache.InformerSynced{pps.Informer().HasSynced, cpps.Informer().HasSynced, rbs.Informer().HasSynced, crbs.Informer().HasSynced},
-		queue:     reconciler.NewQueue[key]("detector"),
+		fed:              fed,
+		recorder:         recorder,
+		templates:        tmpls,
+		policies:         pps.Lister(),
+		cluster:          cpps.Lister(),
+		rbs:              rbs.Lister(),
+		crbs:             crbs.Lister(),
+		overrides:        ops.Lister(),
+		clusterOverrides: cops.Lister(),
+		interpreter:      interp,
+		synced: []cache.InformerSynced{pps.Informer().HasSynced, cpps.Informer().HasSynced, rbs.Informer().HasSynced, crbs.Informer().HasSynced,
+			ops.Informer().HasSynced, cops.Informer().HasSynced, rics.Informer().HasSynced},
+		queue: reconciler.NewQueue[key]("detector"),
 	}
 	policyChanged := func(obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
@@ -137,10 +154,74 @@ func NewController(fed versioned.Interface, tmpls *templates.Templates,
 			return nil, err
 		}
 	}
+	// An override policy made: the policies waiting for it (dependentOverrides) go on.
+	overrideAdded := func(obj any) {
+		switch o := obj.(type) {
+		case *federationv1alpha1.OverridePolicy:
+			c.dependentsOf(o.Namespace)
+		case *federationv1alpha1.ClusterOverridePolicy:
+			c.dependentsOf("")
+		}
+	}
+	for _, inf := range []cache.SharedIndexInformer{ops.Informer(), cops.Informer()} {
+		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: overrideAdded}); err != nil {
+			return nil, err
+		}
+	}
+	// A customization changed: its kind's replicas may count otherwise.
+	customizationChanged := func(obj any) {
+		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
+		if ric, ok := obj.(*federationv1alpha1.ResourceInterpreterCustomization); ok {
+			c.kindChanged(ric.Spec.Target.APIVersion, ric.Spec.Target.Kind)
+		}
+	}
+	if _, err := rics.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    customizationChanged,
+		UpdateFunc: func(old, obj any) { customizationChanged(old); customizationChanged(obj) },
+		DeleteFunc: customizationChanged,
+	}); err != nil {
+		return nil, err
+	}
 	tmpls.AddHandler(func(gvr schema.GroupVersionResource, obj *unstructured.Unstructured) {
 		c.queue.Add(key{GVR: gvr, Namespace: obj.GetNamespace(), Name: obj.GetName()})
 	})
 	return c, nil
+}
+
+// kindChanged looks again at the templates of a kind the detector watches.
+func (c *Controller) kindChanged(apiVersion, kind string) {
+	c.mu.Lock()
+	started := c.started
+	c.mu.Unlock()
+	gvr, _, err := c.templates.Resource(apiVersion, kind)
+	if err != nil || !started {
+		return
+	}
+	for _, obj := range c.templates.List(gvr) {
+		c.queue.Add(key{GVR: gvr, Namespace: obj.GetNamespace(), Name: obj.GetName()})
+	}
+}
+
+// dependentsOf looks again at the templates of the policies with dependentOverrides in a
+// namespace ("": the ClusterPropagationPolicies).
+func (c *Controller) dependentsOf(namespace string) {
+	if namespace == "" {
+		cpps, _ := c.cluster.List(labels.Everything())
+		for _, p := range cpps {
+			if len(p.Spec.DependentOverrides) > 0 {
+				c.policyChanged(&p.Spec)
+			}
+		}
+		return
+	}
+	pps, _ := c.policies.PropagationPolicies(namespace).List(labels.Everything())
+	for _, p := range pps {
+		if len(p.Spec.DependentOverrides) > 0 {
+			c.policyChanged(&p.Spec)
+		}
+	}
 }
 
 // policyChanged starts watching the kinds a policy names and looks again at their
@@ -197,7 +278,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	reconciler.Run(ctx, c.queue, workers, nil, "Binding a template", c.reconcile)
 }
 
-// reconcile makes the binding of one template what its best policy says.
+// reconcile makes the binding of one template what its policy says.
 func (c *Controller) reconcile(ctx context.Context, k key) error {
 	tmpl, err := c.templates.Get(k.GVR, k.Namespace, k.Name)
 	if apierrors.IsNotFound(err) {
@@ -209,68 +290,200 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 	if tmpl.GetDeletionTimestamp() != nil {
 		return nil
 	}
-	var best *policy.Policy
-	if !Skipped(tmpl) {
-		if best, err = c.bestPolicy(tmpl); err != nil {
-			return err
-		}
-	}
 	name := federationv1alpha1.BindingName(tmpl.GetKind(), tmpl.GetName())
-	var want *federationv1alpha1.ResourceBindingSpec
-	var labels map[string]string
-	if best != nil {
-		spec := BindingSpec(tmpl, best)
-		want, labels = &spec, BindingLabels(best)
-	}
 	bindings := c.fed.FederationV1alpha1()
 	if ns := k.Namespace; ns != "" {
 		current, err := c.rbs.ResourceBindings(ns).Get(name)
 		if err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
-		if err == nil {
-			c.policyEvent(tmpl, current.Labels, labels, best)
-		} else {
-			c.policyEvent(tmpl, nil, labels, best)
+		exists := err == nil
+		d, err := c.decide(tmpl, bindingView(current, exists, func(b *federationv1alpha1.ResourceBinding) *federationv1alpha1.ResourceBindingSpec { return &b.Spec }))
+		if err != nil || d.keep {
+			return err
 		}
-		return syncBinding(ctx, bindings.ResourceBindings(ns), current, err == nil,
+		return syncBinding(ctx, bindings.ResourceBindings(ns), current, exists,
 			func() *federationv1alpha1.ResourceBinding {
 				return &federationv1alpha1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}}
 			},
-			func(b *federationv1alpha1.ResourceBinding) *federationv1alpha1.ResourceBindingSpec { return &b.Spec }, want, labels)
+			func(b *federationv1alpha1.ResourceBinding) *federationv1alpha1.ResourceBindingSpec { return &b.Spec }, d)
 	}
 	current, err := c.crbs.Get(name)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
-	if err == nil {
-		c.policyEvent(tmpl, current.Labels, labels, best)
-	} else {
-		c.policyEvent(tmpl, nil, labels, best)
+	exists := err == nil
+	d, err := c.decide(tmpl, bindingView(current, exists, func(b *federationv1alpha1.ClusterResourceBinding) *federationv1alpha1.ResourceBindingSpec {
+		return &b.Spec
+	}))
+	if err != nil || d.keep {
+		return err
 	}
-	return syncBinding(ctx, bindings.ClusterResourceBindings(), current, err == nil,
+	return syncBinding(ctx, bindings.ClusterResourceBindings(), current, exists,
 		func() *federationv1alpha1.ClusterResourceBinding {
 			return &federationv1alpha1.ClusterResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: name}}
 		},
 		func(b *federationv1alpha1.ClusterResourceBinding) *federationv1alpha1.ResourceBindingSpec {
 			return &b.Spec
-		}, want, labels)
+		}, d)
 }
 
-// policyEvent tells on the template that a policy now propagates it.
-func (c *Controller) policyEvent(tmpl *unstructured.Unstructured, was, now map[string]string, best *policy.Policy) {
-	if best == nil || apiequality.Semantic.DeepEqual(was, now) {
-		return
-	}
-	what := "ClusterPropagationPolicy " + best.Name
-	if best.Namespace != "" {
-		what = "PropagationPolicy " + best.Namespace + "/" + best.Name
-	}
-	c.recorder.Eventf(tmpl, corev1.EventTypeNormal, "PolicyApplied", "propagated by %s", what)
+// view is what the detector reads of a template's current binding: nil when there is
+// none.
+type view struct {
+	labels, annotations map[string]string
+	spec                *federationv1alpha1.ResourceBindingSpec
 }
 
-// bestPolicy is the policy that propagates a template, or nil.
-func (c *Controller) bestPolicy(tmpl *unstructured.Unstructured) (*policy.Policy, error) {
+func bindingView[T bindingObject](b T, exists bool, specOf func(T) *federationv1alpha1.ResourceBindingSpec) *view {
+	if !exists {
+		return nil
+	}
+	return &view{labels: b.GetLabels(), annotations: b.GetAnnotations(), spec: specOf(b)}
+}
+
+// decision is what becomes of a template's binding.
+type decision struct {
+	// keep leaves the binding as it is.
+	keep bool
+	// want is the binding's spec; nil deletes it.
+	want *federationv1alpha1.ResourceBindingSpec
+	// labels name the binding's policy (none without one); generation is the template
+	// generation a Lazy policy was last applied at ("" for other policies).
+	labels     map[string]string
+	generation string
+}
+
+// decide says what becomes of the binding (current, nil if none) of a template:
+//   - the policy that claimed it keeps it while it selects it, unless another may preempt
+//     it (package policy's Claimed);
+//   - a policy whose dependentOverrides are not all there yet waits for them, and the
+//     binding stays as it is;
+//   - a Lazy policy that already propagates the template changes its binding only when the
+//     template's generation moved (a binding that does not say which generation it
+//     follows, its policy having just become Lazy, follows the current one);
+//   - with no policy, the binding of this very template stays, without a policy, keeping
+//     its placement and following the template, so that deleting the template later still
+//     removes what fed propagated; one of an earlier template of the same name goes.
+func (c *Controller) decide(tmpl *unstructured.Unstructured, current *view) (decision, error) {
+	var best *policy.Policy
+	if !Skipped(tmpl) {
+		policies, err := c.policiesOf(tmpl)
+		if err != nil {
+			return decision{}, err
+		}
+		var claimer *policy.Policy
+		if current != nil {
+			claimer = claimerOf(current.labels, policies)
+		}
+		best = policy.Claimed(tmpl, policies, claimer)
+	}
+	if best == nil {
+		if current == nil || current.spec.Resource.UID != tmpl.GetUID() {
+			return decision{}, nil
+		}
+		if policyNamed(current.labels) {
+			c.recorder.Event(tmpl, corev1.EventTypeNormal, "PolicyRemoved",
+				"no policy propagates this template now: its copies stay in the members, following it, until it is deleted or a policy takes it")
+		}
+		want := current.spec.DeepCopy()
+		want.Resource = Reference(tmpl)
+		var err error
+		if want.Replicas, want.ReplicaRequirements, err = c.replicas(tmpl); err != nil {
+			return decision{}, err
+		}
+		return decision{want: want}, nil
+	}
+	if missing := c.missingOverrides(best); len(missing) > 0 {
+		c.recorder.Eventf(tmpl, corev1.EventTypeWarning, "DependentOverridesMissing",
+			"%s waits for %s before it propagates this template", describe(best), strings.Join(missing, ", "))
+		return decision{keep: true}, nil
+	}
+	d := decision{labels: BindingLabels(best)}
+	generation := strconv.FormatInt(tmpl.GetGeneration(), 10)
+	if best.Spec.ActivationPreference == federationv1alpha1.LazyActivation {
+		d.generation = generation
+		if current != nil && apiequality.Semantic.DeepEqual(current.labels, d.labels) && current.spec.Resource.UID == tmpl.GetUID() {
+			switch current.annotations[federationv1alpha1.AnnotationTemplateGeneration] {
+			case generation:
+				return decision{keep: true}, nil
+			case "":
+				// The policy just became Lazy: the binding is taken to follow this
+				// generation, and keeps what the policy said before.
+				d.want = current.spec.DeepCopy()
+				return d, nil
+			}
+		}
+	}
+	if current == nil || !apiequality.Semantic.DeepEqual(current.labels, d.labels) {
+		c.recorder.Eventf(tmpl, corev1.EventTypeNormal, "PolicyApplied", "propagated by %s", describe(best))
+	}
+	replicas, req, err := c.replicas(tmpl)
+	if err != nil {
+		return decision{}, err
+	}
+	spec := BindingSpec(tmpl, best, replicas, req)
+	d.want = &spec
+	return d, nil
+}
+
+// replicas are the template's replicas and what one needs; a script that fails leaves
+// the binding as it is, says why on the template, and is tried again (with backoff).
+func (c *Controller) replicas(tmpl *unstructured.Unstructured) (int32, *federationv1alpha1.ReplicaRequirements, error) {
+	n, req, err := c.interpreter.Replicas(tmpl)
+	if err != nil {
+		c.recorder.Eventf(tmpl, corev1.EventTypeWarning, "InterpreterFailed", "%v", err)
+	}
+	return n, req, err
+}
+
+// describe names a policy for events.
+func describe(p *policy.Policy) string {
+	if p.Namespace != "" {
+		return "PropagationPolicy " + p.Namespace + "/" + p.Name
+	}
+	return "ClusterPropagationPolicy " + p.Name
+}
+
+// claimerOf is the policy of policies a binding's labels name, or nil.
+func claimerOf(bindingLabels map[string]string, policies []policy.Policy) *policy.Policy {
+	for i, p := range policies {
+		if apiequality.Semantic.DeepEqual(BindingLabels(&p), bindingLabels) {
+			return &policies[i]
+		}
+	}
+	return nil
+}
+
+// policyNamed says whether a binding's labels name a policy.
+func policyNamed(bindingLabels map[string]string) bool {
+	return bindingLabels[federationv1alpha1.LabelPolicyName] != "" || bindingLabels[federationv1alpha1.LabelClusterPolicy] != ""
+}
+
+// missingOverrides are the dependentOverrides of a policy that do not exist (yet): the
+// OverridePolicies of its namespace, or for a ClusterPropagationPolicy the
+// ClusterOverridePolicies.
+func (c *Controller) missingOverrides(p *policy.Policy) []string {
+	var missing []string
+	for _, name := range p.Spec.DependentOverrides {
+		var err error
+		what := "ClusterOverridePolicy " + name
+		if p.Namespace != "" {
+			_, err = c.overrides.OverridePolicies(p.Namespace).Get(name)
+			what = "OverridePolicy " + p.Namespace + "/" + name
+		} else {
+			_, err = c.clusterOverrides.Get(name)
+		}
+		if err != nil {
+			missing = append(missing, what)
+		}
+	}
+	return missing
+}
+
+// policiesOf are the policies that may propagate a template: the PropagationPolicies of
+// its namespace and the ClusterPropagationPolicies, but those being deleted.
+func (c *Controller) policiesOf(tmpl *unstructured.Unstructured) ([]policy.Policy, error) {
 	var policies []policy.Policy
 	if ns := tmpl.GetNamespace(); ns != "" {
 		pps, err := c.policies.PropagationPolicies(ns).List(labels.Everything())
@@ -292,7 +505,7 @@ func (c *Controller) bestPolicy(tmpl *unstructured.Unstructured) (*policy.Policy
 			policies = append(policies, policy.Policy{Name: p.Name, Spec: &p.Spec})
 		}
 	}
-	return policy.Best(tmpl, policies), nil
+	return policies, nil
 }
 
 // bindingObject is a ResourceBinding or a ClusterResourceBinding.
@@ -308,11 +521,13 @@ type bindingClient[T bindingObject] interface {
 	Delete(context.Context, string, metav1.DeleteOptions) error
 }
 
-// syncBinding makes a binding what want says: deleted when want is nil, created, or
-// updated when its spec (but for the scheduler's clusters) or labels differ. current is
-// the binding the informer has, if exists; fresh makes a new one with its name.
+// syncBinding makes a binding what d says: deleted when d.want is nil, created, or
+// updated when its spec (but for the scheduler's clusters), labels or generation
+// annotation differ. current is the binding the informer has, if exists; fresh makes a
+// new one with its name.
 func syncBinding[T bindingObject](ctx context.Context, client bindingClient[T], current T, exists bool, fresh func() T,
-	specOf func(T) *federationv1alpha1.ResourceBindingSpec, want *federationv1alpha1.ResourceBindingSpec, labels map[string]string) error {
+	specOf func(T) *federationv1alpha1.ResourceBindingSpec, d decision) error {
+	want := d.want
 	if want == nil {
 		if !exists {
 			return nil
@@ -323,19 +538,37 @@ func syncBinding[T bindingObject](ctx context.Context, client bindingClient[T], 
 	if !exists {
 		b := fresh()
 		*specOf(b) = *want
-		b.SetLabels(labels)
+		b.SetLabels(d.labels)
+		setGeneration(b, d.generation)
 		_, err := client.Create(ctx, b, metav1.CreateOptions{})
 		return err
 	}
 	want.Clusters = specOf(current).Clusters
-	if apiequality.Semantic.DeepEqual(*specOf(current), *want) && apiequality.Semantic.DeepEqual(current.GetLabels(), labels) {
+	if apiequality.Semantic.DeepEqual(*specOf(current), *want) && apiequality.Semantic.DeepEqual(current.GetLabels(), d.labels) &&
+		current.GetAnnotations()[federationv1alpha1.AnnotationTemplateGeneration] == d.generation {
 		return nil
 	}
 	b := current.DeepCopyObject().(T)
 	*specOf(b) = *want
-	b.SetLabels(labels)
+	b.SetLabels(d.labels)
+	setGeneration(b, d.generation)
 	_, err := client.Update(ctx, b, metav1.UpdateOptions{})
 	return err
+}
+
+// setGeneration records on a binding the template generation its Lazy policy was applied
+// at, or removes the record.
+func setGeneration(b metav1.Object, generation string) {
+	annotations := b.GetAnnotations()
+	if generation == "" {
+		delete(annotations, federationv1alpha1.AnnotationTemplateGeneration)
+	} else {
+		if annotations == nil {
+			annotations = map[string]string{}
+		}
+		annotations[federationv1alpha1.AnnotationTemplateGeneration] = generation
+	}
+	b.SetAnnotations(annotations)
 }
 
 // deleteBinding deletes the binding of a template that is gone.

@@ -50,6 +50,7 @@ import (
 	"github.com/fedhq/fed/controllers/internal/members"
 	"github.com/fedhq/fed/controllers/internal/reconciler"
 	"github.com/fedhq/fed/controllers/internal/works"
+	"github.com/fedhq/fed/interpreter"
 )
 
 // memberDelay is how long changes of a member's objects gather before their Work is
@@ -72,13 +73,15 @@ type Report func(k types.NamespacedName, after time.Duration)
 
 // Controller applies Works to members.
 type Controller struct {
-	fed        versioned.Interface
-	works      *works.Access
-	synced     cache.InformerSynced
-	members    *members.Members
-	namespaces Namespaces
-	results    *applied.Log
-	report     Report
+	// interpreter keeps what a customization's retention script says the member owns.
+	interpreter *interpreter.Interpreter
+	fed         versioned.Interface
+	works       *works.Access
+	synced      cache.InformerSynced
+	members     *members.Members
+	namespaces  Namespaces
+	results     *applied.Log
+	report      Report
 	// recorder records events on the templates in the fleet.
 	recorder record.EventRecorder
 
@@ -100,17 +103,18 @@ type objectKey struct {
 // namespaces first; it records what it made of each Work in results and hands the Work to
 // report, and records events with recorder.
 func NewController(fed versioned.Interface, wa *works.Access, mbs *members.Members, namespaces Namespaces,
-	results *applied.Log, report Report, recorder record.EventRecorder) (*Controller, error) {
+	results *applied.Log, report Report, interp *interpreter.Interpreter, recorder record.EventRecorder) (*Controller, error) {
 	c := &Controller{
-		fed:        fed,
-		works:      wa,
-		synced:     wa.Informer().HasSynced,
-		members:    mbs,
-		namespaces: namespaces,
-		results:    results,
-		report:     report,
-		recorder:   recorder,
-		queue:      reconciler.NewQueue[types.NamespacedName]("execution"),
+		interpreter: interp,
+		fed:         fed,
+		works:       wa,
+		synced:      wa.Informer().HasSynced,
+		members:     mbs,
+		namespaces:  namespaces,
+		results:     results,
+		report:      report,
+		recorder:    recorder,
+		queue:       reconciler.NewQueue[types.NamespacedName]("execution"),
 	}
 	enqueue := func(obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
@@ -294,6 +298,13 @@ func (c *Controller) applyManifest(ctx context.Context, cluster string, mb *memb
 		current.GetAnnotations()[federationv1alpha1.AnnotationWork] != w.Name || last != version(current) {
 		if ns := obj.GetNamespace(); ns != "" {
 			if err := c.namespaces.Ensure(ctx, mb, ns); err != nil {
+				return err
+			}
+		}
+		if current != nil {
+			// What the member owns, a customization's retention script keeps.
+			if obj, err = c.interpreter.Retain(obj, current); err != nil {
+				c.event(obj, corev1.EventTypeWarning, "InterpreterFailed", "cluster %s: %v", cluster, err)
 				return err
 			}
 		}

@@ -232,7 +232,10 @@ func (c *Controller) memberNamespace(name string) (*unstructured.Unstructured, e
 	if err != nil {
 		return nil, err
 	}
-	m := manifest.For(tmpl, &federationv1alpha1.ResourceBindingSpec{}, federationv1alpha1.TargetCluster{})
+	m, err := manifest.For(nil, tmpl, &federationv1alpha1.ResourceBindingSpec{}, federationv1alpha1.TargetCluster{})
+	if err != nil {
+		return nil, err
+	}
 	manifest.Stamp(m, tmpl, &federationv1alpha1.ResourceBindingSpec{}, nil)
 	delete(m.Object, "spec")
 	return m, nil

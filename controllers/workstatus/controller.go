@@ -21,6 +21,7 @@ package workstatus
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -40,7 +41,7 @@ import (
 	"github.com/fedhq/fed/controllers/internal/members"
 	"github.com/fedhq/fed/controllers/internal/reconciler"
 	"github.com/fedhq/fed/controllers/internal/works"
-	"github.com/fedhq/fed/controllers/interpreter"
+	"github.com/fedhq/fed/interpreter"
 )
 
 // memberDelay is how long changes of a member's objects gather before their Work's status
@@ -51,24 +52,27 @@ const memberDelay = 500 * time.Millisecond
 
 // Controller writes Works' status.
 type Controller struct {
-	fed     versioned.Interface
-	works   *works.Access
-	synced  cache.InformerSynced
-	members *members.Members
-	results *applied.Log
-	queue   workqueue.TypedRateLimitingInterface[types.NamespacedName]
+	fed         versioned.Interface
+	interpreter *interpreter.Interpreter
+	works       *works.Access
+	synced      cache.InformerSynced
+	members     *members.Members
+	results     *applied.Log
+	queue       workqueue.TypedRateLimitingInterface[types.NamespacedName]
 }
 
 // NewController writes the status of the Works of wa from the managed objects of the
-// members and from what execution recorded in results.
-func NewController(fed versioned.Interface, wa *works.Access, mbs *members.Members, results *applied.Log) *Controller {
+// members (their status and health as interp reads them) and from what execution
+// recorded in results.
+func NewController(fed versioned.Interface, wa *works.Access, mbs *members.Members, results *applied.Log, interp *interpreter.Interpreter) *Controller {
 	c := &Controller{
-		fed:     fed,
-		works:   wa,
-		synced:  wa.Informer().HasSynced,
-		members: mbs,
-		results: results,
-		queue:   reconciler.NewQueue[types.NamespacedName]("work-status"),
+		fed:         fed,
+		interpreter: interp,
+		works:       wa,
+		synced:      wa.Informer().HasSynced,
+		members:     mbs,
+		results:     results,
+		queue:       reconciler.NewQueue[types.NamespacedName]("work-status"),
 	}
 	mbs.AddHandler(func(cluster string, _ schema.GroupVersionResource, obj metav1.Object, _ bool) {
 		if w := obj.GetAnnotations()[federationv1alpha1.AnnotationWork]; w != "" {
@@ -111,18 +115,21 @@ func (c *Controller) reconcile(ctx context.Context, k types.NamespacedName) erro
 		return nil // nothing applied yet: execution hands the Work over when it has
 	}
 	var statuses []federationv1alpha1.ManifestStatus
+	var failed error
 	if mb, err := c.members.Get(cluster); err == nil {
-		if statuses, err = c.manifestStatuses(mb, w); err != nil {
+		if statuses, failed, err = c.manifestStatuses(mb, w); err != nil {
 			return err
 		}
 	}
-	return c.writeStatus(ctx, w, statuses, cond)
+	return c.writeStatus(ctx, w, statuses, failed, cond)
 }
 
 // manifestStatuses is the state of each object of a Work in the member, as fed's informers
 // on its managed objects have it. An object fed has not applied (a conflict, a kind the
-// member does not serve) has no state and an unknown health.
-func (c *Controller) manifestStatuses(mb *members.Member, w *federationv1alpha1.Work) ([]federationv1alpha1.ManifestStatus, error) {
+// member does not serve) has no state and an unknown health; so has one whose
+// customization's script failed (failed says why).
+func (c *Controller) manifestStatuses(mb *members.Member, w *federationv1alpha1.Work) (_ []federationv1alpha1.ManifestStatus, failed error, _ error) {
+	var failures []error
 	out := make([]federationv1alpha1.ManifestStatus, 0, len(w.Spec.Workload.Manifests))
 	for i, raw := range w.Spec.Workload.Manifests {
 		obj := &unstructured.Unstructured{}
@@ -140,27 +147,34 @@ func (c *Controller) manifestStatuses(mb *members.Member, w *federationv1alpha1.
 			}
 			known := mb.Managed(mapping.Resource)
 			if !known.Synced() {
-				return nil, reconciler.ErrRetrySoon
+				return nil, nil, reconciler.ErrRetrySoon
 			}
 			if current := known.Get(cache.NewObjectName(ms.Identifier.Namespace, ms.Identifier.Name).String()); current != nil {
-				ms.Status, ms.Health = interpreter.ReflectStatus(current), interpreter.Health(current)
+				var errStatus, errHealth error
+				ms.Status, errStatus = c.interpreter.ReflectStatus(current)
+				ms.Health, errHealth = c.interpreter.Health(current)
+				failures = append(failures, errStatus, errHealth)
 			}
 		}
 		out = append(out, ms)
 	}
-	return out, nil
+	return out, errors.Join(failures...), nil
 }
 
 // writeStatus records the Applied and Available conditions and the objects' state; nil
 // statuses keep those the Work has (its member cannot be reached).
 func (c *Controller) writeStatus(ctx context.Context, w *federationv1alpha1.Work, statuses []federationv1alpha1.ManifestStatus,
-	cond metav1.Condition) error {
+	failed error, cond metav1.Condition) error {
 	status := w.Status.DeepCopy()
 	if statuses != nil {
 		status.ManifestStatuses = statuses
 	}
 	meta.SetStatusCondition(&status.Conditions, cond)
-	meta.SetStatusCondition(&status.Conditions, available(status.ManifestStatuses, w.Generation))
+	avail := available(status.ManifestStatuses, w.Generation)
+	if failed != nil {
+		avail.Status, avail.Reason, avail.Message = metav1.ConditionUnknown, "InterpreterFailed", failed.Error()
+	}
+	meta.SetStatusCondition(&status.Conditions, avail)
 	if apiequality.Semantic.DeepEqual(status, &w.Status) {
 		return nil
 	}

@@ -72,6 +72,7 @@ messages on standard error, as for kubectl.`,
 		NewCmdTop(configFlags, streams),
 		NewCmdApply(configFlags, streams),
 		NewCmdPromote(configFlags, streams),
+		NewCmdInterpret(streams),
 		NewCmdVersion(configFlags, streams),
 		NewCmdCompletion(streams),
 	)

@@ -37,27 +37,39 @@ spec:
   placement: {clusterAffinity: {clusterNames: [%s]}}
 `, name, priority, selector, strings.Join(clusters, ", "))
 	}
-	// binding waits until the binding of a Deployment names want (a policy, or "" for none).
-	binding := func(name, want string) {
-		t.Helper()
-		waitFor(t, 20*time.Second, func() error {
-			out, err := runKubectl(fleet, "get", "resourcebindings", name+"-deployment", "-n", ns, "--ignore-not-found",
-				"-o", `jsonpath={.metadata.labels.propagationpolicy\.federation\.fedhq\.io/name}|{.spec.resource.name}|{.spec.replicas}|{.spec.placement.clusterAffinity.clusterNames}`)
+	// bound reads the binding of a Deployment: its policy, resource, replicas and clusters;
+	// "" when there is none.
+	bound := func(name string) (string, error) {
+		return runKubectl(fleet, "get", "resourcebindings", name+"-deployment", "-n", ns, "--ignore-not-found",
+			"-o", `jsonpath={.metadata.labels.propagationpolicy\.federation\.fedhq\.io/name}|{.spec.resource.name}|{.spec.replicas}|{.spec.placement.clusterAffinity.clusterNames}`)
+	}
+	// is says whether the binding of a Deployment names want (a policy, or "" for a binding
+	// without one) and, when placed is set, is placed there.
+	is := func(name, want, placed string) func() error {
+		return func() error {
+			out, err := bound(name)
 			if err != nil {
 				return err
 			}
-			if want == "" {
-				if out != "" {
-					return fmt.Errorf("binding %s still there: %s", name, out)
-				}
-				return nil
+			if !strings.HasPrefix(out, want+"|"+name+"|2|"+placed) {
+				return fmt.Errorf("binding of %s: %q, want policy %q placed %s", name, out, want, placed)
 			}
-			if !strings.HasPrefix(out, want+"|"+name+"|2|") {
-				return fmt.Errorf("binding of %s: %q, want policy %s", name, out, want)
+			return nil
+		}
+	}
+	binding := func(name, want string) { t.Helper(); waitFor(t, 20*time.Second, is(name, want, "")) }
+	unbound := func(name string) {
+		t.Helper()
+		waitFor(t, 20*time.Second, func() error {
+			if out, err := bound(name); err != nil || out != "" {
+				return fmt.Errorf("binding of %s still there: %s (%v)", name, out, err)
 			}
 			return nil
 		})
 	}
+	// stays checks that a binding keeps its policy for a while (the detector saw the change
+	// that must not move it by then).
+	stays := func(name, want, placed string) { t.Helper(); holds(t, 2*time.Second, is(name, want, placed)) }
 
 	// Template first, then the policy.
 	apply(deployment("nginx"))
@@ -72,37 +84,77 @@ spec:
 	apply(deployment("web"))
 	binding("web", "by-kind")
 
-	// A name match beats the kind alone; a higher explicit priority beats both.
+	// A closer selector and a higher priority choose among policies for a template nothing
+	// claimed yet; one that is claimed stays with its policy (preemption Never).
 	apply(policy("by-name", ", name: nginx", 0, "member2"))
-	binding("nginx", "by-name")
-	binding("web", "by-kind")
 	apply(policy("by-label-high", ", labelSelector: {matchLabels: {app: nginx}}", 5, "member3"))
+	stays("nginx", "by-kind", "")
+	// Preemption Always takes it over.
+	kubectl(t, fleet, "patch", "pp", "by-label-high", "-n", ns, "--type=merge", "-p", `{"spec":{"preemption":"Always"}}`)
 	binding("nginx", "by-label-high")
+	binding("web", "by-kind")
 	if out := kubectl(t, fleet, "get", "rb", "nginx-deployment", "-n", ns, "-o", "jsonpath={.spec.placement.clusterAffinity.clusterNames}"); out != `["member3"]` {
 		t.Errorf("the binding follows the chosen policy's placement: %s", out)
 	}
 
-	// A changed policy re-binds; a deleted one unbinds to the next best, then to none.
+	// A changed policy re-binds; a deleted one unbinds to the next best.
 	apply(policy("by-label-high", ", labelSelector: {matchLabels: {app: nginx}}", 5, "member1", "member2"))
-	waitFor(t, 20*time.Second, func() error {
-		out, err := runKubectl(fleet, "get", "rb", "nginx-deployment", "-n", ns, "-o", "jsonpath={.spec.placement.clusterAffinity.clusterNames}")
-		if err != nil || out != `["member1","member2"]` {
-			return fmt.Errorf("placement %s (%v)", out, err)
-		}
-		return nil
-	})
+	waitFor(t, 20*time.Second, is("nginx", "by-label-high", `["member1","member2"]`))
 	kubectl(t, fleet, "delete", "pp", "by-label-high", "-n", ns)
 	binding("nginx", "by-name")
+
+	// Lazy: a changed policy reaches the template when its generation next moves.
+	kubectl(t, fleet, "patch", "pp", "by-name", "-n", ns, "--type=merge", "-p",
+		`{"spec":{"activationPreference":"Lazy","placement":{"clusterAffinity":{"clusterNames":["member3"]}}}}`)
+	stays("nginx", "by-name", `["member2"]`)
+	kubectl(t, fleet, "set", "env", "deployment/nginx", "-n", ns, "LAZY=1")
+	waitFor(t, 20*time.Second, is("nginx", "by-name", `["member3"]`))
+
+	// With no policy left, the bindings stay, without a policy, where they were placed
+	// (nginx's by by-name, or by by-kind if the detector saw by-name go first).
 	kubectl(t, fleet, "delete", "pp", "by-name", "by-kind", "-n", ns)
 	binding("nginx", "")
 	binding("web", "")
+	// A template replaced at once by another of the same name is a new one: the old
+	// binding goes with the old template.
+	kubectlStdin(t, fleet, deployment("web"), "replace", "--force", "-n", ns, "-f", "-")
+	unbound("web")
 
-	// A deleted template loses its binding.
+	// A new policy takes a binding without a policy over.
 	apply(policy("by-kind", "", 0, "member1"))
 	binding("web", "by-kind")
-	kubectl(t, fleet, "delete", "deployment", "web", "-n", ns)
-	binding("web", "")
 	binding("nginx", "by-kind")
+	// A deleted template loses its binding.
+	kubectl(t, fleet, "delete", "deployment", "web", "-n", ns)
+	unbound("web")
+
+	// dependentOverrides: the template waits, unbound, until the override policy exists.
+	apply(`apiVersion: federation.fedhq.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: needs-override}
+spec:
+  priority: 9
+  dependentOverrides: [late]
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: late}]
+  placement: {clusterAffinity: {clusterNames: [member2]}}
+`)
+	apply(deployment("late"))
+	waitFor(t, 20*time.Second, func() error {
+		out, err := runKubectl(fleet, "get", "events", "-n", ns, "--field-selector", "involvedObject.name=late,reason=DependentOverridesMissing", "-o", "jsonpath={.items[*].message}")
+		if want := "PropagationPolicy " + ns + "/needs-override waits for OverridePolicy " + ns + "/late before it propagates this template"; err != nil || out != want {
+			return fmt.Errorf("events %q (%v), want %q", out, err, want)
+		}
+		return nil
+	})
+	unbound("late")
+	apply(`apiVersion: federation.fedhq.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: late}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: late}]
+  overrideRules: [{overriders: {labelsOverrider: [{operator: add, value: {overridden: "yes"}}]}}]
+`)
+	binding("late", "needs-override")
 }
 
 // TestDetectorClusterScoped checks cluster-scoped templates get ClusterResourceBindings

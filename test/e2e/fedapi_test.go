@@ -42,6 +42,8 @@ var fedKinds = map[string]fedKind{
 		columns: []string{"NAME", "CONFLICT-RESOLUTION", "PRIORITY", "AGE"}},
 	"OverridePolicy":        {resource: "overridepolicies", shortName: "op", namespaced: true, columns: []string{"NAME", "AGE"}},
 	"ClusterOverridePolicy": {resource: "clusteroverridepolicies", shortName: "cop", columns: []string{"NAME", "AGE"}},
+	"ResourceInterpreterCustomization": {resource: "resourceinterpretercustomizations", shortName: "ric",
+		columns: []string{"NAME", "API-VERSION", "KIND", "AGE"}},
 	"ResourceBinding": {resource: "resourcebindings", shortName: "rb", namespaced: true,
 		statusPatch: `{"status":{"schedulerObservedGeneration":1}}`, statusPath: "{.status.schedulerObservedGeneration}", statusValue: "1",
 		columns: []string{"NAME", "SCHEDULED", "FULLYAPPLIED", "AGE"}},

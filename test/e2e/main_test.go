@@ -119,6 +119,17 @@ func waitFor(t testing.TB, timeout time.Duration, f func() error) {
 	}
 }
 
+// holds checks that f keeps succeeding for d (a state that must not change), polling
+// every 200ms.
+func holds(t testing.TB, d time.Duration, f func() error) {
+	t.Helper()
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if err := f(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // hostClients returns the host admin's clientset and fed's clientset through the host.
 func hostClients(t *testing.T) (kubernetes.Interface, versioned.Interface) {
 	t.Helper()

@@ -359,9 +359,9 @@ func (c *propagationClients) deleteTemplates(ctx context.Context, ns string) err
 	return g.Wait()
 }
 
-// cleanUp removes what a run left in the fleet, templates before the policy (deleting the
-// policy first would leave the member objects behind, as seed 004 says), then the
-// namespace. After a successful run the templates are gone already.
+// cleanUp removes what a run left in the fleet: the templates (their member objects go with
+// them), the policy, then the namespace. After a successful run the templates are gone
+// already.
 func (c *propagationClients) cleanUp(ns string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -95,21 +95,28 @@ func TestPropagationNginx(t *testing.T) {
 		return nil
 	})
 
-	// Deleting the policy leaves the member's Deployment, no longer fed's.
+	// Deleting the policy leaves the binding, without a policy, and the member's Deployment
+	// fed's, following the template.
 	kubectl(t, fleet, "delete", "pp", "nginx-propagation", "-n", ns)
-	expectOutput(t, 30*time.Second, fleet, "", "get", "rb", "nginx-deployment", "-n", ns, "--ignore-not-found", "-o", "name")
-	expectOutput(t, 30*time.Second, m2, "4/4", ready...)
+	expectOutput(t, 30*time.Second, fleet, "|member2", "get", "rb", "nginx-deployment", "-n", ns,
+		"-o", `jsonpath={.metadata.labels.propagationpolicy\.federation\.fedhq\.io/name}|{.spec.clusters[*].name}`)
+	kubectl(t, fleet, "scale", "deploy", "nginx", "-n", ns, "--replicas=3")
+	expectOutput(t, time.Minute, m2, "3/3 true", ready...)
 	// The same template's policy back takes it over again without a conflict.
 	kubectl(t, fleet, "apply", "-n", ns, "-f", filepath.Join(examples, "nginx.yaml"))
 	// (The file says 2 replicas, divided 1:1 again.)
 	expectOutput(t, time.Minute, m1, "1/1 true", ready...)
 	expectOutput(t, time.Minute, m2, "1/1 true", ready...)
 
-	// Deleting the template deletes it from every member.
+	// The policy deleted, then the template: it goes from every member.
+	kubectl(t, fleet, "delete", "pp", "nginx-propagation", "-n", ns)
+	expectOutput(t, 30*time.Second, fleet, "", "get", "rb", "nginx-deployment", "-n", ns,
+		"-o", `jsonpath={.metadata.labels.propagationpolicy\.federation\.fedhq\.io/name}`)
 	kubectl(t, fleet, "delete", "deploy", "nginx", "-n", ns)
-	expectOutput(t, time.Minute, m1, "", ready...)
-	expectOutput(t, time.Minute, m2, "", ready...)
+	expectOutput(t, 30*time.Second, m1, "", ready...)
+	expectOutput(t, 30*time.Second, m2, "", ready...)
 	expectOutput(t, 30*time.Second, fleet, "", "get", "works", "-A", "--field-selector", "metadata.name="+ns+".nginx-deployment", "-o", "name")
+	expectOutput(t, 30*time.Second, fleet, "", "get", "rb", "-n", ns, "-o", "name")
 }
 
 // propagateGuestbook applies the seeds' guestbook CRD and a Guestbook in ns to the fleet,

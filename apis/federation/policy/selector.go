@@ -148,3 +148,36 @@ func explicit(p *Policy) int32 {
 	}
 	return *p.Spec.Priority
 }
+
+// Claimed chooses the policy that propagates obj when claimer (nil when none) already
+// propagates it. A claimer that still selects obj keeps it, unless policies that may
+// preempt it (Preempts) select obj too: then the best of those. Without a claimer, or
+// when the claimer no longer selects obj, Best of all.
+func Claimed(obj Object, policies []Policy, claimer *Policy) *Policy {
+	if claimer == nil || PolicyPriority(obj, *claimer) == NoMatch {
+		return Best(obj, policies)
+	}
+	var preempting []Policy
+	for _, p := range policies {
+		if Preempts(&p, claimer) {
+			preempting = append(preempting, p)
+		}
+	}
+	if best := Best(obj, preempting); best != nil {
+		return best
+	}
+	return claimer
+}
+
+// Preempts says whether p may take a template from the policy that claimed it: p's
+// preemption is Always, and p is a PropagationPolicy where the claimer is a
+// ClusterPropagationPolicy, or both are of one scope and p's spec.priority is higher.
+func Preempts(p, claimer *Policy) bool {
+	if p.Spec.Preemption != federationv1alpha1.PreemptAlways || p.Namespace == claimer.Namespace && p.Name == claimer.Name {
+		return false
+	}
+	if (p.Namespace == "") != (claimer.Namespace == "") {
+		return p.Namespace != ""
+	}
+	return explicit(p) > explicit(claimer)
+}

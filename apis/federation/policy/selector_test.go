@@ -146,3 +146,48 @@ func TestSelectorPriority(t *testing.T) {
 		}
 	}
 }
+
+func always(p Policy) Policy {
+	p.Spec.Preemption = federationv1alpha1.PreemptAlways
+	return p
+}
+
+// Karmada's preemption rules: a claimed template stays with its policy unless a policy
+// with preemption Always and more right to it selects it too.
+func TestClaimed(t *testing.T) {
+	kind := pp("by-kind", nil, selector("kind"))
+	clusterKind := cpp("cluster-kind", prio(5), selector("kind"))
+	for _, c := range []struct {
+		name     string
+		policies []Policy
+		claimer  *Policy
+		want     string
+	}{
+		{"nothing claimed it: the best", []Policy{kind, pp("by-name", nil, selector("name"))}, nil, "by-name"},
+		{"a closer selector does not preempt", []Policy{kind, pp("by-name", nil, selector("name"))}, &kind, "by-kind"},
+		{"a higher priority without Always does not preempt", []Policy{kind, pp("high", prio(3), selector("labels"))}, &kind, "by-kind"},
+		{"a higher priority with Always preempts", []Policy{kind, always(pp("high", prio(3), selector("labels")))}, &kind, "high"},
+		{"an equal priority with Always does not", []Policy{kind, always(pp("equal", nil, selector("name")))}, &kind, "by-kind"},
+		{"a PropagationPolicy with Always preempts a ClusterPropagationPolicy of any priority",
+			[]Policy{clusterKind, always(pp("low", prio(-1), selector("kind")))}, &clusterKind, "low"},
+		{"a ClusterPropagationPolicy never preempts a PropagationPolicy",
+			[]Policy{kind, always(cpp("cluster-high", prio(100), selector("name")))}, &kind, "by-kind"},
+		{"the best of those that may preempt", []Policy{kind,
+			always(pp("high-kind", prio(3), selector("kind"))), always(pp("high-name", prio(3), selector("name"))),
+			pp("higher-never", prio(9), selector("name"))}, &kind, "high-name"},
+		{"a claimer that no longer selects the template lets the best take it",
+			[]Policy{pp("by-kind", nil, federationv1alpha1.ResourceSelector{APIVersion: "apps/v1", Kind: "StatefulSet"}), pp("by-name", nil, selector("name"))},
+			&Policy{Namespace: "default", Name: "by-kind", Spec: &federationv1alpha1.PropagationSpec{ResourceSelectors: []federationv1alpha1.ResourceSelector{{APIVersion: "apps/v1", Kind: "StatefulSet"}}}}, "by-name"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := Claimed(nginx(), c.policies, c.claimer)
+			name := ""
+			if got != nil {
+				name = got.Name
+			}
+			if name != c.want {
+				t.Errorf("Claimed = %q, want %q", name, c.want)
+			}
+		})
+	}
+}

@@ -62,6 +62,8 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&OverridePolicyList{},
 		&ClusterOverridePolicy{},
 		&ClusterOverridePolicyList{},
+		&ResourceInterpreterCustomization{},
+		&ResourceInterpreterCustomizationList{},
 		&ResourceBinding{},
 		&ResourceBindingList{},
 		&ClusterResourceBinding{},

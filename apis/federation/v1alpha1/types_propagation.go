@@ -69,8 +69,9 @@ const (
 // +enum
 type ActivationPreference string
 
-// LazyActivation applies a changed policy to a template only when the
-// template itself next changes.
+// LazyActivation applies a changed policy to a template it already
+// propagates only when the template's generation next moves (a change of
+// anything but its metadata and status).
 const LazyActivation ActivationPreference = "Lazy"
 
 // PropagationSpec is the content of a PropagationPolicy or a
@@ -98,14 +99,19 @@ type PropagationSpec struct {
 	// +optional
 	Priority *int32 `json:"priority,omitempty"`
 
-	// Preemption is Always (take over templates claimed by a policy of lower
-	// priority) or Never. Defaults to Never.
+	// Preemption is Always (take over templates claimed by a policy of the
+	// same kind with a lower priority, or, for a PropagationPolicy, by any
+	// ClusterPropagationPolicy) or Never. Defaults to Never: a template stays
+	// with the policy that claimed it while that policy selects it.
 	// +optional
 	Preemption PreemptionBehavior `json:"preemption,omitempty"`
 
-	// DependentOverrides names OverridePolicies of the same namespace that must
-	// exist before the templates are propagated, so that they never reach a
-	// cluster without their overrides.
+	// DependentOverrides names override policies that must exist before the
+	// policy propagates its templates, so that they never reach a cluster
+	// without their overrides: OverridePolicies of the policy's namespace, or
+	// ClusterOverridePolicies for a ClusterPropagationPolicy. Until they all
+	// exist, the templates stay as they are (unpropagated, or with the
+	// policy that had them) and get a DependentOverridesMissing event.
 	// +optional
 	// +listType=atomic
 	DependentOverrides []string `json:"dependentOverrides,omitempty"`
@@ -127,7 +133,8 @@ type PropagationSpec struct {
 	ConflictResolution ConflictResolution `json:"conflictResolution,omitempty"`
 
 	// ActivationPreference is empty (changes of the policy reach claimed
-	// templates at once) or Lazy (only when a template next changes).
+	// templates at once) or Lazy (only when a template's generation next
+	// moves; a template it newly claims is propagated at once).
 	// +optional
 	ActivationPreference ActivationPreference `json:"activationPreference,omitempty"`
 

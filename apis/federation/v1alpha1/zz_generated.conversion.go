@@ -216,6 +216,26 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
+	if err := s.AddGeneratedConversionFunc((*CustomizationRules)(nil), (*federation.CustomizationRules)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_CustomizationRules_To_federation_CustomizationRules(a.(*CustomizationRules), b.(*federation.CustomizationRules), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.CustomizationRules)(nil), (*CustomizationRules)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_CustomizationRules_To_v1alpha1_CustomizationRules(a.(*federation.CustomizationRules), b.(*CustomizationRules), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*CustomizationTarget)(nil), (*federation.CustomizationTarget)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_CustomizationTarget_To_federation_CustomizationTarget(a.(*CustomizationTarget), b.(*federation.CustomizationTarget), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.CustomizationTarget)(nil), (*CustomizationTarget)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_CustomizationTarget_To_v1alpha1_CustomizationTarget(a.(*federation.CustomizationTarget), b.(*CustomizationTarget), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddGeneratedConversionFunc((*DecisionConditions)(nil), (*federation.DecisionConditions)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1alpha1_DecisionConditions_To_federation_DecisionConditions(a.(*DecisionConditions), b.(*federation.DecisionConditions), scope)
 	}); err != nil {
@@ -353,6 +373,16 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}
 	if err := s.AddGeneratedConversionFunc((*federation.LabelAnnotationOverrider)(nil), (*LabelAnnotationOverrider)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_federation_LabelAnnotationOverrider_To_v1alpha1_LabelAnnotationOverrider(a.(*federation.LabelAnnotationOverrider), b.(*LabelAnnotationOverrider), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*LuaScript)(nil), (*federation.LuaScript)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_LuaScript_To_federation_LuaScript(a.(*LuaScript), b.(*federation.LuaScript), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.LuaScript)(nil), (*LuaScript)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_LuaScript_To_v1alpha1_LuaScript(a.(*federation.LuaScript), b.(*LuaScript), scope)
 	}); err != nil {
 		return err
 	}
@@ -553,6 +583,36 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}
 	if err := s.AddGeneratedConversionFunc((*federation.ResourceIdentifier)(nil), (*ResourceIdentifier)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_federation_ResourceIdentifier_To_v1alpha1_ResourceIdentifier(a.(*federation.ResourceIdentifier), b.(*ResourceIdentifier), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ResourceInterpreterCustomization)(nil), (*federation.ResourceInterpreterCustomization)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ResourceInterpreterCustomization_To_federation_ResourceInterpreterCustomization(a.(*ResourceInterpreterCustomization), b.(*federation.ResourceInterpreterCustomization), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.ResourceInterpreterCustomization)(nil), (*ResourceInterpreterCustomization)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_ResourceInterpreterCustomization_To_v1alpha1_ResourceInterpreterCustomization(a.(*federation.ResourceInterpreterCustomization), b.(*ResourceInterpreterCustomization), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ResourceInterpreterCustomizationList)(nil), (*federation.ResourceInterpreterCustomizationList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ResourceInterpreterCustomizationList_To_federation_ResourceInterpreterCustomizationList(a.(*ResourceInterpreterCustomizationList), b.(*federation.ResourceInterpreterCustomizationList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.ResourceInterpreterCustomizationList)(nil), (*ResourceInterpreterCustomizationList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_ResourceInterpreterCustomizationList_To_v1alpha1_ResourceInterpreterCustomizationList(a.(*federation.ResourceInterpreterCustomizationList), b.(*ResourceInterpreterCustomizationList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ResourceInterpreterCustomizationSpec)(nil), (*federation.ResourceInterpreterCustomizationSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ResourceInterpreterCustomizationSpec_To_federation_ResourceInterpreterCustomizationSpec(a.(*ResourceInterpreterCustomizationSpec), b.(*federation.ResourceInterpreterCustomizationSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.ResourceInterpreterCustomizationSpec)(nil), (*ResourceInterpreterCustomizationSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_ResourceInterpreterCustomizationSpec_To_v1alpha1_ResourceInterpreterCustomizationSpec(a.(*federation.ResourceInterpreterCustomizationSpec), b.(*ResourceInterpreterCustomizationSpec), scope)
 	}); err != nil {
 		return err
 	}
@@ -1133,6 +1193,46 @@ func Convert_federation_CronFederatedHPAStatus_To_v1alpha1_CronFederatedHPAStatu
 	return autoConvert_federation_CronFederatedHPAStatus_To_v1alpha1_CronFederatedHPAStatus(in, out, s)
 }
 
+func autoConvert_v1alpha1_CustomizationRules_To_federation_CustomizationRules(in *CustomizationRules, out *federation.CustomizationRules, s conversion.Scope) error {
+	*out = *(*federation.CustomizationRules)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_CustomizationRules_To_federation_CustomizationRules is an autogenerated conversion function.
+func Convert_v1alpha1_CustomizationRules_To_federation_CustomizationRules(in *CustomizationRules, out *federation.CustomizationRules, s conversion.Scope) error {
+	return autoConvert_v1alpha1_CustomizationRules_To_federation_CustomizationRules(in, out, s)
+}
+
+func autoConvert_federation_CustomizationRules_To_v1alpha1_CustomizationRules(in *federation.CustomizationRules, out *CustomizationRules, s conversion.Scope) error {
+	*out = *(*CustomizationRules)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_CustomizationRules_To_v1alpha1_CustomizationRules is an autogenerated conversion function.
+func Convert_federation_CustomizationRules_To_v1alpha1_CustomizationRules(in *federation.CustomizationRules, out *CustomizationRules, s conversion.Scope) error {
+	return autoConvert_federation_CustomizationRules_To_v1alpha1_CustomizationRules(in, out, s)
+}
+
+func autoConvert_v1alpha1_CustomizationTarget_To_federation_CustomizationTarget(in *CustomizationTarget, out *federation.CustomizationTarget, s conversion.Scope) error {
+	*out = *(*federation.CustomizationTarget)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_CustomizationTarget_To_federation_CustomizationTarget is an autogenerated conversion function.
+func Convert_v1alpha1_CustomizationTarget_To_federation_CustomizationTarget(in *CustomizationTarget, out *federation.CustomizationTarget, s conversion.Scope) error {
+	return autoConvert_v1alpha1_CustomizationTarget_To_federation_CustomizationTarget(in, out, s)
+}
+
+func autoConvert_federation_CustomizationTarget_To_v1alpha1_CustomizationTarget(in *federation.CustomizationTarget, out *CustomizationTarget, s conversion.Scope) error {
+	*out = *(*CustomizationTarget)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_CustomizationTarget_To_v1alpha1_CustomizationTarget is an autogenerated conversion function.
+func Convert_federation_CustomizationTarget_To_v1alpha1_CustomizationTarget(in *federation.CustomizationTarget, out *CustomizationTarget, s conversion.Scope) error {
+	return autoConvert_federation_CustomizationTarget_To_v1alpha1_CustomizationTarget(in, out, s)
+}
+
 func autoConvert_v1alpha1_DecisionConditions_To_federation_DecisionConditions(in *DecisionConditions, out *federation.DecisionConditions, s conversion.Scope) error {
 	*out = *(*federation.DecisionConditions)(unsafe.Pointer(in))
 	return nil
@@ -1421,6 +1521,26 @@ func autoConvert_federation_LabelAnnotationOverrider_To_v1alpha1_LabelAnnotation
 // Convert_federation_LabelAnnotationOverrider_To_v1alpha1_LabelAnnotationOverrider is an autogenerated conversion function.
 func Convert_federation_LabelAnnotationOverrider_To_v1alpha1_LabelAnnotationOverrider(in *federation.LabelAnnotationOverrider, out *LabelAnnotationOverrider, s conversion.Scope) error {
 	return autoConvert_federation_LabelAnnotationOverrider_To_v1alpha1_LabelAnnotationOverrider(in, out, s)
+}
+
+func autoConvert_v1alpha1_LuaScript_To_federation_LuaScript(in *LuaScript, out *federation.LuaScript, s conversion.Scope) error {
+	*out = *(*federation.LuaScript)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_LuaScript_To_federation_LuaScript is an autogenerated conversion function.
+func Convert_v1alpha1_LuaScript_To_federation_LuaScript(in *LuaScript, out *federation.LuaScript, s conversion.Scope) error {
+	return autoConvert_v1alpha1_LuaScript_To_federation_LuaScript(in, out, s)
+}
+
+func autoConvert_federation_LuaScript_To_v1alpha1_LuaScript(in *federation.LuaScript, out *LuaScript, s conversion.Scope) error {
+	*out = *(*LuaScript)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_LuaScript_To_v1alpha1_LuaScript is an autogenerated conversion function.
+func Convert_federation_LuaScript_To_v1alpha1_LuaScript(in *federation.LuaScript, out *LuaScript, s conversion.Scope) error {
+	return autoConvert_federation_LuaScript_To_v1alpha1_LuaScript(in, out, s)
 }
 
 func autoConvert_v1alpha1_ManifestStatus_To_federation_ManifestStatus(in *ManifestStatus, out *federation.ManifestStatus, s conversion.Scope) error {
@@ -1851,6 +1971,74 @@ func autoConvert_federation_ResourceIdentifier_To_v1alpha1_ResourceIdentifier(in
 // Convert_federation_ResourceIdentifier_To_v1alpha1_ResourceIdentifier is an autogenerated conversion function.
 func Convert_federation_ResourceIdentifier_To_v1alpha1_ResourceIdentifier(in *federation.ResourceIdentifier, out *ResourceIdentifier, s conversion.Scope) error {
 	return autoConvert_federation_ResourceIdentifier_To_v1alpha1_ResourceIdentifier(in, out, s)
+}
+
+func autoConvert_v1alpha1_ResourceInterpreterCustomization_To_federation_ResourceInterpreterCustomization(in *ResourceInterpreterCustomization, out *federation.ResourceInterpreterCustomization, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_v1alpha1_ResourceInterpreterCustomizationSpec_To_federation_ResourceInterpreterCustomizationSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_v1alpha1_ResourceInterpreterCustomization_To_federation_ResourceInterpreterCustomization is an autogenerated conversion function.
+func Convert_v1alpha1_ResourceInterpreterCustomization_To_federation_ResourceInterpreterCustomization(in *ResourceInterpreterCustomization, out *federation.ResourceInterpreterCustomization, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ResourceInterpreterCustomization_To_federation_ResourceInterpreterCustomization(in, out, s)
+}
+
+func autoConvert_federation_ResourceInterpreterCustomization_To_v1alpha1_ResourceInterpreterCustomization(in *federation.ResourceInterpreterCustomization, out *ResourceInterpreterCustomization, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_federation_ResourceInterpreterCustomizationSpec_To_v1alpha1_ResourceInterpreterCustomizationSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_federation_ResourceInterpreterCustomization_To_v1alpha1_ResourceInterpreterCustomization is an autogenerated conversion function.
+func Convert_federation_ResourceInterpreterCustomization_To_v1alpha1_ResourceInterpreterCustomization(in *federation.ResourceInterpreterCustomization, out *ResourceInterpreterCustomization, s conversion.Scope) error {
+	return autoConvert_federation_ResourceInterpreterCustomization_To_v1alpha1_ResourceInterpreterCustomization(in, out, s)
+}
+
+func autoConvert_v1alpha1_ResourceInterpreterCustomizationList_To_federation_ResourceInterpreterCustomizationList(in *ResourceInterpreterCustomizationList, out *federation.ResourceInterpreterCustomizationList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]federation.ResourceInterpreterCustomization)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_v1alpha1_ResourceInterpreterCustomizationList_To_federation_ResourceInterpreterCustomizationList is an autogenerated conversion function.
+func Convert_v1alpha1_ResourceInterpreterCustomizationList_To_federation_ResourceInterpreterCustomizationList(in *ResourceInterpreterCustomizationList, out *federation.ResourceInterpreterCustomizationList, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ResourceInterpreterCustomizationList_To_federation_ResourceInterpreterCustomizationList(in, out, s)
+}
+
+func autoConvert_federation_ResourceInterpreterCustomizationList_To_v1alpha1_ResourceInterpreterCustomizationList(in *federation.ResourceInterpreterCustomizationList, out *ResourceInterpreterCustomizationList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]ResourceInterpreterCustomization)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_federation_ResourceInterpreterCustomizationList_To_v1alpha1_ResourceInterpreterCustomizationList is an autogenerated conversion function.
+func Convert_federation_ResourceInterpreterCustomizationList_To_v1alpha1_ResourceInterpreterCustomizationList(in *federation.ResourceInterpreterCustomizationList, out *ResourceInterpreterCustomizationList, s conversion.Scope) error {
+	return autoConvert_federation_ResourceInterpreterCustomizationList_To_v1alpha1_ResourceInterpreterCustomizationList(in, out, s)
+}
+
+func autoConvert_v1alpha1_ResourceInterpreterCustomizationSpec_To_federation_ResourceInterpreterCustomizationSpec(in *ResourceInterpreterCustomizationSpec, out *federation.ResourceInterpreterCustomizationSpec, s conversion.Scope) error {
+	*out = *(*federation.ResourceInterpreterCustomizationSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_ResourceInterpreterCustomizationSpec_To_federation_ResourceInterpreterCustomizationSpec is an autogenerated conversion function.
+func Convert_v1alpha1_ResourceInterpreterCustomizationSpec_To_federation_ResourceInterpreterCustomizationSpec(in *ResourceInterpreterCustomizationSpec, out *federation.ResourceInterpreterCustomizationSpec, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ResourceInterpreterCustomizationSpec_To_federation_ResourceInterpreterCustomizationSpec(in, out, s)
+}
+
+func autoConvert_federation_ResourceInterpreterCustomizationSpec_To_v1alpha1_ResourceInterpreterCustomizationSpec(in *federation.ResourceInterpreterCustomizationSpec, out *ResourceInterpreterCustomizationSpec, s conversion.Scope) error {
+	*out = *(*ResourceInterpreterCustomizationSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_ResourceInterpreterCustomizationSpec_To_v1alpha1_ResourceInterpreterCustomizationSpec is an autogenerated conversion function.
+func Convert_federation_ResourceInterpreterCustomizationSpec_To_v1alpha1_ResourceInterpreterCustomizationSpec(in *federation.ResourceInterpreterCustomizationSpec, out *ResourceInterpreterCustomizationSpec, s conversion.Scope) error {
+	return autoConvert_federation_ResourceInterpreterCustomizationSpec_To_v1alpha1_ResourceInterpreterCustomizationSpec(in, out, s)
 }
 
 func autoConvert_v1alpha1_ResourceSelector_To_federation_ResourceSelector(in *ResourceSelector, out *federation.ResourceSelector, s conversion.Scope) error {

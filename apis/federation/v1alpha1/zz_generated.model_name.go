@@ -112,6 +112,16 @@ func (in CronFederatedHPAStatus) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in CustomizationRules) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.CustomizationRules"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in CustomizationTarget) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.CustomizationTarget"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in DecisionConditions) OpenAPIModelName() string {
 	return "com.github.fedhq.fed.apis.federation.v1alpha1.DecisionConditions"
 }
@@ -179,6 +189,11 @@ func (in JSONPatchOperation) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in LabelAnnotationOverrider) OpenAPIModelName() string {
 	return "com.github.fedhq.fed.apis.federation.v1alpha1.LabelAnnotationOverrider"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in LuaScript) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.LuaScript"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
@@ -279,6 +294,21 @@ func (in ResourceBindingStatus) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ResourceIdentifier) OpenAPIModelName() string {
 	return "com.github.fedhq.fed.apis.federation.v1alpha1.ResourceIdentifier"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ResourceInterpreterCustomization) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.ResourceInterpreterCustomization"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ResourceInterpreterCustomizationList) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.ResourceInterpreterCustomizationList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ResourceInterpreterCustomizationSpec) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.ResourceInterpreterCustomizationSpec"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.

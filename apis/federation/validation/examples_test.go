@@ -76,6 +76,8 @@ func TestSeedExamples(t *testing.T) {
 		case *federation.OverridePolicy:
 			o.Namespace = withDefaultNamespace(o.Namespace)
 			errs = validation.ValidateOverridePolicy(o)
+		case *federation.ResourceInterpreterCustomization:
+			errs = validation.ValidateResourceInterpreterCustomization(o)
 		case *federation.ResourceBinding:
 			errs = validation.ValidateResourceBinding(o)
 		case *federation.Work:

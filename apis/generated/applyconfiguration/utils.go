@@ -82,6 +82,10 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationfederationv1alpha1.CronFederatedHPASpecApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("CronFederatedHPAStatus"):
 		return &applyconfigurationfederationv1alpha1.CronFederatedHPAStatusApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("CustomizationRules"):
+		return &applyconfigurationfederationv1alpha1.CustomizationRulesApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("CustomizationTarget"):
+		return &applyconfigurationfederationv1alpha1.CustomizationTargetApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("DecisionConditions"):
 		return &applyconfigurationfederationv1alpha1.DecisionConditionsApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("ExecutionHistory"):
@@ -108,6 +112,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationfederationv1alpha1.JSONPatchOperationApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("LabelAnnotationOverrider"):
 		return &applyconfigurationfederationv1alpha1.LabelAnnotationOverriderApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("LuaScript"):
+		return &applyconfigurationfederationv1alpha1.LuaScriptApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("ManifestStatus"):
 		return &applyconfigurationfederationv1alpha1.ManifestStatusApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("NodeClaim"):
@@ -142,6 +148,10 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationfederationv1alpha1.ResourceBindingStatusApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("ResourceIdentifier"):
 		return &applyconfigurationfederationv1alpha1.ResourceIdentifierApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("ResourceInterpreterCustomization"):
+		return &applyconfigurationfederationv1alpha1.ResourceInterpreterCustomizationApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("ResourceInterpreterCustomizationSpec"):
+		return &applyconfigurationfederationv1alpha1.ResourceInterpreterCustomizationSpecApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("ResourceSelector"):
 		return &applyconfigurationfederationv1alpha1.ResourceSelectorApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("ResourcesOverrider"):

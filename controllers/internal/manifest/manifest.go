@@ -28,6 +28,7 @@ import (
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/native"
+	"github.com/fedhq/fed/interpreter"
 )
 
 // metadataDropped are the fields of a template's metadata that belong to the fleet's copy
@@ -41,9 +42,11 @@ const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 
 // For is what fed applies to one member for a template, before overrides: the
 // template without its status and fleet-only metadata, with the cluster's replicas when the
-// placement divides them, or without replicas when the template leaves them to the
+// placement divides them (set by interp, a customization's replicaRevision script or the
+// built-in spec.replicas), or without replicas when the template leaves them to the
 // members (LabelRetainReplicas).
-func For(tmpl *unstructured.Unstructured, spec *federationv1alpha1.ResourceBindingSpec, target federationv1alpha1.TargetCluster) *unstructured.Unstructured {
+func For(interp *interpreter.Interpreter, tmpl *unstructured.Unstructured, spec *federationv1alpha1.ResourceBindingSpec,
+	target federationv1alpha1.TargetCluster) (*unstructured.Unstructured, error) {
 	obj := tmpl.DeepCopy()
 	delete(obj.Object, "status")
 	if md, ok := obj.Object["metadata"].(map[string]any); ok {
@@ -63,14 +66,12 @@ func For(tmpl *unstructured.Unstructured, spec *federationv1alpha1.ResourceBindi
 		// The members' own HPAs decide: fed claims no replicas (server-side apply then
 		// leaves what the HPA set).
 		unstructured.RemoveNestedField(obj.Object, "spec", "replicas")
-		return obj
+		return obj, nil
 	}
-	if divided(spec.Placement) && spec.Replicas > 0 {
-		if _, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "replicas"); found || hasReplicas(obj) {
-			_ = unstructured.SetNestedField(obj.Object, int64(target.Replicas), "spec", "replicas")
-		}
+	if spec.Placement.ReplicasDivided() && spec.Replicas > 0 {
+		return interp.ReviseReplica(obj, target.Replicas)
 	}
-	return obj
+	return obj, nil
 }
 
 // Stamp marks a manifest, overrides applied, as fed's: the label LabelManaged, the
@@ -100,18 +101,4 @@ func Stamp(manifest *unstructured.Unstructured, tmpl *unstructured.Unstructured,
 	}
 	labels[federationv1alpha1.LabelManaged] = "true"
 	manifest.SetLabels(labels)
-}
-
-// hasReplicas says whether a kind counts replicas in spec.replicas even when the template
-// leaves it to its default.
-func hasReplicas(obj *unstructured.Unstructured) bool {
-	switch obj.GetKind() {
-	case "Deployment", "StatefulSet", "ReplicaSet":
-		return true
-	}
-	return false
-}
-
-func divided(p *federationv1alpha1.Placement) bool {
-	return p.ReplicasDivided()
 }

@@ -75,7 +75,7 @@ func TestManifest(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tmpl := mustObject(t, nginx)
-			m := For(tmpl, &tc.spec, federationv1alpha1.TargetCluster{Name: "member1", Replicas: 1})
+			m, _ := For(nil, tmpl, &tc.spec, federationv1alpha1.TargetCluster{Name: "member1", Replicas: 1})
 			// An override that replaces the labels and annotations cannot remove fed's marks.
 			m.SetLabels(map[string]string{"app": "nginx"})
 			Stamp(m, tmpl, &tc.spec, []string{"ClusterOverridePolicy/a", "OverridePolicy/default/b"})
@@ -118,7 +118,7 @@ func TestManifestRetainsReplicas(t *testing.T) {
 	for _, spec := range []federationv1alpha1.ResourceBindingSpec{{Replicas: 4}, {Replicas: 4, Placement: divided}} {
 		tmpl := mustObject(t, nginx)
 		tmpl.SetLabels(map[string]string{"app": "nginx", federationv1alpha1.LabelRetainReplicas: "true"})
-		m := For(tmpl, &spec, federationv1alpha1.TargetCluster{Name: "member1", Replicas: 1})
+		m, _ := For(nil, tmpl, &spec, federationv1alpha1.TargetCluster{Name: "member1", Replicas: 1})
 		if _, found, _ := unstructured.NestedFieldNoCopy(m.Object, "spec", "replicas"); found {
 			t.Errorf("placement %+v: the manifest has spec.replicas", spec.Placement)
 		}

@@ -42,12 +42,17 @@ type PropagationSpecApplyConfiguration struct {
 	// higher one wins; ties go to the policy whose selector names the template
 	// most exactly, then to the name that sorts first. Defaults to 0.
 	Priority *int32 `json:"priority,omitempty"`
-	// Preemption is Always (take over templates claimed by a policy of lower
-	// priority) or Never. Defaults to Never.
+	// Preemption is Always (take over templates claimed by a policy of the
+	// same kind with a lower priority, or, for a PropagationPolicy, by any
+	// ClusterPropagationPolicy) or Never. Defaults to Never: a template stays
+	// with the policy that claimed it while that policy selects it.
 	Preemption *federationv1alpha1.PreemptionBehavior `json:"preemption,omitempty"`
-	// DependentOverrides names OverridePolicies of the same namespace that must
-	// exist before the templates are propagated, so that they never reach a
-	// cluster without their overrides.
+	// DependentOverrides names override policies that must exist before the
+	// policy propagates its templates, so that they never reach a cluster
+	// without their overrides: OverridePolicies of the policy's namespace, or
+	// ClusterOverridePolicies for a ClusterPropagationPolicy. Until they all
+	// exist, the templates stay as they are (unpropagated, or with the
+	// policy that had them) and get a DependentOverridesMissing event.
 	DependentOverrides []string `json:"dependentOverrides,omitempty"`
 	// SchedulerName is the scheduler that places the templates. Defaults to
 	// "default-scheduler", fed's own.
@@ -60,7 +65,8 @@ type PropagationSpecApplyConfiguration struct {
 	// conflict) or Overwrite (take it over). Defaults to Abort.
 	ConflictResolution *federationv1alpha1.ConflictResolution `json:"conflictResolution,omitempty"`
 	// ActivationPreference is empty (changes of the policy reach claimed
-	// templates at once) or Lazy (only when a template next changes).
+	// templates at once) or Lazy (only when a template's generation next
+	// moves; a template it newly claims is propagated at once).
 	ActivationPreference *federationv1alpha1.ActivationPreference `json:"activationPreference,omitempty"`
 	// Suspension pauses propagation of the templates.
 	Suspension *SuspensionApplyConfiguration `json:"suspension,omitempty"`

@@ -70,6 +70,10 @@ type ResourceBindingListerExpansion interface{}
 // ResourceBindingNamespaceLister.
 type ResourceBindingNamespaceListerExpansion interface{}
 
+// ResourceInterpreterCustomizationListerExpansion allows custom methods to be added to
+// ResourceInterpreterCustomizationLister.
+type ResourceInterpreterCustomizationListerExpansion interface{}
+
 // WorkListerExpansion allows custom methods to be added to
 // WorkLister.
 type WorkListerExpansion interface{}

@@ -40,6 +40,8 @@ type Interface interface {
 	PropagationPolicies() TypedPropagationPolicyInformer
 	// ResourceBindings returns a ResourceBindingInformer.
 	ResourceBindings() TypedResourceBindingInformer
+	// ResourceInterpreterCustomizations returns a ResourceInterpreterCustomizationInformer.
+	ResourceInterpreterCustomizations() TypedResourceInterpreterCustomizationInformer
 	// Works returns a WorkInformer.
 	Works() TypedWorkInformer
 }
@@ -93,6 +95,11 @@ func (v *version) PropagationPolicies() TypedPropagationPolicyInformer {
 // ResourceBindings returns a TypedResourceBindingInformer.
 func (v *version) ResourceBindings() TypedResourceBindingInformer {
 	return &resourceBindingInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
+}
+
+// ResourceInterpreterCustomizations returns a TypedResourceInterpreterCustomizationInformer.
+func (v *version) ResourceInterpreterCustomizations() TypedResourceInterpreterCustomizationInformer {
+	return &resourceInterpreterCustomizationInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
 }
 
 // Works returns a TypedWorkInformer.

@@ -36,6 +36,7 @@ type FederationV1alpha1Interface interface {
 	OverridePoliciesGetter
 	PropagationPoliciesGetter
 	ResourceBindingsGetter
+	ResourceInterpreterCustomizationsGetter
 	WorksGetter
 }
 
@@ -74,6 +75,10 @@ func (c *FederationV1alpha1Client) PropagationPolicies(namespace string) Propaga
 
 func (c *FederationV1alpha1Client) ResourceBindings(namespace string) ResourceBindingInterface {
 	return newResourceBindings(c, namespace)
+}
+
+func (c *FederationV1alpha1Client) ResourceInterpreterCustomizations() ResourceInterpreterCustomizationInterface {
+	return newResourceInterpreterCustomizations(c)
 }
 
 func (c *FederationV1alpha1Client) Works(namespace string) WorkInterface {

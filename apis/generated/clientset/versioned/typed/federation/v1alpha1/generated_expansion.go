@@ -34,4 +34,6 @@ type PropagationPolicyExpansion interface{}
 
 type ResourceBindingExpansion interface{}
 
+type ResourceInterpreterCustomizationExpansion interface{}
+
 type WorkExpansion interface{}

@@ -60,6 +60,10 @@ func (c *FakeFederationV1alpha1) ResourceBindings(namespace string) v1alpha1.Res
 	return newFakeResourceBindings(c, namespace)
 }
 
+func (c *FakeFederationV1alpha1) ResourceInterpreterCustomizations() v1alpha1.ResourceInterpreterCustomizationInterface {
+	return newFakeResourceInterpreterCustomizations(c)
+}
+
 func (c *FakeFederationV1alpha1) Works(namespace string) v1alpha1.WorkInterface {
 	return newFakeWorks(c, namespace)
 }

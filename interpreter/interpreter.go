@@ -1,0 +1,433 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package interpreter
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
+	"github.com/fedhq/fed/interpreter/lua"
+)
+
+// Customizations finds the ResourceInterpreterCustomizations of a kind.
+type Customizations interface {
+	// For lists the customizations whose target is apiVersion and kind.
+	For(apiVersion, kind string) []*federationv1alpha1.ResourceInterpreterCustomization
+}
+
+// Interpreter answers what the pipeline needs to know of an object of any kind: its
+// replicas and what one needs, how to set its replicas, which of a member's fields to
+// keep, which part of its status to record, its health, its fleet-wide status and what
+// it depends on. For each operation, a customization's script for the object's kind
+// answers when there is one (the first by name that has one, when several target the
+// kind), fed's built-in knowledge of the kind otherwise. A nil *Interpreter, or one
+// without customizations, answers with the built-in knowledge alone.
+type Interpreter struct {
+	customizations Customizations
+	limits         lua.Limits
+
+	mu       sync.Mutex
+	compiled map[string]compiled // by script source
+}
+
+type compiled struct {
+	script *lua.Script
+	err    error
+}
+
+// New is an Interpreter that runs the scripts of customizations within limits.
+func New(customizations Customizations, limits lua.Limits) *Interpreter {
+	return &Interpreter{customizations: customizations, limits: limits, compiled: map[string]compiled{}}
+}
+
+// Operation names a customization's script.
+type Operation string
+
+// The operations, as a customization's fields name them.
+const (
+	OpReplicaResource          Operation = "replicaResource"
+	OpReplicaRevision          Operation = "replicaRevision"
+	OpRetention                Operation = "retention"
+	OpStatusReflection         Operation = "statusReflection"
+	OpStatusAggregation        Operation = "statusAggregation"
+	OpHealthInterpretation     Operation = "healthInterpretation"
+	OpDependencyInterpretation Operation = "dependencyInterpretation"
+)
+
+// Operations are every operation, in the order of the API's fields.
+var Operations = []Operation{OpRetention, OpReplicaResource, OpReplicaRevision, OpStatusReflection,
+	OpStatusAggregation, OpHealthInterpretation, OpDependencyInterpretation}
+
+// Functions are the functions a script of each operation may define: Karmada's name,
+// and for replicaResource also the seeds' ReplicasCount (returning the number alone).
+var Functions = map[Operation][]string{
+	OpReplicaResource:          {"GetReplicas", "ReplicasCount"},
+	OpReplicaRevision:          {"ReviseReplica"},
+	OpRetention:                {"Retain"},
+	OpStatusReflection:         {"ReflectStatus"},
+	OpStatusAggregation:        {"AggregateStatus"},
+	OpHealthInterpretation:     {"InterpretHealth"},
+	OpDependencyInterpretation: {"GetDependencies"},
+}
+
+// ScriptOf is a customization's script for an operation, "" when it has none.
+func ScriptOf(c *federationv1alpha1.ResourceInterpreterCustomization, op Operation) string {
+	r := &c.Spec.Customizations
+	var s *federationv1alpha1.LuaScript
+	switch op {
+	case OpReplicaResource:
+		s = r.ReplicaResource
+	case OpReplicaRevision:
+		s = r.ReplicaRevision
+	case OpRetention:
+		s = r.Retention
+	case OpStatusReflection:
+		s = r.StatusReflection
+	case OpStatusAggregation:
+		s = r.StatusAggregation
+	case OpHealthInterpretation:
+		s = r.HealthInterpretation
+	case OpDependencyInterpretation:
+		s = r.DependencyInterpretation
+	}
+	if s == nil {
+		return ""
+	}
+	return s.LuaScript
+}
+
+// ScriptError is a script that failed: it names the customization and the operation.
+type ScriptError struct {
+	Customization string
+	Operation     Operation
+	Err           error
+}
+
+func (e *ScriptError) Error() string {
+	return fmt.Sprintf("ResourceInterpreterCustomization %s, %s: %v", e.Customization, e.Operation, e.Err)
+}
+
+func (e *ScriptError) Unwrap() error { return e.Err }
+
+// call runs the script of op for obj's kind, if a customization has one: it says whether
+// one ran.
+func (i *Interpreter) call(obj *unstructured.Unstructured, op Operation, nret int, args ...any) (bool, string, []any, error) {
+	if i == nil || i.customizations == nil || obj == nil {
+		return false, "", nil, nil
+	}
+	customs := i.customizations.For(obj.GetAPIVersion(), obj.GetKind())
+	slices.SortFunc(customs, func(a, b *federationv1alpha1.ResourceInterpreterCustomization) int {
+		return strings.Compare(a.Name, b.Name)
+	})
+	for _, c := range customs {
+		src := ScriptOf(c, op)
+		if src == "" {
+			continue
+		}
+		script, err := i.compile(c.Name, op, src)
+		if err == nil {
+			var fn string
+			var out []any
+			if fn, out, err = script.Call(context.Background(), Functions[op], nret, args...); err == nil {
+				return true, fn, out, nil
+			}
+		}
+		return true, "", nil, &ScriptError{Customization: c.Name, Operation: op, Err: err}
+	}
+	return false, "", nil, nil
+}
+
+func (i *Interpreter) compile(name string, op Operation, src string) (*lua.Script, error) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if c, ok := i.compiled[src]; ok {
+		return c.script, c.err
+	}
+	s, err := lua.Compile(string(op), src, i.limits, helpers)
+	if len(i.compiled) > 1000 {
+		clear(i.compiled) // scripts of customizations long gone
+	}
+	i.compiled[src] = compiled{s, err}
+	return s, err
+}
+
+// Run runs one operation of a customization on the objects a user gives, as the
+// pipeline would (kubectl fed interpret): observed is the member's object, desired the
+// template or the manifest for a member, replicas the count to set, items the members'
+// statuses. It returns what the operation answers, as the pipeline would record it.
+func Run(c *federationv1alpha1.ResourceInterpreterCustomization, op Operation, desired, observed *unstructured.Unstructured,
+	replicas int32, items []federationv1alpha1.AggregatedStatusItem) (any, error) {
+	i := New(single{c}, lua.DefaultLimits)
+	obj := desired
+	if obj == nil {
+		obj = observed
+	}
+	if obj == nil {
+		return nil, fmt.Errorf("%s needs an object", op)
+	}
+	obj = obj.DeepCopy()
+	obj.SetAPIVersion(c.Spec.Target.APIVersion)
+	obj.SetKind(c.Spec.Target.Kind)
+	switch op {
+	case OpReplicaResource:
+		n, req, err := i.Replicas(obj)
+		return map[string]any{"replicas": n, "replicaRequirements": req}, err
+	case OpReplicaRevision:
+		return i.ReviseReplica(obj, replicas)
+	case OpRetention:
+		if desired == nil || observed == nil {
+			return nil, fmt.Errorf("retention needs the desired and the observed object")
+		}
+		return i.Retain(obj, observed)
+	case OpStatusReflection:
+		return i.ReflectStatus(obj)
+	case OpHealthInterpretation:
+		return i.Health(obj)
+	case OpStatusAggregation:
+		status, _, err := i.AggregateStatus(obj, items, false)
+		return status, err
+	case OpDependencyInterpretation:
+		refs, err := i.Dependencies(obj)
+		if refs == nil {
+			refs = []federationv1alpha1.ObjectReference{}
+		}
+		return refs, err
+	}
+	return nil, fmt.Errorf("unknown operation %q: one of %v", op, Operations)
+}
+
+// single is the customizations of one object.
+type single struct {
+	c *federationv1alpha1.ResourceInterpreterCustomization
+}
+
+func (s single) For(apiVersion, kind string) []*federationv1alpha1.ResourceInterpreterCustomization {
+	if s.c.Spec.Target.APIVersion == apiVersion && s.c.Spec.Target.Kind == kind {
+		return []*federationv1alpha1.ResourceInterpreterCustomization{s.c}
+	}
+	return nil
+}
+
+// Replicas reads how many replicas a workload asks for and what one of them needs (0
+// and nil for kinds without replicas).
+func (i *Interpreter) Replicas(obj *unstructured.Unstructured) (int32, *federationv1alpha1.ReplicaRequirements, error) {
+	ran, fn, out, err := i.call(obj, OpReplicaResource, 2, obj.Object)
+	if err != nil || !ran {
+		n, req := Replicas(obj)
+		return n, req, err
+	}
+	n, ok := out[0].(int64)
+	if !ok || n < 0 || n > 1<<31-1 {
+		return 0, nil, i.wrong(obj, OpReplicaResource, "%s returned %v replicas, want a whole number", fn, out[0])
+	}
+	if out[1] == nil {
+		return int32(n), nil, nil
+	}
+	var req federationv1alpha1.ReplicaRequirements
+	if err := fromValue(out[1], &req); err != nil {
+		return 0, nil, i.wrong(obj, OpReplicaResource, "%s returned requirements fed cannot read: %v", fn, err)
+	}
+	return int32(n), &req, nil
+}
+
+// ReviseReplica sets a workload's replicas to n (for a cluster's share).
+func (i *Interpreter) ReviseReplica(obj *unstructured.Unstructured, n int32) (*unstructured.Unstructured, error) {
+	ran, fn, out, err := i.call(obj, OpReplicaRevision, 1, obj.Object, int64(n))
+	if err != nil || !ran {
+		if err == nil {
+			reviseReplica(obj, n)
+		}
+		return obj, err
+	}
+	return i.object(obj, OpReplicaRevision, fn, out[0])
+}
+
+// Retain is the object to apply to a member from desired (fed's manifest) and observed
+// (the member's object): built in, desired (server-side apply leaves the fields fed does
+// not set to the member); a retention script may copy fields the member owns.
+func (i *Interpreter) Retain(desired, observed *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	if observed == nil {
+		return desired, nil
+	}
+	ran, fn, out, err := i.call(desired, OpRetention, 1, desired.Object, observed.Object)
+	if err != nil || !ran {
+		return desired, err
+	}
+	return i.object(desired, OpRetention, fn, out[0])
+}
+
+// ReflectStatus is the part of a member object's status to record.
+func (i *Interpreter) ReflectStatus(obj *unstructured.Unstructured) (*runtime.RawExtension, error) {
+	ran, _, out, err := i.call(obj, OpStatusReflection, 1, obj.Object)
+	if err != nil || !ran {
+		return ReflectStatus(obj), err
+	}
+	if out[0] == nil {
+		return nil, nil
+	}
+	raw, err := json.Marshal(out[0])
+	if err != nil {
+		return nil, i.wrong(obj, OpStatusReflection, "ReflectStatus returned a status fed cannot encode: %v", err)
+	}
+	return &runtime.RawExtension{Raw: raw}, nil
+}
+
+// Health says whether a member's object works.
+func (i *Interpreter) Health(obj *unstructured.Unstructured) (federationv1alpha1.ResourceHealth, error) {
+	ran, _, out, err := i.call(obj, OpHealthInterpretation, 1, obj.Object)
+	if err != nil {
+		return unknown, err
+	}
+	if !ran {
+		return Health(obj), nil
+	}
+	healthy, ok := out[0].(bool)
+	if !ok {
+		return unknown, i.wrong(obj, OpHealthInterpretation, "InterpretHealth returned %v, want true or false", out[0])
+	}
+	if healthy {
+		return federationv1alpha1.ResourceHealthy, nil
+	}
+	return federationv1alpha1.ResourceUnhealthy, nil
+}
+
+// AggregateStatus is a template's fleet-wide status from its members' (ok false: the
+// kind has none, its status stays per cluster).
+func (i *Interpreter) AggregateStatus(template *unstructured.Unstructured, items []federationv1alpha1.AggregatedStatusItem, perCluster bool) (map[string]any, bool, error) {
+	var list []any
+	if err := fromValue(items, &list); err != nil {
+		return nil, false, err
+	}
+	ran, _, out, err := i.call(template, OpStatusAggregation, 1, template.Object, list)
+	if err != nil {
+		return nil, false, err
+	}
+	if !ran {
+		status, ok := AggregateStatus(template, items, perCluster)
+		return status, ok, nil
+	}
+	obj, ok := out[0].(map[string]any)
+	if !ok {
+		return nil, false, i.wrong(template, OpStatusAggregation, "AggregateStatus returned %v, want the object with its status", out[0])
+	}
+	status, _ := obj["status"].(map[string]any)
+	if status == nil {
+		status = map[string]any{}
+	}
+	return status, true, nil
+}
+
+// Dependencies are the objects a template needs in every cluster it goes to.
+func (i *Interpreter) Dependencies(obj *unstructured.Unstructured) ([]federationv1alpha1.ObjectReference, error) {
+	ran, _, out, err := i.call(obj, OpDependencyInterpretation, 1, obj.Object)
+	if err != nil || !ran {
+		return Dependencies(obj), err
+	}
+	var refs []federationv1alpha1.ObjectReference
+	if out[0] != nil {
+		if err := fromValue(out[0], &refs); err != nil {
+			return nil, i.wrong(obj, OpDependencyInterpretation, "GetDependencies returned references fed cannot read: %v", err)
+		}
+	}
+	for k := range refs {
+		if refs[k].Namespace == "" {
+			refs[k].Namespace = obj.GetNamespace()
+		}
+	}
+	return refs, nil
+}
+
+// object reads what a script returned as the object to use.
+func (i *Interpreter) object(obj *unstructured.Unstructured, op Operation, fn string, v any) (*unstructured.Unstructured, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, i.wrong(obj, op, "%s returned %v, want an object", fn, v)
+	}
+	return &unstructured.Unstructured{Object: m}, nil
+}
+
+// wrong is a script's result fed cannot use, as a ScriptError of the customization that
+// ran.
+func (i *Interpreter) wrong(obj *unstructured.Unstructured, op Operation, format string, args ...any) error {
+	name := ""
+	for _, c := range i.customizations.For(obj.GetAPIVersion(), obj.GetKind()) {
+		if ScriptOf(c, op) != "" && (name == "" || c.Name < name) {
+			name = c.Name
+		}
+	}
+	return &ScriptError{Customization: name, Operation: op, Err: fmt.Errorf(format, args...)}
+}
+
+// fromValue converts a Go value through JSON.
+func fromValue(v, into any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, into)
+}
+
+// Listed is the customizations of a lister (an informer's).
+type Listed struct {
+	Lister fedlisters.ResourceInterpreterCustomizationLister
+}
+
+// For lists the customizations whose target is apiVersion and kind.
+func (l Listed) For(apiVersion, kind string) []*federationv1alpha1.ResourceInterpreterCustomization {
+	all, err := l.Lister.List(labels.Everything())
+	if err != nil {
+		return nil
+	}
+	var out []*federationv1alpha1.ResourceInterpreterCustomization
+	for _, c := range all {
+		if c.Spec.Target.APIVersion == apiVersion && c.Spec.Target.Kind == kind && c.DeletionTimestamp == nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Check compiles each script of a customization and runs its top level: it lists, for
+// each operation with a script, the function it defines or what is wrong with it.
+func Check(c *federationv1alpha1.ResourceInterpreterCustomization) map[Operation]error {
+	out := map[Operation]error{}
+	for _, op := range Operations {
+		src := ScriptOf(c, op)
+		if src == "" {
+			continue
+		}
+		s, err := lua.Compile(string(op), src, lua.DefaultLimits, helpers)
+		if err == nil {
+			var fn string
+			if fn, err = s.Defines(context.Background(), Functions[op]); err == nil && fn == "" {
+				err = fmt.Errorf("the script defines no function %s", strings.Join(Functions[op], " or "))
+			}
+		}
+		out[op] = err
+	}
+	return out
+}

@@ -1,0 +1,96 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package lua
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func run(t *testing.T, src string, args ...any) ([]any, error) {
+	t.Helper()
+	s, err := Compile("test", src, DefaultLimits, map[string]Helper{
+		"double": func(args ...any) (any, error) { return args[0].(int64) * 2, nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, out, err := s.Call(context.Background(), []string{"F"}, 1, args...)
+	return out, err
+}
+
+func TestValuesRoundTrip(t *testing.T) {
+	obj := map[string]any{"spec": map[string]any{"replicas": int64(3), "ratio": 0.5, "on": true,
+		"list": []any{"a", int64(2), map[string]any{"x": "y"}}, "empty": map[string]any{}}}
+	out, err := run(t, "function F(o) return o end", obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(out[0], obj) {
+		t.Errorf("round trip: %#v, want %#v", out[0], obj)
+	}
+	out, err = run(t, "function F(o) o.spec.replicas = o.spec.replicas + kube.double(2); return o.spec end", obj)
+	if err != nil || out[0].(map[string]any)["replicas"] != int64(7) {
+		t.Errorf("helper and arithmetic: %v %v", out, err)
+	}
+}
+
+func TestSandbox(t *testing.T) {
+	for _, c := range []struct{ name, src, want string }{
+		{"no os", "function F() return os.getenv('HOME') end", "attempt to index a non-table object(nil)"},
+		{"no io", "function F() return io.open('/etc/passwd') end", "attempt to index a non-table object(nil)"},
+		{"no require", "function F() return require('os') end", "attempt to call a non-function object"},
+		{"no loading", "function F() return loadstring('return 1') end", "attempt to call a non-function object"},
+		{"no dofile", "function F() return dofile('/etc/passwd') end", "attempt to call a non-function object"},
+		{"no debug", "function F() return debug.getinfo(1) end", "attempt to index a non-table object(nil)"},
+		{"a long string.rep", "function F() return string.rep('x', 1e9) end", "longer than"},
+		{"a wide format", "function F() return string.format('%99999999d', 1) end", "too large"},
+		{"deep recursion", "function F() return F() + 1 end", "stack overflow"},
+		{"an error", "function F() error('no replicas here') end", "no replicas here"},
+		{"no such function", "function G() end", "defines no function F"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := run(t, c.src)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v, want one saying %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestBounds(t *testing.T) {
+	start := time.Now()
+	_, err := run(t, "function F() while true do end end")
+	if !errors.Is(err, ErrTimeout) {
+		t.Errorf("a loop forever: %v, want %v", err, ErrTimeout)
+	}
+	if d := time.Since(start); d > DefaultLimits.Timeout+time.Second {
+		t.Errorf("stopped after %v", d)
+	}
+	_, err = run(t, "function F() local s = 'xxxxxxxxxxxxxxxx' while true do s = s .. s end end")
+	if !errors.Is(err, ErrMemory) && !errors.Is(err, ErrTimeout) {
+		t.Errorf("a string doubling: %v, want %v", err, ErrMemory)
+	}
+	_, err = run(t, "function F() local t = {} local i = 0 while true do i = i + 1 t[i] = {i, i, i} end end")
+	if !errors.Is(err, ErrMemory) && !errors.Is(err, ErrTimeout) {
+		t.Errorf("a growing table: %v", err)
+	}
+}
