@@ -236,9 +236,12 @@ func (s single) For(apiVersion, kind string) []*federationv1alpha1.ResourceInter
 // and nil for kinds without replicas).
 func (i *Interpreter) Replicas(obj *unstructured.Unstructured) (int32, *federationv1alpha1.ReplicaRequirements, error) {
 	ran, fn, out, err := i.call(obj, OpReplicaResource, 2, obj.Object)
-	if err != nil || !ran {
+	if err != nil {
+		return 0, nil, err
+	}
+	if !ran {
 		n, req := Replicas(obj)
-		return n, req, err
+		return n, req, nil
 	}
 	n, ok := out[0].(int64)
 	if !ok || n < 0 || n > 1<<31-1 {
@@ -283,8 +286,11 @@ func (i *Interpreter) Retain(desired, observed *unstructured.Unstructured) (*uns
 // ReflectStatus is the part of a member object's status to record.
 func (i *Interpreter) ReflectStatus(obj *unstructured.Unstructured) (*runtime.RawExtension, error) {
 	ran, _, out, err := i.call(obj, OpStatusReflection, 1, obj.Object)
-	if err != nil || !ran {
-		return ReflectStatus(obj), err
+	if err != nil {
+		return nil, err
+	}
+	if !ran {
+		return ReflectStatus(obj), nil
 	}
 	if out[0] == nil {
 		return nil, nil
@@ -344,8 +350,11 @@ func (i *Interpreter) AggregateStatus(template *unstructured.Unstructured, items
 // Dependencies are the objects a template needs in every cluster it goes to.
 func (i *Interpreter) Dependencies(obj *unstructured.Unstructured) ([]federationv1alpha1.ObjectReference, error) {
 	ran, _, out, err := i.call(obj, OpDependencyInterpretation, 1, obj.Object)
-	if err != nil || !ran {
-		return Dependencies(obj), err
+	if err != nil {
+		return nil, err
+	}
+	if !ran {
+		return Dependencies(obj), nil
 	}
 	var refs []federationv1alpha1.ObjectReference
 	if out[0] != nil {

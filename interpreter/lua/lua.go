@@ -103,7 +103,7 @@ func (s *Script) Call(ctx context.Context, functions []string, nret int, args ..
 		if cause := context.Cause(ctx); cause != nil {
 			err = cause
 		}
-		return "", nil, fmt.Errorf("%s: %w", s.name, err)
+		return "", nil, err
 	}
 	L.Push(L.NewFunctionFromProto(s.proto))
 	if err := L.PCall(0, 0, nil); err != nil {
@@ -118,7 +118,7 @@ func (s *Script) Call(ctx context.Context, functions []string, nret int, args ..
 		}
 	}
 	if fn == nil {
-		return "", nil, fmt.Errorf("%s: the script defines no function %s", s.name, strings.Join(functions, " or "))
+		return "", nil, fmt.Errorf("the script defines no function %s", strings.Join(functions, " or "))
 	}
 	values := make([]lua.LValue, len(args))
 	for i, a := range args {
@@ -321,7 +321,7 @@ func (s *Script) Defines(ctx context.Context, functions []string) (string, error
 		if cause := context.Cause(ctx); cause != nil {
 			err = cause
 		}
-		return "", fmt.Errorf("%s: %w", s.name, err)
+		return "", err
 	}
 	for _, f := range functions {
 		if _, ok := L.GetGlobal(f).(*lua.LFunction); ok {

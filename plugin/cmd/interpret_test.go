@@ -112,7 +112,7 @@ spec:
 	out, err := interpret(t, "-f", f, "--check")
 	if err == nil || !strings.Contains(err.Error(), "2 of the scripts fail: statusReflection, healthInterpretation") ||
 		!strings.Contains(out, "healthInterpretation: the script defines no function InterpretHealth") ||
-		!strings.Contains(out, "statusReflection: statusReflection: the script ran out of time") {
+		!strings.Contains(out, "statusReflection: the script ran out of time") {
 		t.Errorf("printed %q, error %v", out, err)
 	}
 }

@@ -126,8 +126,8 @@ func propagateGuestbook(t *testing.T, ns string, clusters ...string) {
 	t.Helper()
 	fleet := theLab.FleetKubeconfig()
 	t.Cleanup(func() {
-		// The CRD first, so that its copies go from the members; then the policy, which
-		// alone would leave them there.
+		// The CRD first, so that its copies go from the members (with its Guestbooks),
+		// then its policy.
 		_, _ = runKubectl(fleet, "delete", "crd", "guestbooks.webapp.my.domain", "--ignore-not-found")
 		for _, c := range clusters {
 			expectOutput(t, 30*time.Second, memberKubeconfig(c), "", "get", "crd", "guestbooks.webapp.my.domain", "--ignore-not-found", "-o", "name")
