@@ -42,6 +42,7 @@ import (
 	"github.com/fedhq/fed/controllers/internal/scaletargets"
 	"github.com/fedhq/fed/controllers/internal/templates"
 	"github.com/fedhq/fed/controllers/internal/works"
+	"github.com/fedhq/fed/controllers/mcs"
 	"github.com/fedhq/fed/controllers/namespace"
 	"github.com/fedhq/fed/controllers/scheduler"
 	"github.com/fedhq/fed/controllers/searchcache"
@@ -164,6 +165,11 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 	if err != nil {
 		return nil, err
 	}
+	mcsController, err := mcs.NewController(fedClient, tmpls, fed.ResourceBindings(), workAccess, mbs, clusters,
+		fed.MultiClusterServices(), fed.MultiClusterIngresses())
+	if err != nil {
+		return nil, err
+	}
 	// Execution records what it made of each Work for the status path, which writes it
 	// once with the objects' state.
 	results := &applied.Log{}
@@ -221,6 +227,7 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 		go workStatusController.Run(ctx, 4)
 		go executionController.Run(ctx, 32)
 		go namespaceController.Run(ctx, 2)
+		go mcsController.Run(ctx, 2)
 	}()
 	if searchCacheController != nil {
 		go searchCacheController.Run(ctx, 2)

@@ -62,6 +62,7 @@ k8s_openapi_pkgs=(
     k8s.io/apimachinery/pkg/util/intstr
     k8s.io/api/core/v1
     k8s.io/api/autoscaling/v2
+    k8s.io/api/networking/v1
     k8s.io/metrics/pkg/apis/metrics/v1beta1
     k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1
 )
@@ -85,6 +86,8 @@ add_external k8s.io/api/core/v1 k8s.io/client-go/applyconfigurations/core/v1 \
 add_external k8s.io/api/autoscaling/v2 k8s.io/client-go/applyconfigurations/autoscaling/v2 \
     CrossVersionObjectReference HorizontalPodAutoscalerBehavior \
     HorizontalPodAutoscalerStatus MetricSpec
+add_external k8s.io/api/networking/v1 k8s.io/client-go/applyconfigurations/networking/v1 \
+    IngressSpec
 
 echo "Removing previously generated code"
 find apis -name 'zz_generated.*.go' -not -path "${GENERATED}/*" -delete

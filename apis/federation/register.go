@@ -66,6 +66,10 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&FederatedHPAList{},
 		&CronFederatedHPA{},
 		&CronFederatedHPAList{},
+		&MultiClusterService{},
+		&MultiClusterServiceList{},
+		&MultiClusterIngress{},
+		&MultiClusterIngressList{},
 	)
 	return nil
 }

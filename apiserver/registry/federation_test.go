@@ -31,7 +31,8 @@ func TestFederationStorage(t *testing.T) {
 	expectPaths(t, m, "propagationpolicies", "clusterpropagationpolicies", "overridepolicies", "clusteroverridepolicies",
 		"resourceinterpretercustomizations",
 		"resourcebindings", "resourcebindings/status", "clusterresourcebindings", "clusterresourcebindings/status",
-		"works", "works/status", "federatedhpas", "federatedhpas/status", "cronfederatedhpas", "cronfederatedhpas/status")
+		"works", "works/status", "federatedhpas", "federatedhpas/status", "cronfederatedhpas", "cronfederatedhpas/status",
+		"multiclusterservices", "multiclusterservices/status", "multiclusteringresses", "multiclusteringresses/status")
 	tests := map[string]func(*testing.T){
 		"propagationpolicies": func(t *testing.T) {
 			storageCase[*federation.PropagationPolicy]{Case: registrytest.PropagationPolicy(), shortNames: []string{"pp"}}.
@@ -71,6 +72,14 @@ func TestFederationStorage(t *testing.T) {
 		"cronfederatedhpas": func(t *testing.T) {
 			storageCase[*federation.CronFederatedHPA]{Case: registrytest.CronFederatedHPA(), shortNames: []string{"cronfhpa"}}.
 				run(t, m, "cronfederatedhpas")
+		},
+		"multiclusterservices": func(t *testing.T) {
+			storageCase[*federation.MultiClusterService]{Case: registrytest.MultiClusterService(), shortNames: []string{"mcs"}}.
+				run(t, m, "multiclusterservices")
+		},
+		"multiclusteringresses": func(t *testing.T) {
+			storageCase[*federation.MultiClusterIngress]{Case: registrytest.MultiClusterIngress(), shortNames: []string{"mci"}}.
+				run(t, m, "multiclusteringresses")
 		},
 	}
 	for name, test := range tests {

@@ -35,6 +35,8 @@ import (
 	"github.com/fedhq/fed/apiserver/registry/federation/clusterresourcebindings"
 	"github.com/fedhq/fed/apiserver/registry/federation/cronfederatedhpas"
 	"github.com/fedhq/fed/apiserver/registry/federation/federatedhpas"
+	"github.com/fedhq/fed/apiserver/registry/federation/multiclusteringresses"
+	"github.com/fedhq/fed/apiserver/registry/federation/multiclusterservices"
 	"github.com/fedhq/fed/apiserver/registry/federation/overridepolicies"
 	"github.com/fedhq/fed/apiserver/registry/federation/propagationpolicies"
 	"github.com/fedhq/fed/apiserver/registry/federation/resourcebindings"
@@ -77,6 +79,8 @@ func NewFederationGroupInfo(optsGetter generic.RESTOptionsGetter) (*genericapise
 		works.NewStorage,
 		federatedhpas.NewStorage,
 		cronfederatedhpas.NewStorage,
+		multiclusterservices.NewStorage,
+		multiclusteringresses.NewStorage,
 	)
 }
 

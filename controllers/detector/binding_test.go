@@ -68,3 +68,23 @@ spec: {replicas: 2, template: {spec: {containers: [{name: nginx, image: nginx}]}
 		t.Errorf("labels of a ClusterPropagationPolicy's binding: %v", got)
 	}
 }
+
+// A binding's own labels stay when its policy changes; only the policy's labels say which.
+func TestPolicyLabels(t *testing.T) {
+	current := map[string]string{"team": "a", federationv1alpha1.LabelClusterPolicy: "everywhere"}
+	want := BindingLabels(&policy.Policy{Namespace: "default", Name: "nginx"})
+	got := withPolicy(current, want)
+	if len(got) != 3 || got["team"] != "a" || got[federationv1alpha1.LabelPolicyName] != "nginx" || got[federationv1alpha1.LabelClusterPolicy] != "" {
+		t.Errorf("withPolicy: %v", got)
+	}
+	if !samePolicy(got, want) || samePolicy(current, want) {
+		t.Errorf("samePolicy compares the policy labels only")
+	}
+	if got := withPolicy(map[string]string{federationv1alpha1.LabelClusterPolicy: "x"}, nil); got != nil {
+		t.Errorf("no policy, no other label: %v", got)
+	}
+	p := policy.Policy{Namespace: "default", Name: "nginx", Spec: &federationv1alpha1.PropagationSpec{}}
+	if c := claimerOf(got, []policy.Policy{p}); c == nil || c.Name != "nginx" {
+		t.Errorf("claimerOf a binding with a label of its own: %v", c)
+	}
+}

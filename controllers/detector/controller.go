@@ -22,6 +22,7 @@ package detector
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -403,7 +404,7 @@ func (c *Controller) decide(tmpl *unstructured.Unstructured, current *view) (dec
 	generation := strconv.FormatInt(tmpl.GetGeneration(), 10)
 	if best.Spec.ActivationPreference == federationv1alpha1.LazyActivation {
 		d.generation = generation
-		if current != nil && apiequality.Semantic.DeepEqual(current.labels, d.labels) && current.spec.Resource.UID == tmpl.GetUID() {
+		if current != nil && samePolicy(current.labels, d.labels) && current.spec.Resource.UID == tmpl.GetUID() {
 			switch current.annotations[federationv1alpha1.AnnotationTemplateGeneration] {
 			case generation:
 				return decision{keep: true}, nil
@@ -415,7 +416,7 @@ func (c *Controller) decide(tmpl *unstructured.Unstructured, current *view) (dec
 			}
 		}
 	}
-	if current == nil || !apiequality.Semantic.DeepEqual(current.labels, d.labels) {
+	if current == nil || !samePolicy(current.labels, d.labels) {
 		c.recorder.Eventf(tmpl, corev1.EventTypeNormal, "PolicyApplied", "propagated by %s", describe(best))
 	}
 	replicas, req, err := c.replicas(tmpl)
@@ -448,11 +449,43 @@ func describe(p *policy.Policy) string {
 // claimerOf is the policy of policies a binding's labels name, or nil.
 func claimerOf(bindingLabels map[string]string, policies []policy.Policy) *policy.Policy {
 	for i, p := range policies {
-		if apiequality.Semantic.DeepEqual(BindingLabels(&p), bindingLabels) {
+		if samePolicy(BindingLabels(&p), bindingLabels) {
 			return &policies[i]
 		}
 	}
 	return nil
+}
+
+// policyLabels are the labels of a binding that name its policy.
+var policyLabels = []string{federationv1alpha1.LabelPolicyNamespace, federationv1alpha1.LabelPolicyName, federationv1alpha1.LabelClusterPolicy}
+
+// samePolicy says whether two sets of labels name the same policy (or none), whatever
+// else they hold.
+func samePolicy(a, b map[string]string) bool {
+	for _, l := range policyLabels {
+		if a[l] != b[l] {
+			return false
+		}
+	}
+	return true
+}
+
+// withPolicy is a binding's labels with the policy labels of want instead of its own;
+// labels someone else put on the binding stay.
+func withPolicy(current, want map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range current {
+		if !slices.Contains(policyLabels, k) {
+			out[k] = v
+		}
+	}
+	for k, v := range want {
+		out[k] = v
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // policyNamed says whether a binding's labels name a policy.
@@ -544,13 +577,14 @@ func syncBinding[T bindingObject](ctx context.Context, client bindingClient[T], 
 		return err
 	}
 	want.Clusters = specOf(current).Clusters
-	if apiequality.Semantic.DeepEqual(*specOf(current), *want) && apiequality.Semantic.DeepEqual(current.GetLabels(), d.labels) &&
+	labels := withPolicy(current.GetLabels(), d.labels)
+	if apiequality.Semantic.DeepEqual(*specOf(current), *want) && apiequality.Semantic.DeepEqual(current.GetLabels(), labels) &&
 		current.GetAnnotations()[federationv1alpha1.AnnotationTemplateGeneration] == d.generation {
 		return nil
 	}
 	b := current.DeepCopyObject().(T)
 	*specOf(b) = *want
-	b.SetLabels(d.labels)
+	b.SetLabels(labels)
 	setGeneration(b, d.generation)
 	_, err := client.Update(ctx, b, metav1.UpdateOptions{})
 	return err

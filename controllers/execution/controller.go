@@ -303,10 +303,12 @@ func (c *Controller) applyManifest(ctx context.Context, cluster string, mb *memb
 		}
 		if current != nil {
 			// What the member owns, a customization's retention script keeps.
-			if obj, err = c.interpreter.Retain(obj, current); err != nil {
+			retained, err := c.interpreter.Retain(obj, current)
+			if err != nil {
 				c.event(obj, corev1.EventTypeWarning, "InterpreterFailed", "cluster %s: %v", cluster, err)
 				return err
 			}
+			obj = retained
 		}
 		if current != nil && !fedMade(current, obj) {
 			// Taking over (the policy says Overwrite): the member's object becomes the

@@ -42,6 +42,7 @@ import (
 	"github.com/fedhq/fed/controllers/internal/reconciler"
 	"github.com/fedhq/fed/controllers/internal/works"
 	"github.com/fedhq/fed/interpreter"
+	"github.com/fedhq/fed/interpreter/lua"
 )
 
 // memberDelay is how long changes of a member's objects gather before their Work's status
@@ -121,7 +122,14 @@ func (c *Controller) reconcile(ctx context.Context, k types.NamespacedName) erro
 			return err
 		}
 	}
-	return c.writeStatus(ctx, w, statuses, failed, cond)
+	if err := c.writeStatus(ctx, w, statuses, failed, cond); err != nil {
+		return err
+	}
+	if errors.Is(failed, lua.ErrMemory) {
+		// Perhaps the rest of the process grew the heap meanwhile: looked at again later.
+		return reconciler.RequeueAfter(30*time.Second, nil)
+	}
+	return nil
 }
 
 // manifestStatuses is the state of each object of a Work in the member, as fed's informers

@@ -29,7 +29,9 @@ import (
 	"math"
 	"regexp"
 	"runtime/metrics"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -76,6 +78,10 @@ func Compile(name, src string, limits Limits, helpers map[string]Helper) (*Scrip
 	return &Script{name: name, proto: proto, limits: limits, helpers: helpers}, nil
 }
 
+// running lets one script run at a time, so that the heap a call grows is its own (the
+// rest of the process goes on allocating, which a call may be blamed for, rarely).
+var running sync.Mutex
+
 // ErrTimeout and ErrMemory say why a call was stopped.
 var (
 	ErrTimeout = errors.New("the script ran out of time")
@@ -87,6 +93,8 @@ var (
 // int64 numbers, booleans, nil). It returns the function called and its nret results,
 // converted back the same way.
 func (s *Script) Call(ctx context.Context, functions []string, nret int, args ...any) (string, []any, error) {
+	running.Lock()
+	defer running.Unlock()
 	ctx, cancel := context.WithTimeoutCause(ctx, s.limits.Timeout, ErrTimeout)
 	defer cancel()
 	ctx, stop := context.WithCancelCause(ctx)
@@ -129,7 +137,10 @@ func (s *Script) Call(ctx context.Context, functions []string, nret int, args ..
 	}
 	out := make([]any, nret)
 	for i := range nret {
-		out[i] = fromLua(L.Get(-nret + i))
+		var err error
+		if out[i], err = fromLua(L, L.Get(-nret+i)); err != nil {
+			return "", nil, fmt.Errorf("%s returned %w", name, err)
+		}
 	}
 	L.Pop(nret)
 	return name, out, nil
@@ -149,17 +160,16 @@ func (s *Script) open(L *lua.LState) {
 		"getfenv", "setfenv", "newproxy", "_printregs"} {
 		L.SetGlobal(name, lua.LNil)
 	}
-	str := L.GetGlobal(lua.StringLibName).(*lua.LTable)
+	// The string and table functions run in Go, where the deadline is not checked: their
+	// inputs are bounded so that no call of them takes long or makes a large string.
 	max := s.limits.MaxString
-	rep := str.RawGetString("rep").(*lua.LFunction)
-	str.RawSetString("rep", L.NewFunction(func(L *lua.LState) int {
+	str := L.GetGlobal(lua.StringLibName).(*lua.LTable)
+	guard(L, str, "rep", func(L *lua.LState) {
 		if n := L.OptInt(2, 0); n > 0 && float64(len(L.CheckString(1)))*float64(n) > float64(max) {
 			L.RaiseError("string.rep: the result would be longer than %d bytes", max)
 		}
-		return callThrough(L, rep)
-	}))
-	format := str.RawGetString("format").(*lua.LFunction)
-	str.RawSetString("format", L.NewFunction(func(L *lua.LState) int {
+	})
+	guard(L, str, "format", func(L *lua.LState) {
 		for _, m := range widths.FindAllStringSubmatch(L.CheckString(1), -1) {
 			for _, w := range m[1:] {
 				if len(w) > 4 {
@@ -167,14 +177,55 @@ func (s *Script) open(L *lua.LState) {
 				}
 			}
 		}
-		return callThrough(L, format)
-	}))
+		if n := argsLength(L, 1); n > max {
+			L.RaiseError("string.format: the result would be longer than %d bytes", max)
+		}
+	})
+	for _, name := range []string{"find", "match", "gmatch", "gsub"} {
+		guard(L, str, name, func(L *lua.LState) {
+			if n := len(L.CheckString(1)); n > MaxPatternSubject {
+				L.RaiseError("string.%s: a subject of %d bytes is longer than %d", name, n, MaxPatternSubject)
+			}
+			if name == "find" && lua.LVAsBool(L.Get(4)) {
+				return // a plain search: no pattern
+			}
+			if n := repetitions(L.CheckString(2)); n > MaxPatternRepetitions {
+				L.RaiseError("string.%s: a pattern with %d repetitions (*, +, -) has more than %d", name, n, MaxPatternRepetitions)
+			}
+			if name != "gsub" {
+				return
+			}
+			switch repl := L.Get(3).(type) {
+			case lua.LString:
+				if float64(len(L.CheckString(1)))*float64(len(repl)+1) > float64(max) {
+					L.RaiseError("string.gsub: the result could be longer than %d bytes", max)
+				}
+			case *lua.LTable, *lua.LFunction:
+				L.Replace(3, boundedReplacement(L, repl, max))
+			}
+		})
+	}
+	tab := L.GetGlobal(lua.TabLibName).(*lua.LTable)
+	guard(L, tab, "concat", func(L *lua.LState) {
+		n := len(L.OptString(2, ""))
+		L.CheckTable(1).ForEach(func(_, v lua.LValue) {
+			if s, ok := v.(lua.LString); ok {
+				n += len(s) + len(L.OptString(2, ""))
+			}
+		})
+		if n > max {
+			L.RaiseError("table.concat: the result would be longer than %d bytes", max)
+		}
+	})
 	kube := L.CreateTable(0, len(s.helpers))
 	for name, h := range s.helpers {
 		kube.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
 			args := make([]any, L.GetTop())
 			for i := range args {
-				args[i] = fromLua(L.Get(i + 1))
+				var err error
+				if args[i], err = fromLua(L, L.Get(i+1)); err != nil {
+					L.RaiseError("kube.%s: %v", name, err)
+				}
 			}
 			out, err := h(args...)
 			if err != nil {
@@ -189,6 +240,81 @@ func (s *Script) open(L *lua.LState) {
 
 // widths finds the width and precision of each directive of a format.
 var widths = regexp.MustCompile(`%[-+ #0]*([0-9]*)(?:\.([0-9]*))?[a-zA-Z%]`)
+
+// MaxPatternSubject and MaxPatternRepetitions bound the string library's pattern
+// functions (find, match, gmatch, gsub), which backtrack in Go: the longest subject, and
+// the most repetition operators in a pattern.
+const (
+	MaxPatternSubject     = 16 << 10
+	MaxPatternRepetitions = 2
+)
+
+// guard replaces lib[name] by a function that runs check on the call's arguments (which
+// raises an error to refuse them), then the original.
+func guard(L *lua.LState, lib *lua.LTable, name string, check func(*lua.LState)) {
+	original := lib.RawGetString(name).(*lua.LFunction)
+	lib.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
+		check(L)
+		return callThrough(L, original)
+	}))
+}
+
+// argsLength is the total length of the string arguments of the call from the first.
+func argsLength(L *lua.LState, first int) int {
+	n := 0
+	for i := first; i <= L.GetTop(); i++ {
+		if s, ok := L.Get(i).(lua.LString); ok {
+			n += len(s)
+		}
+	}
+	return n
+}
+
+// repetitions counts a Lua pattern's repetition operators (*, +, -), escapes and sets
+// aside.
+func repetitions(pattern string) int {
+	n := 0
+	for i := 0; i < len(pattern); i++ {
+		switch pattern[i] {
+		case '%':
+			i++
+		case '*', '+', '-':
+			if i > 0 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// boundedReplacement wraps gsub's table or function replacement so that the text it
+// inserts stays within max bytes in all.
+func boundedReplacement(L *lua.LState, repl lua.LValue, max int) *lua.LFunction {
+	total := 0
+	return L.NewFunction(func(L *lua.LState) int {
+		var v lua.LValue
+		switch r := repl.(type) {
+		case *lua.LTable:
+			v = L.GetTable(r, L.Get(1))
+		case *lua.LFunction:
+			top := L.GetTop()
+			L.Push(r)
+			for i := 1; i <= top; i++ {
+				L.Push(L.Get(i))
+			}
+			L.Call(top, 1)
+			v = L.Get(-1)
+			L.Pop(1)
+		}
+		if s, ok := v.(lua.LString); ok {
+			if total += len(s); total > max {
+				L.RaiseError("string.gsub: the replacements are longer than %d bytes", max)
+			}
+		}
+		L.Push(v)
+		return 1
+	})
+}
 
 // callThrough calls fn with the arguments of the current call and returns its results.
 func callThrough(L *lua.LState, fn *lua.LFunction) int {
@@ -230,7 +356,16 @@ func watchHeap(limit uint64, done <-chan struct{}, stop func()) {
 	}
 }
 
-// toLua converts a Go value as JSON decodes it into a Lua value.
+// arrayMeta marks the tables toLua makes of lists, so that fromLua gives back a list, an
+// empty one included.
+const arrayMeta = "fed.array"
+
+// MaxDepth is how deeply nested a script's result may be.
+const MaxDepth = 64
+
+// toLua converts a Go value as JSON decodes it into a Lua value: an object's keys are
+// set in sorted order (so that pairs() visits them in one order every call), a list's
+// elements by index (nil ones leave a hole) in a table marked as a list.
 func toLua(L *lua.LState, v any) lua.LValue {
 	switch x := v.(type) {
 	case nil:
@@ -249,67 +384,96 @@ func toLua(L *lua.LState, v any) lua.LValue {
 		return lua.LNumber(x)
 	case map[string]any:
 		t := L.CreateTable(0, len(x))
-		for k, e := range x {
-			t.RawSetString(k, toLua(L, e))
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			t.RawSetString(k, toLua(L, x[k]))
 		}
 		return t
 	case []any:
 		t := L.CreateTable(len(x), 0)
-		for _, e := range x {
-			t.Append(toLua(L, e))
+		for i, e := range x {
+			t.RawSetInt(i+1, toLua(L, e))
 		}
+		L.SetMetatable(t, L.NewTypeMetatable(arrayMeta))
 		return t
 	case []map[string]any:
-		t := L.CreateTable(len(x), 0)
-		for _, e := range x {
-			t.Append(toLua(L, e))
+		list := make([]any, len(x))
+		for i, e := range x {
+			list[i] = e
 		}
-		return t
+		return toLua(L, list)
 	}
 	return lua.LString(fmt.Sprint(v))
 }
 
-// fromLua converts a Lua value back: a table with the keys 1..n only is a list, any
-// other table an object (an empty one an empty object); integral numbers are int64.
-func fromLua(v lua.LValue) any {
+// fromLua converts a Lua value back: a table marked as a list, or one with the keys 1..n
+// only, is a list (nil elements are null); any other table an object (an empty one made
+// by the script an empty object); integral numbers are int64. Lua's numbers are doubles:
+// integers beyond 2^53 do not survive a script. A table nested deeper than MaxDepth (or in
+// itself) is an error.
+func fromLua(L *lua.LState, v lua.LValue) (any, error) {
+	return fromLuaAt(L, v, 0)
+}
+
+func fromLuaAt(L *lua.LState, v lua.LValue, depth int) (any, error) {
 	switch x := v.(type) {
 	case *lua.LNilType:
-		return nil
+		return nil, nil
 	case lua.LBool:
-		return bool(x)
+		return bool(x), nil
 	case lua.LString:
-		return string(x)
+		return string(x), nil
 	case lua.LNumber:
 		f := float64(x)
 		if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-			return int64(f)
+			return int64(f), nil
 		}
-		return f
+		return f, nil
 	case *lua.LTable:
-		n := x.MaxN()
-		count := 0
-		x.ForEach(func(lua.LValue, lua.LValue) { count++ })
-		if n > 0 && n == count {
-			list := make([]any, 0, n)
-			for i := 1; i <= n; i++ {
-				list = append(list, fromLua(x.RawGetInt(i)))
-			}
-			return list
+		if depth >= MaxDepth {
+			return nil, fmt.Errorf("a table nested more than %d deep (or in itself)", MaxDepth)
 		}
-		obj := map[string]any{}
-		x.ForEach(func(k, e lua.LValue) {
-			if e != lua.LNil {
-				obj[k.String()] = fromLua(e)
+		n := x.MaxN()
+		count, indexed := 0, 0
+		x.ForEach(func(k, _ lua.LValue) {
+			count++
+			if i, ok := k.(lua.LNumber); ok && float64(i) == math.Trunc(float64(i)) && int(i) >= 1 && int(i) <= n {
+				indexed++
 			}
 		})
-		return obj
+		if L.GetMetatable(x) == L.GetTypeMetatable(arrayMeta) && indexed == count || n > 0 && n == count {
+			list := make([]any, 0, n)
+			for i := 1; i <= n; i++ {
+				e, err := fromLuaAt(L, x.RawGetInt(i), depth+1)
+				if err != nil {
+					return nil, err
+				}
+				list = append(list, e)
+			}
+			return list, nil
+		}
+		obj := map[string]any{}
+		var err error
+		x.ForEach(func(k, e lua.LValue) {
+			if err != nil || e == lua.LNil {
+				return
+			}
+			obj[k.String()], err = fromLuaAt(L, e, depth+1)
+		})
+		return obj, err
 	}
-	return nil
+	return nil, nil
 }
 
 // Defines runs the script (its top level only) and says which of functions it defines,
 // the first found; "" when none.
 func (s *Script) Defines(ctx context.Context, functions []string) (string, error) {
+	running.Lock()
+	defer running.Unlock()
 	ctx, cancel := context.WithTimeoutCause(ctx, s.limits.Timeout, ErrTimeout)
 	defer cancel()
 	L := lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 200, RegistrySize: 1024, RegistryMaxSize: 64 * 1024, MinimizeStackMemory: true})

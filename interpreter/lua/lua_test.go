@@ -39,7 +39,8 @@ func run(t *testing.T, src string, args ...any) ([]any, error) {
 
 func TestValuesRoundTrip(t *testing.T) {
 	obj := map[string]any{"spec": map[string]any{"replicas": int64(3), "ratio": 0.5, "on": true,
-		"list": []any{"a", int64(2), map[string]any{"x": "y"}}, "empty": map[string]any{}}}
+		"list": []any{"a", int64(2), map[string]any{"x": "y"}}, "empty": map[string]any{},
+		"args": []any{}, "nested": []any{[]any{}}, "holes": []any{int64(1), nil, int64(3)}}}
 	out, err := run(t, "function F(o) return o end", obj)
 	if err != nil {
 		t.Fatal(err)
@@ -66,6 +67,12 @@ func TestSandbox(t *testing.T) {
 		{"deep recursion", "function F() return F() + 1 end", "stack overflow"},
 		{"an error", "function F() error('no replicas here') end", "no replicas here"},
 		{"no such function", "function G() end", "defines no function F"},
+		{"a table in itself", "function F() local t = {} t.x = t return t end", "nested more than 64 deep"},
+		{"a quadratic gsub", "function F() return string.gsub(string.rep('a', 200000), 'a', 'b') end", "longer than 16384"},
+		{"a backtracking pattern", "function F() return string.find(string.rep('a', 3000), '.-.-.-.-b') end", "more than 2"},
+		{"a large concat", "function F() local t = {} for i = 1, 50 do t[i] = string.rep('x', 1000000) end return table.concat(t) end", "table.concat: the result would be longer"},
+		{"a large format", "function F() local s = string.rep('x', 600000) return string.format('%s%s', s, s) end", "string.format: the result would be longer"},
+		{"a large gsub by function", "function F() return string.gsub(string.rep('a', 16000), 'a', function(c) return string.rep('x', 1000) end) end", "replacements are longer"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := run(t, c.src)
@@ -92,5 +99,27 @@ func TestBounds(t *testing.T) {
 	_, err = run(t, "function F() local t = {} local i = 0 while true do i = i + 1 t[i] = {i, i, i} end end")
 	if !errors.Is(err, ErrMemory) && !errors.Is(err, ErrTimeout) {
 		t.Errorf("a growing table: %v", err)
+	}
+}
+
+// A script that lists an object's keys sees them in one order every call.
+func TestKeyOrder(t *testing.T) {
+	obj := map[string]any{}
+	for _, k := range strings.Fields("q w e r t y u i o p a s d f g h j k l z x c v b n m") {
+		obj[k] = k
+	}
+	first, err := run(t, "function F(o) local ks = {} for k in pairs(o) do ks[#ks+1] = k end return table.concat(ks, ',') end", obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		if again, _ := run(t, "function F(o) local ks = {} for k in pairs(o) do ks[#ks+1] = k end return table.concat(ks, ',') end", obj); !reflect.DeepEqual(again, first) {
+			t.Fatalf("pairs order %v, then %v", first, again)
+		}
+	}
+	// gsub's table and function replacements work within the bound.
+	out, err := run(t, "function F() return (string.gsub('a-b', '%w', {a = 'x'})) .. (string.gsub('ab', '%w', function(c) return c .. c end)) end")
+	if err != nil || out[0] != "x-baabb" {
+		t.Errorf("gsub replacements: %v %v", out, err)
 	}
 }

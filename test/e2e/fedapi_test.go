@@ -60,6 +60,15 @@ var fedKinds = map[string]fedKind{
 	"CronFederatedHPA": {resource: "cronfederatedhpas", shortName: "cronfhpa", namespaced: true,
 		statusPatch: `{"status":{"executionHistories":[{"ruleName":"scale-up"}]}}`, statusPath: "{.status.executionHistories[0].ruleName}", statusValue: "scale-up",
 		columns: []string{"NAME", "REFERENCE-KIND", "REFERENCE-NAME", "RULES", "LAST-SCHEDULE", "AGE"}},
+	// A condition of a type of their own, which a controller's own status writes keep.
+	"MultiClusterService": {resource: "multiclusterservices", shortName: "mcs", namespaced: true,
+		statusPatch: `{"status":{"conditions":[{"type":"E2E","status":"True","reason":"Patched","message":"patched","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}`,
+		statusPath:  `{.status.conditions[?(@.type=="E2E")].reason}`, statusValue: "Patched",
+		columns: []string{"NAME", "TYPES", "PROVIDERS", "CONSUMERS", "READY", "AGE"}},
+	"MultiClusterIngress": {resource: "multiclusteringresses", shortName: "mci", namespaced: true,
+		statusPatch: `{"status":{"conditions":[{"type":"E2E","status":"True","reason":"Patched","message":"patched","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}`,
+		statusPath:  `{.status.conditions[?(@.type=="E2E")].reason}`, statusValue: "Patched",
+		columns: []string{"NAME", "HOSTS", "CLUSTERS", "AGE"}},
 	"ResourceRegistry": {resource: "resourceregistries", shortName: "rr",
 		statusPatch: `{"status":{"caches":[{"cluster":"member1","apiVersion":"apps/v1","kind":"Deployment","synced":true,"objects":3}]}}`,
 		statusPath:  "{.status.caches[0].objects}", statusValue: "3",
@@ -107,7 +116,7 @@ func fixtures(t *testing.T) []*unstructured.Unstructured {
 // testNamespace creates a namespace for one test in the fleet of the fed-apiserver that
 // kubeconfig reaches (fed's namespaced kinds live in the fleet's namespaces) and deletes it
 // afterwards.
-func testNamespace(t *testing.T, kubeconfig string) string {
+func testNamespace(t testing.TB, kubeconfig string) string {
 	t.Helper()
 	ns := fmt.Sprintf("e2e-%d", time.Now().UnixNano()%1_000_000_000)
 	fleet := fleetKubeconfig(t, kubeconfig)
@@ -117,7 +126,7 @@ func testNamespace(t *testing.T, kubeconfig string) string {
 }
 
 // fleetKubeconfig is kubeconfig with the fleet's path appended to its servers.
-func fleetKubeconfig(t *testing.T, kubeconfig string) string {
+func fleetKubeconfig(t testing.TB, kubeconfig string) string {
 	t.Helper()
 	kc, err := clientcmd.LoadFromFile(kubeconfig)
 	if err != nil {

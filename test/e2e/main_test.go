@@ -48,7 +48,7 @@ func TestMain(m *testing.M) {
 
 // kubectl runs the lab's kubectl with a kubeconfig and returns its standard output; a
 // failure fails the test with kubectl's standard error.
-func kubectl(t *testing.T, kubeconfig string, args ...string) string {
+func kubectl(t testing.TB, kubeconfig string, args ...string) string {
 	t.Helper()
 	out, err := runKubectl(kubeconfig, args...)
 	if err != nil {
@@ -58,7 +58,7 @@ func kubectl(t *testing.T, kubeconfig string, args ...string) string {
 }
 
 // kubectlStdin is kubectl with stdin.
-func kubectlStdin(t *testing.T, kubeconfig, stdin string, args ...string) string {
+func kubectlStdin(t testing.TB, kubeconfig, stdin string, args ...string) string {
 	t.Helper()
 	out, err := runKubectlWith(kubeconfig, stdin, nil, args...)
 	if err != nil {
@@ -68,7 +68,7 @@ func kubectlStdin(t *testing.T, kubeconfig, stdin string, args ...string) string
 }
 
 // kubectlEnv is kubectl with extra environment variables (KUBE_EDITOR for kubectl edit).
-func kubectlEnv(t *testing.T, kubeconfig string, env []string, args ...string) string {
+func kubectlEnv(t testing.TB, kubeconfig string, env []string, args ...string) string {
 	t.Helper()
 	out, err := runKubectlWith(kubeconfig, "", env, args...)
 	if err != nil {

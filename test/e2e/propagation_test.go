@@ -34,7 +34,7 @@ import (
 func memberKubeconfig(name string) string { return filepath.Join(theLab.Dir(), name+".kubeconfig") }
 
 // expectOutput waits until kubectl prints want.
-func expectOutput(t *testing.T, timeout time.Duration, kubeconfig, want string, args ...string) {
+func expectOutput(t testing.TB, timeout time.Duration, kubeconfig, want string, args ...string) {
 	t.Helper()
 	waitFor(t, timeout, func() error {
 		out, err := runKubectl(kubeconfig, args...)

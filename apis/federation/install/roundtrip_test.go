@@ -60,6 +60,8 @@ func fuzzerFuncs(runtimeserializer.CodecFactory) []interface{} {
 		defaulted[*federation.Work](scheme),
 		defaulted[*federation.FederatedHPA](scheme),
 		defaulted[*federation.CronFederatedHPA](scheme),
+		defaulted[*federation.MultiClusterService](scheme),
+		defaulted[*federation.MultiClusterIngress](scheme),
 	}
 }
 

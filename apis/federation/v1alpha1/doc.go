@@ -16,9 +16,10 @@ limitations under the License.
 
 // Package v1alpha1 is version v1alpha1 of the federation.fedhq.io API group:
 // the policies that say where templates go and how they change per cluster,
-// the bindings and works that carry them there, and the federated autoscalers.
-// Field names follow Karmada's policy, work and autoscaling APIs so that a
-// Karmada manifest works here after changing its group.
+// the bindings and works that carry them there, the federated autoscalers, and
+// the multi-cluster services and ingresses. Field names follow Karmada's
+// policy, work, autoscaling and networking APIs so that a Karmada manifest
+// works here after changing its group.
 //
 // +k8s:deepcopy-gen=package
 // +k8s:conversion-gen=github.com/fedhq/fed/apis/federation

@@ -74,6 +74,10 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&FederatedHPAList{},
 		&CronFederatedHPA{},
 		&CronFederatedHPAList{},
+		&MultiClusterService{},
+		&MultiClusterServiceList{},
+		&MultiClusterIngress{},
+		&MultiClusterIngressList{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil

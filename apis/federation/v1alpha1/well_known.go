@@ -70,12 +70,13 @@ const (
 	AnnotationWork = "federation.fedhq.io/work"
 
 	// AnnotationTemplateUID, on a member object, is the UID of the template fed made it
-	// from. It stays when fed releases the object (its policy was deleted), so that the same
-	// template can take it back without a conflict, while another cannot.
+	// from. It stays when fed releases the object (its binding was deleted by hand), so
+	// that the same template can take it back without a conflict, while another cannot.
 	AnnotationTemplateUID = "federation.fedhq.io/template-uid"
 
-	// AnnotationTemplateGeneration, on a member object, is the metadata.generation of the
-	// template fed made it from. Once the member's controller has observed the object
+	// AnnotationTemplateGeneration, on a binding whose policy is Lazy, is the template
+	// generation the policy was last applied at. On a member object, it is the
+	// metadata.generation of the template fed made it from. Once the member's controller has observed the object
 	// (its status.observedGeneration reached its own generation), fed reports that the
 	// member observed this generation of the template (the template's
 	// status.observedGeneration moves when every member has).
@@ -93,6 +94,19 @@ const (
 	// AnnotationOverrideError, on a Work, says why the template could not be customised
 	// for the cluster; execution then applies nothing and reports it in the Work's status.
 	AnnotationOverrideError = "federation.fedhq.io/override-error"
+
+	// AnnotationMultiClusterService, on a Work, names the exported service
+	// ("<namespace>/<name>") whose Service or endpoints it imports into its cluster.
+	AnnotationMultiClusterService = "federation.fedhq.io/multicluster-service"
+
+	// AnnotationMultiClusterIngress, on a Work, names the MultiClusterIngress
+	// ("<namespace>/<name>") whose Ingress it writes into its cluster.
+	AnnotationMultiClusterIngress = "federation.fedhq.io/multicluster-ingress"
+
+	// EndpointSliceManagedBy is the endpointslice.kubernetes.io/managed-by label of the
+	// EndpointSlices fed writes into the clusters that import a service, so that their
+	// own endpointslice controllers leave them alone.
+	EndpointSliceManagedBy = "fed.fedhq.io"
 
 	// FinalizerExecution keeps a Work until execution has removed (or released) its
 	// objects from the member.
@@ -150,3 +164,7 @@ func IsFederatedHPA(ref autoscalingv2.CrossVersionObjectReference) bool {
 func (p *Placement) ReplicasDivided() bool {
 	return p != nil && p.ReplicaScheduling != nil && p.ReplicaScheduling.ReplicaSchedulingType == ReplicaSchedulingTypeDivided
 }
+
+// DerivedServiceName is the Service fed makes, in each cluster that imports a
+// multi-cluster service, for the service's endpoints in the clusters that export it.
+func DerivedServiceName(service string) string { return "derived-" + service }

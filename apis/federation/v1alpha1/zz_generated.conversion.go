@@ -156,6 +156,16 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
+	if err := s.AddGeneratedConversionFunc((*ClusterSelector)(nil), (*federation.ClusterSelector)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ClusterSelector_To_federation_ClusterSelector(a.(*ClusterSelector), b.(*federation.ClusterSelector), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.ClusterSelector)(nil), (*ClusterSelector)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_ClusterSelector_To_v1alpha1_ClusterSelector(a.(*federation.ClusterSelector), b.(*ClusterSelector), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddGeneratedConversionFunc((*CommandArgsOverrider)(nil), (*federation.CommandArgsOverrider)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1alpha1_CommandArgsOverrider_To_federation_CommandArgsOverrider(a.(*CommandArgsOverrider), b.(*federation.CommandArgsOverrider), scope)
 	}); err != nil {
@@ -253,6 +263,16 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}
 	if err := s.AddGeneratedConversionFunc((*federation.ExecutionHistory)(nil), (*ExecutionHistory)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_federation_ExecutionHistory_To_v1alpha1_ExecutionHistory(a.(*federation.ExecutionHistory), b.(*ExecutionHistory), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ExposurePort)(nil), (*federation.ExposurePort)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ExposurePort_To_federation_ExposurePort(a.(*ExposurePort), b.(*federation.ExposurePort), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.ExposurePort)(nil), (*ExposurePort)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_ExposurePort_To_v1alpha1_ExposurePort(a.(*federation.ExposurePort), b.(*ExposurePort), scope)
 	}); err != nil {
 		return err
 	}
@@ -356,6 +376,26 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
+	if err := s.AddGeneratedConversionFunc((*IngressTemplate)(nil), (*federation.IngressTemplate)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_IngressTemplate_To_federation_IngressTemplate(a.(*IngressTemplate), b.(*federation.IngressTemplate), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.IngressTemplate)(nil), (*IngressTemplate)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_IngressTemplate_To_v1alpha1_IngressTemplate(a.(*federation.IngressTemplate), b.(*IngressTemplate), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*IngressTemplateMetadata)(nil), (*federation.IngressTemplateMetadata)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_IngressTemplateMetadata_To_federation_IngressTemplateMetadata(a.(*IngressTemplateMetadata), b.(*federation.IngressTemplateMetadata), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.IngressTemplateMetadata)(nil), (*IngressTemplateMetadata)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_IngressTemplateMetadata_To_v1alpha1_IngressTemplateMetadata(a.(*federation.IngressTemplateMetadata), b.(*IngressTemplateMetadata), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddGeneratedConversionFunc((*JSONPatchOperation)(nil), (*federation.JSONPatchOperation)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1alpha1_JSONPatchOperation_To_federation_JSONPatchOperation(a.(*JSONPatchOperation), b.(*federation.JSONPatchOperation), scope)
 	}); err != nil {
@@ -393,6 +433,86 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}
 	if err := s.AddGeneratedConversionFunc((*federation.ManifestStatus)(nil), (*ManifestStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_federation_ManifestStatus_To_v1alpha1_ManifestStatus(a.(*federation.ManifestStatus), b.(*ManifestStatus), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*MultiClusterIngress)(nil), (*federation.MultiClusterIngress)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_MultiClusterIngress_To_federation_MultiClusterIngress(a.(*MultiClusterIngress), b.(*federation.MultiClusterIngress), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.MultiClusterIngress)(nil), (*MultiClusterIngress)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_MultiClusterIngress_To_v1alpha1_MultiClusterIngress(a.(*federation.MultiClusterIngress), b.(*MultiClusterIngress), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*MultiClusterIngressList)(nil), (*federation.MultiClusterIngressList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_MultiClusterIngressList_To_federation_MultiClusterIngressList(a.(*MultiClusterIngressList), b.(*federation.MultiClusterIngressList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.MultiClusterIngressList)(nil), (*MultiClusterIngressList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_MultiClusterIngressList_To_v1alpha1_MultiClusterIngressList(a.(*federation.MultiClusterIngressList), b.(*MultiClusterIngressList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*MultiClusterIngressSpec)(nil), (*federation.MultiClusterIngressSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_MultiClusterIngressSpec_To_federation_MultiClusterIngressSpec(a.(*MultiClusterIngressSpec), b.(*federation.MultiClusterIngressSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.MultiClusterIngressSpec)(nil), (*MultiClusterIngressSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_MultiClusterIngressSpec_To_v1alpha1_MultiClusterIngressSpec(a.(*federation.MultiClusterIngressSpec), b.(*MultiClusterIngressSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*MultiClusterIngressStatus)(nil), (*federation.MultiClusterIngressStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_MultiClusterIngressStatus_To_federation_MultiClusterIngressStatus(a.(*MultiClusterIngressStatus), b.(*federation.MultiClusterIngressStatus), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.MultiClusterIngressStatus)(nil), (*MultiClusterIngressStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_MultiClusterIngressStatus_To_v1alpha1_MultiClusterIngressStatus(a.(*federation.MultiClusterIngressStatus), b.(*MultiClusterIngressStatus), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*MultiClusterService)(nil), (*federation.MultiClusterService)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_MultiClusterService_To_federation_MultiClusterService(a.(*MultiClusterService), b.(*federation.MultiClusterService), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.MultiClusterService)(nil), (*MultiClusterService)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_MultiClusterService_To_v1alpha1_MultiClusterService(a.(*federation.MultiClusterService), b.(*MultiClusterService), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*MultiClusterServiceList)(nil), (*federation.MultiClusterServiceList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_MultiClusterServiceList_To_federation_MultiClusterServiceList(a.(*MultiClusterServiceList), b.(*federation.MultiClusterServiceList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.MultiClusterServiceList)(nil), (*MultiClusterServiceList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_MultiClusterServiceList_To_v1alpha1_MultiClusterServiceList(a.(*federation.MultiClusterServiceList), b.(*MultiClusterServiceList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*MultiClusterServiceSpec)(nil), (*federation.MultiClusterServiceSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_MultiClusterServiceSpec_To_federation_MultiClusterServiceSpec(a.(*MultiClusterServiceSpec), b.(*federation.MultiClusterServiceSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.MultiClusterServiceSpec)(nil), (*MultiClusterServiceSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_MultiClusterServiceSpec_To_v1alpha1_MultiClusterServiceSpec(a.(*federation.MultiClusterServiceSpec), b.(*MultiClusterServiceSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*MultiClusterServiceStatus)(nil), (*federation.MultiClusterServiceStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_MultiClusterServiceStatus_To_federation_MultiClusterServiceStatus(a.(*MultiClusterServiceStatus), b.(*federation.MultiClusterServiceStatus), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.MultiClusterServiceStatus)(nil), (*MultiClusterServiceStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_MultiClusterServiceStatus_To_v1alpha1_MultiClusterServiceStatus(a.(*federation.MultiClusterServiceStatus), b.(*MultiClusterServiceStatus), scope)
 	}); err != nil {
 		return err
 	}
@@ -1059,6 +1179,26 @@ func Convert_federation_ClusterResourceBindingList_To_v1alpha1_ClusterResourceBi
 	return autoConvert_federation_ClusterResourceBindingList_To_v1alpha1_ClusterResourceBindingList(in, out, s)
 }
 
+func autoConvert_v1alpha1_ClusterSelector_To_federation_ClusterSelector(in *ClusterSelector, out *federation.ClusterSelector, s conversion.Scope) error {
+	*out = *(*federation.ClusterSelector)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_ClusterSelector_To_federation_ClusterSelector is an autogenerated conversion function.
+func Convert_v1alpha1_ClusterSelector_To_federation_ClusterSelector(in *ClusterSelector, out *federation.ClusterSelector, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ClusterSelector_To_federation_ClusterSelector(in, out, s)
+}
+
+func autoConvert_federation_ClusterSelector_To_v1alpha1_ClusterSelector(in *federation.ClusterSelector, out *ClusterSelector, s conversion.Scope) error {
+	*out = *(*ClusterSelector)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_ClusterSelector_To_v1alpha1_ClusterSelector is an autogenerated conversion function.
+func Convert_federation_ClusterSelector_To_v1alpha1_ClusterSelector(in *federation.ClusterSelector, out *ClusterSelector, s conversion.Scope) error {
+	return autoConvert_federation_ClusterSelector_To_v1alpha1_ClusterSelector(in, out, s)
+}
+
 func autoConvert_v1alpha1_CommandArgsOverrider_To_federation_CommandArgsOverrider(in *CommandArgsOverrider, out *federation.CommandArgsOverrider, s conversion.Scope) error {
 	*out = *(*federation.CommandArgsOverrider)(unsafe.Pointer(in))
 	return nil
@@ -1273,6 +1413,26 @@ func Convert_federation_ExecutionHistory_To_v1alpha1_ExecutionHistory(in *federa
 	return autoConvert_federation_ExecutionHistory_To_v1alpha1_ExecutionHistory(in, out, s)
 }
 
+func autoConvert_v1alpha1_ExposurePort_To_federation_ExposurePort(in *ExposurePort, out *federation.ExposurePort, s conversion.Scope) error {
+	*out = *(*federation.ExposurePort)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_ExposurePort_To_federation_ExposurePort is an autogenerated conversion function.
+func Convert_v1alpha1_ExposurePort_To_federation_ExposurePort(in *ExposurePort, out *federation.ExposurePort, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ExposurePort_To_federation_ExposurePort(in, out, s)
+}
+
+func autoConvert_federation_ExposurePort_To_v1alpha1_ExposurePort(in *federation.ExposurePort, out *ExposurePort, s conversion.Scope) error {
+	*out = *(*ExposurePort)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_ExposurePort_To_v1alpha1_ExposurePort is an autogenerated conversion function.
+func Convert_federation_ExposurePort_To_v1alpha1_ExposurePort(in *federation.ExposurePort, out *ExposurePort, s conversion.Scope) error {
+	return autoConvert_federation_ExposurePort_To_v1alpha1_ExposurePort(in, out, s)
+}
+
 func autoConvert_v1alpha1_FailedExecution_To_federation_FailedExecution(in *FailedExecution, out *federation.FailedExecution, s conversion.Scope) error {
 	*out = *(*federation.FailedExecution)(unsafe.Pointer(in))
 	return nil
@@ -1483,6 +1643,46 @@ func Convert_federation_ImagePredicate_To_v1alpha1_ImagePredicate(in *federation
 	return autoConvert_federation_ImagePredicate_To_v1alpha1_ImagePredicate(in, out, s)
 }
 
+func autoConvert_v1alpha1_IngressTemplate_To_federation_IngressTemplate(in *IngressTemplate, out *federation.IngressTemplate, s conversion.Scope) error {
+	*out = *(*federation.IngressTemplate)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_IngressTemplate_To_federation_IngressTemplate is an autogenerated conversion function.
+func Convert_v1alpha1_IngressTemplate_To_federation_IngressTemplate(in *IngressTemplate, out *federation.IngressTemplate, s conversion.Scope) error {
+	return autoConvert_v1alpha1_IngressTemplate_To_federation_IngressTemplate(in, out, s)
+}
+
+func autoConvert_federation_IngressTemplate_To_v1alpha1_IngressTemplate(in *federation.IngressTemplate, out *IngressTemplate, s conversion.Scope) error {
+	*out = *(*IngressTemplate)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_IngressTemplate_To_v1alpha1_IngressTemplate is an autogenerated conversion function.
+func Convert_federation_IngressTemplate_To_v1alpha1_IngressTemplate(in *federation.IngressTemplate, out *IngressTemplate, s conversion.Scope) error {
+	return autoConvert_federation_IngressTemplate_To_v1alpha1_IngressTemplate(in, out, s)
+}
+
+func autoConvert_v1alpha1_IngressTemplateMetadata_To_federation_IngressTemplateMetadata(in *IngressTemplateMetadata, out *federation.IngressTemplateMetadata, s conversion.Scope) error {
+	*out = *(*federation.IngressTemplateMetadata)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_IngressTemplateMetadata_To_federation_IngressTemplateMetadata is an autogenerated conversion function.
+func Convert_v1alpha1_IngressTemplateMetadata_To_federation_IngressTemplateMetadata(in *IngressTemplateMetadata, out *federation.IngressTemplateMetadata, s conversion.Scope) error {
+	return autoConvert_v1alpha1_IngressTemplateMetadata_To_federation_IngressTemplateMetadata(in, out, s)
+}
+
+func autoConvert_federation_IngressTemplateMetadata_To_v1alpha1_IngressTemplateMetadata(in *federation.IngressTemplateMetadata, out *IngressTemplateMetadata, s conversion.Scope) error {
+	*out = *(*IngressTemplateMetadata)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_IngressTemplateMetadata_To_v1alpha1_IngressTemplateMetadata is an autogenerated conversion function.
+func Convert_federation_IngressTemplateMetadata_To_v1alpha1_IngressTemplateMetadata(in *federation.IngressTemplateMetadata, out *IngressTemplateMetadata, s conversion.Scope) error {
+	return autoConvert_federation_IngressTemplateMetadata_To_v1alpha1_IngressTemplateMetadata(in, out, s)
+}
+
 func autoConvert_v1alpha1_JSONPatchOperation_To_federation_JSONPatchOperation(in *JSONPatchOperation, out *federation.JSONPatchOperation, s conversion.Scope) error {
 	*out = *(*federation.JSONPatchOperation)(unsafe.Pointer(in))
 	return nil
@@ -1561,6 +1761,194 @@ func autoConvert_federation_ManifestStatus_To_v1alpha1_ManifestStatus(in *federa
 // Convert_federation_ManifestStatus_To_v1alpha1_ManifestStatus is an autogenerated conversion function.
 func Convert_federation_ManifestStatus_To_v1alpha1_ManifestStatus(in *federation.ManifestStatus, out *ManifestStatus, s conversion.Scope) error {
 	return autoConvert_federation_ManifestStatus_To_v1alpha1_ManifestStatus(in, out, s)
+}
+
+func autoConvert_v1alpha1_MultiClusterIngress_To_federation_MultiClusterIngress(in *MultiClusterIngress, out *federation.MultiClusterIngress, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_v1alpha1_MultiClusterIngressSpec_To_federation_MultiClusterIngressSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_v1alpha1_MultiClusterIngressStatus_To_federation_MultiClusterIngressStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_v1alpha1_MultiClusterIngress_To_federation_MultiClusterIngress is an autogenerated conversion function.
+func Convert_v1alpha1_MultiClusterIngress_To_federation_MultiClusterIngress(in *MultiClusterIngress, out *federation.MultiClusterIngress, s conversion.Scope) error {
+	return autoConvert_v1alpha1_MultiClusterIngress_To_federation_MultiClusterIngress(in, out, s)
+}
+
+func autoConvert_federation_MultiClusterIngress_To_v1alpha1_MultiClusterIngress(in *federation.MultiClusterIngress, out *MultiClusterIngress, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_federation_MultiClusterIngressSpec_To_v1alpha1_MultiClusterIngressSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_federation_MultiClusterIngressStatus_To_v1alpha1_MultiClusterIngressStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_federation_MultiClusterIngress_To_v1alpha1_MultiClusterIngress is an autogenerated conversion function.
+func Convert_federation_MultiClusterIngress_To_v1alpha1_MultiClusterIngress(in *federation.MultiClusterIngress, out *MultiClusterIngress, s conversion.Scope) error {
+	return autoConvert_federation_MultiClusterIngress_To_v1alpha1_MultiClusterIngress(in, out, s)
+}
+
+func autoConvert_v1alpha1_MultiClusterIngressList_To_federation_MultiClusterIngressList(in *MultiClusterIngressList, out *federation.MultiClusterIngressList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]federation.MultiClusterIngress)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_v1alpha1_MultiClusterIngressList_To_federation_MultiClusterIngressList is an autogenerated conversion function.
+func Convert_v1alpha1_MultiClusterIngressList_To_federation_MultiClusterIngressList(in *MultiClusterIngressList, out *federation.MultiClusterIngressList, s conversion.Scope) error {
+	return autoConvert_v1alpha1_MultiClusterIngressList_To_federation_MultiClusterIngressList(in, out, s)
+}
+
+func autoConvert_federation_MultiClusterIngressList_To_v1alpha1_MultiClusterIngressList(in *federation.MultiClusterIngressList, out *MultiClusterIngressList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]MultiClusterIngress)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_federation_MultiClusterIngressList_To_v1alpha1_MultiClusterIngressList is an autogenerated conversion function.
+func Convert_federation_MultiClusterIngressList_To_v1alpha1_MultiClusterIngressList(in *federation.MultiClusterIngressList, out *MultiClusterIngressList, s conversion.Scope) error {
+	return autoConvert_federation_MultiClusterIngressList_To_v1alpha1_MultiClusterIngressList(in, out, s)
+}
+
+func autoConvert_v1alpha1_MultiClusterIngressSpec_To_federation_MultiClusterIngressSpec(in *MultiClusterIngressSpec, out *federation.MultiClusterIngressSpec, s conversion.Scope) error {
+	*out = *(*federation.MultiClusterIngressSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_MultiClusterIngressSpec_To_federation_MultiClusterIngressSpec is an autogenerated conversion function.
+func Convert_v1alpha1_MultiClusterIngressSpec_To_federation_MultiClusterIngressSpec(in *MultiClusterIngressSpec, out *federation.MultiClusterIngressSpec, s conversion.Scope) error {
+	return autoConvert_v1alpha1_MultiClusterIngressSpec_To_federation_MultiClusterIngressSpec(in, out, s)
+}
+
+func autoConvert_federation_MultiClusterIngressSpec_To_v1alpha1_MultiClusterIngressSpec(in *federation.MultiClusterIngressSpec, out *MultiClusterIngressSpec, s conversion.Scope) error {
+	*out = *(*MultiClusterIngressSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_MultiClusterIngressSpec_To_v1alpha1_MultiClusterIngressSpec is an autogenerated conversion function.
+func Convert_federation_MultiClusterIngressSpec_To_v1alpha1_MultiClusterIngressSpec(in *federation.MultiClusterIngressSpec, out *MultiClusterIngressSpec, s conversion.Scope) error {
+	return autoConvert_federation_MultiClusterIngressSpec_To_v1alpha1_MultiClusterIngressSpec(in, out, s)
+}
+
+func autoConvert_v1alpha1_MultiClusterIngressStatus_To_federation_MultiClusterIngressStatus(in *MultiClusterIngressStatus, out *federation.MultiClusterIngressStatus, s conversion.Scope) error {
+	*out = *(*federation.MultiClusterIngressStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_MultiClusterIngressStatus_To_federation_MultiClusterIngressStatus is an autogenerated conversion function.
+func Convert_v1alpha1_MultiClusterIngressStatus_To_federation_MultiClusterIngressStatus(in *MultiClusterIngressStatus, out *federation.MultiClusterIngressStatus, s conversion.Scope) error {
+	return autoConvert_v1alpha1_MultiClusterIngressStatus_To_federation_MultiClusterIngressStatus(in, out, s)
+}
+
+func autoConvert_federation_MultiClusterIngressStatus_To_v1alpha1_MultiClusterIngressStatus(in *federation.MultiClusterIngressStatus, out *MultiClusterIngressStatus, s conversion.Scope) error {
+	*out = *(*MultiClusterIngressStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_MultiClusterIngressStatus_To_v1alpha1_MultiClusterIngressStatus is an autogenerated conversion function.
+func Convert_federation_MultiClusterIngressStatus_To_v1alpha1_MultiClusterIngressStatus(in *federation.MultiClusterIngressStatus, out *MultiClusterIngressStatus, s conversion.Scope) error {
+	return autoConvert_federation_MultiClusterIngressStatus_To_v1alpha1_MultiClusterIngressStatus(in, out, s)
+}
+
+func autoConvert_v1alpha1_MultiClusterService_To_federation_MultiClusterService(in *MultiClusterService, out *federation.MultiClusterService, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_v1alpha1_MultiClusterServiceSpec_To_federation_MultiClusterServiceSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_v1alpha1_MultiClusterServiceStatus_To_federation_MultiClusterServiceStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_v1alpha1_MultiClusterService_To_federation_MultiClusterService is an autogenerated conversion function.
+func Convert_v1alpha1_MultiClusterService_To_federation_MultiClusterService(in *MultiClusterService, out *federation.MultiClusterService, s conversion.Scope) error {
+	return autoConvert_v1alpha1_MultiClusterService_To_federation_MultiClusterService(in, out, s)
+}
+
+func autoConvert_federation_MultiClusterService_To_v1alpha1_MultiClusterService(in *federation.MultiClusterService, out *MultiClusterService, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_federation_MultiClusterServiceSpec_To_v1alpha1_MultiClusterServiceSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_federation_MultiClusterServiceStatus_To_v1alpha1_MultiClusterServiceStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_federation_MultiClusterService_To_v1alpha1_MultiClusterService is an autogenerated conversion function.
+func Convert_federation_MultiClusterService_To_v1alpha1_MultiClusterService(in *federation.MultiClusterService, out *MultiClusterService, s conversion.Scope) error {
+	return autoConvert_federation_MultiClusterService_To_v1alpha1_MultiClusterService(in, out, s)
+}
+
+func autoConvert_v1alpha1_MultiClusterServiceList_To_federation_MultiClusterServiceList(in *MultiClusterServiceList, out *federation.MultiClusterServiceList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]federation.MultiClusterService)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_v1alpha1_MultiClusterServiceList_To_federation_MultiClusterServiceList is an autogenerated conversion function.
+func Convert_v1alpha1_MultiClusterServiceList_To_federation_MultiClusterServiceList(in *MultiClusterServiceList, out *federation.MultiClusterServiceList, s conversion.Scope) error {
+	return autoConvert_v1alpha1_MultiClusterServiceList_To_federation_MultiClusterServiceList(in, out, s)
+}
+
+func autoConvert_federation_MultiClusterServiceList_To_v1alpha1_MultiClusterServiceList(in *federation.MultiClusterServiceList, out *MultiClusterServiceList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]MultiClusterService)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_federation_MultiClusterServiceList_To_v1alpha1_MultiClusterServiceList is an autogenerated conversion function.
+func Convert_federation_MultiClusterServiceList_To_v1alpha1_MultiClusterServiceList(in *federation.MultiClusterServiceList, out *MultiClusterServiceList, s conversion.Scope) error {
+	return autoConvert_federation_MultiClusterServiceList_To_v1alpha1_MultiClusterServiceList(in, out, s)
+}
+
+func autoConvert_v1alpha1_MultiClusterServiceSpec_To_federation_MultiClusterServiceSpec(in *MultiClusterServiceSpec, out *federation.MultiClusterServiceSpec, s conversion.Scope) error {
+	*out = *(*federation.MultiClusterServiceSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_MultiClusterServiceSpec_To_federation_MultiClusterServiceSpec is an autogenerated conversion function.
+func Convert_v1alpha1_MultiClusterServiceSpec_To_federation_MultiClusterServiceSpec(in *MultiClusterServiceSpec, out *federation.MultiClusterServiceSpec, s conversion.Scope) error {
+	return autoConvert_v1alpha1_MultiClusterServiceSpec_To_federation_MultiClusterServiceSpec(in, out, s)
+}
+
+func autoConvert_federation_MultiClusterServiceSpec_To_v1alpha1_MultiClusterServiceSpec(in *federation.MultiClusterServiceSpec, out *MultiClusterServiceSpec, s conversion.Scope) error {
+	*out = *(*MultiClusterServiceSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_MultiClusterServiceSpec_To_v1alpha1_MultiClusterServiceSpec is an autogenerated conversion function.
+func Convert_federation_MultiClusterServiceSpec_To_v1alpha1_MultiClusterServiceSpec(in *federation.MultiClusterServiceSpec, out *MultiClusterServiceSpec, s conversion.Scope) error {
+	return autoConvert_federation_MultiClusterServiceSpec_To_v1alpha1_MultiClusterServiceSpec(in, out, s)
+}
+
+func autoConvert_v1alpha1_MultiClusterServiceStatus_To_federation_MultiClusterServiceStatus(in *MultiClusterServiceStatus, out *federation.MultiClusterServiceStatus, s conversion.Scope) error {
+	*out = *(*federation.MultiClusterServiceStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_MultiClusterServiceStatus_To_federation_MultiClusterServiceStatus is an autogenerated conversion function.
+func Convert_v1alpha1_MultiClusterServiceStatus_To_federation_MultiClusterServiceStatus(in *MultiClusterServiceStatus, out *federation.MultiClusterServiceStatus, s conversion.Scope) error {
+	return autoConvert_v1alpha1_MultiClusterServiceStatus_To_federation_MultiClusterServiceStatus(in, out, s)
+}
+
+func autoConvert_federation_MultiClusterServiceStatus_To_v1alpha1_MultiClusterServiceStatus(in *federation.MultiClusterServiceStatus, out *MultiClusterServiceStatus, s conversion.Scope) error {
+	*out = *(*MultiClusterServiceStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_MultiClusterServiceStatus_To_v1alpha1_MultiClusterServiceStatus is an autogenerated conversion function.
+func Convert_federation_MultiClusterServiceStatus_To_v1alpha1_MultiClusterServiceStatus(in *federation.MultiClusterServiceStatus, out *MultiClusterServiceStatus, s conversion.Scope) error {
+	return autoConvert_federation_MultiClusterServiceStatus_To_v1alpha1_MultiClusterServiceStatus(in, out, s)
 }
 
 func autoConvert_v1alpha1_NodeClaim_To_federation_NodeClaim(in *NodeClaim, out *federation.NodeClaim, s conversion.Scope) error {

@@ -82,6 +82,11 @@ func (in ClusterResourceBindingList) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ClusterSelector) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.ClusterSelector"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in CommandArgsOverrider) OpenAPIModelName() string {
 	return "com.github.fedhq.fed.apis.federation.v1alpha1.CommandArgsOverrider"
 }
@@ -129,6 +134,11 @@ func (in DecisionConditions) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ExecutionHistory) OpenAPIModelName() string {
 	return "com.github.fedhq.fed.apis.federation.v1alpha1.ExecutionHistory"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ExposurePort) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.ExposurePort"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
@@ -182,6 +192,16 @@ func (in ImagePredicate) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in IngressTemplate) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.IngressTemplate"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in IngressTemplateMetadata) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.IngressTemplateMetadata"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in JSONPatchOperation) OpenAPIModelName() string {
 	return "com.github.fedhq.fed.apis.federation.v1alpha1.JSONPatchOperation"
 }
@@ -199,6 +219,46 @@ func (in LuaScript) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ManifestStatus) OpenAPIModelName() string {
 	return "com.github.fedhq.fed.apis.federation.v1alpha1.ManifestStatus"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in MultiClusterIngress) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.MultiClusterIngress"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in MultiClusterIngressList) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.MultiClusterIngressList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in MultiClusterIngressSpec) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.MultiClusterIngressSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in MultiClusterIngressStatus) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.MultiClusterIngressStatus"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in MultiClusterService) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.MultiClusterService"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in MultiClusterServiceList) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.MultiClusterServiceList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in MultiClusterServiceSpec) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.MultiClusterServiceSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in MultiClusterServiceStatus) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.MultiClusterServiceStatus"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.

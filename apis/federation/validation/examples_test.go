@@ -87,6 +87,10 @@ func TestSeedExamples(t *testing.T) {
 			errs = validation.ValidateFederatedHPA(o)
 		case *federation.CronFederatedHPA:
 			errs = validation.ValidateCronFederatedHPA(o)
+		case *federation.MultiClusterService:
+			errs = validation.ValidateMultiClusterService(o)
+		case *federation.MultiClusterIngress:
+			errs = validation.ValidateMultiClusterIngress(o)
 		default:
 			t.Fatalf("unexpected %T", obj)
 		}

@@ -72,6 +72,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationfederationv1alpha1.ClusterPropagationPolicyApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("ClusterResourceBinding"):
 		return &applyconfigurationfederationv1alpha1.ClusterResourceBindingApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("ClusterSelector"):
+		return &applyconfigurationfederationv1alpha1.ClusterSelectorApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("CommandArgsOverrider"):
 		return &applyconfigurationfederationv1alpha1.CommandArgsOverriderApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("CronFederatedHPA"):
@@ -90,6 +92,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationfederationv1alpha1.DecisionConditionsApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("ExecutionHistory"):
 		return &applyconfigurationfederationv1alpha1.ExecutionHistoryApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("ExposurePort"):
+		return &applyconfigurationfederationv1alpha1.ExposurePortApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("FailedExecution"):
 		return &applyconfigurationfederationv1alpha1.FailedExecutionApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("FailoverBehavior"):
@@ -108,6 +112,10 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationfederationv1alpha1.ImageOverriderApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("ImagePredicate"):
 		return &applyconfigurationfederationv1alpha1.ImagePredicateApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("IngressTemplate"):
+		return &applyconfigurationfederationv1alpha1.IngressTemplateApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("IngressTemplateMetadata"):
+		return &applyconfigurationfederationv1alpha1.IngressTemplateMetadataApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("JSONPatchOperation"):
 		return &applyconfigurationfederationv1alpha1.JSONPatchOperationApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("LabelAnnotationOverrider"):
@@ -116,6 +124,18 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationfederationv1alpha1.LuaScriptApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("ManifestStatus"):
 		return &applyconfigurationfederationv1alpha1.ManifestStatusApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("MultiClusterIngress"):
+		return &applyconfigurationfederationv1alpha1.MultiClusterIngressApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("MultiClusterIngressSpec"):
+		return &applyconfigurationfederationv1alpha1.MultiClusterIngressSpecApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("MultiClusterIngressStatus"):
+		return &applyconfigurationfederationv1alpha1.MultiClusterIngressStatusApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("MultiClusterService"):
+		return &applyconfigurationfederationv1alpha1.MultiClusterServiceApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("MultiClusterServiceSpec"):
+		return &applyconfigurationfederationv1alpha1.MultiClusterServiceSpecApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("MultiClusterServiceStatus"):
+		return &applyconfigurationfederationv1alpha1.MultiClusterServiceStatusApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("NodeClaim"):
 		return &applyconfigurationfederationv1alpha1.NodeClaimApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("ObjectReference"):

@@ -19,12 +19,14 @@ package openapi
 import (
 	"testing"
 
+	networkingv1 "k8s.io/api/networking/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/kube-openapi/pkg/common"
 	"k8s.io/kube-openapi/pkg/validation/spec"
+	"k8s.io/utils/ptr"
 
 	clusterinstall "github.com/fedhq/fed/apis/cluster/install"
 	federationinstall "github.com/fedhq/fed/apis/federation/install"
@@ -54,8 +56,9 @@ func TestDefinitionsAreComplete(t *testing.T) {
 
 // TestServerSideApplySchema builds the schema server-side apply uses from
 // the definitions, marking each fed kind with its group, version and kind as
-// the server does, and converts objects with free-form fields, and one with
-// a type of another fed group (a ResourceRegistry's ClusterAffinity), through it.
+// the server does, and converts objects with free-form fields, one with a
+// type of another fed group (a ResourceRegistry's ClusterAffinity), and one
+// with a Kubernetes type (a MultiClusterIngress's IngressSpec), through it.
 func TestServerSideApplySchema(t *testing.T) {
 	scheme := runtime.NewScheme()
 	clusterinstall.Install(scheme)
@@ -119,7 +122,19 @@ func TestServerSideApplySchema(t *testing.T) {
 			ResourceSelectors: []searchv1alpha1.ResourceSelector{{APIVersion: "apps/v1", Kind: "Deployment"}},
 		},
 	}
-	for _, obj := range []runtime.Object{policy, work, registry} {
+	// A Kubernetes type inside a fed kind: the IngressSpec of a MultiClusterIngress.
+	ingress := &federationv1alpha1.MultiClusterIngress{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "federation.fedhq.io/v1alpha1", Kind: "MultiClusterIngress"},
+		ObjectMeta: metav1.ObjectMeta{Name: "nginx-mci", Namespace: "default"},
+		Spec: federationv1alpha1.MultiClusterIngressSpec{Template: federationv1alpha1.IngressTemplate{Spec: networkingv1.IngressSpec{
+			Rules: []networkingv1.IngressRule{{Host: "nginx.example.com", IngressRuleValue: networkingv1.IngressRuleValue{
+				HTTP: &networkingv1.HTTPIngressRuleValue{Paths: []networkingv1.HTTPIngressPath{{Path: "/", PathType: ptr.To(networkingv1.PathTypePrefix),
+					Backend: networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{Name: "nginx-mcs",
+						Port: networkingv1.ServiceBackendPort{Number: 80}}}}}},
+			}}},
+		}}},
+	}
+	for _, obj := range []runtime.Object{policy, work, registry, ingress} {
 		if _, err := converter.ObjectToTyped(obj); err != nil {
 			t.Errorf("%T: %v", obj, err)
 		}

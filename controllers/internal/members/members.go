@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
@@ -49,6 +50,13 @@ import (
 // NamespacesResource is the resource of namespaces, in the fleet and in members.
 var NamespacesResource = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
 
+// EndpointSlicesResource is the resource of EndpointSlices in members.
+var EndpointSlicesResource = schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"}
+
+// serviceSlices selects the EndpointSlices a member's own endpointslice controller makes
+// for its Services (not those fed or others write).
+const serviceSlices = "endpointslice.kubernetes.io/managed-by=endpointslice-controller.k8s.io"
+
 // Handler is told of every change of a managed object in a member: its cluster, its
 // resource, the object, and whether it was deleted.
 type Handler func(cluster string, gvr schema.GroupVersionResource, obj metav1.Object, deleted bool)
@@ -58,9 +66,10 @@ type Members struct {
 	ctx     context.Context
 	configs *clusterclient.Cache
 
-	mu       sync.Mutex
-	members  map[string]*Member
-	handlers []Handler
+	mu            sync.Mutex
+	members       map[string]*Member
+	handlers      []Handler
+	sliceHandlers []Handler
 }
 
 // New returns the access to the members whose configurations configs builds, for as long
@@ -86,6 +95,23 @@ func (m *Members) AddHandler(h Handler) {
 	m.handlers = append(m.handlers, h)
 }
 
+// AddSliceHandler registers a handler of the changes of the EndpointSlices of the
+// members' Services (ServiceSlices), added like AddHandler's.
+func (m *Members) AddSliceHandler(h Handler) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.sliceHandlers = append(m.sliceHandlers, h)
+}
+
+func (m *Members) notifySlice(cluster string, gvr schema.GroupVersionResource, obj metav1.Object, deleted bool) {
+	m.mu.Lock()
+	handlers := m.sliceHandlers
+	m.mu.Unlock()
+	for _, h := range handlers {
+		h(cluster, gvr, obj, deleted)
+	}
+}
+
 func (m *Members) notify(cluster string, gvr schema.GroupVersionResource, obj metav1.Object, deleted bool) {
 	m.mu.Lock()
 	handlers := m.handlers
@@ -100,18 +126,21 @@ type Member struct {
 	// Client reaches the member.
 	Client dynamic.Interface
 
-	id      string // what the client configuration was built from
-	name    string
-	mapper  meta.ResettableRESTMapper
-	managed dynamicinformer.DynamicSharedInformerFactory // objects labelled LabelManaged
-	all     dynamicinformer.DynamicSharedInformerFactory // namespaces
-	cancel  context.CancelFunc
-	ctx     context.Context
-	notify  Handler
+	id          string // what the client configuration was built from
+	name        string
+	mapper      meta.ResettableRESTMapper
+	managed     dynamicinformer.DynamicSharedInformerFactory // objects labelled LabelManaged
+	all         dynamicinformer.DynamicSharedInformerFactory // namespaces
+	slices      dynamicinformer.DynamicSharedInformerFactory // the Services' EndpointSlices
+	notifySlice Handler
+	cancel      context.CancelFunc
+	ctx         context.Context
+	notify      Handler
 
-	mu         sync.Mutex
-	informers  map[schema.GroupVersionResource]*Watched
-	namespaces *Watched
+	mu            sync.Mutex
+	informers     map[schema.GroupVersionResource]*Watched
+	namespaces    *Watched
+	serviceSlices *Watched
 }
 
 // configID identifies a client configuration by where it goes and how it authenticates.
@@ -164,11 +193,15 @@ func (m *Members) Get(cluster string) (*Member, error) {
 		managed: dynamicinformer.NewFilteredDynamicSharedInformerFactory(client, 0, metav1.NamespaceAll, func(o *metav1.ListOptions) {
 			o.LabelSelector = federationv1alpha1.LabelManaged + "=true"
 		}),
-		all:       dynamicinformer.NewDynamicSharedInformerFactory(client, 0),
-		ctx:       ctx,
-		cancel:    cancel,
-		notify:    m.notify,
-		informers: map[schema.GroupVersionResource]*Watched{},
+		all: dynamicinformer.NewDynamicSharedInformerFactory(client, 0),
+		slices: dynamicinformer.NewFilteredDynamicSharedInformerFactory(client, 0, metav1.NamespaceAll, func(o *metav1.ListOptions) {
+			o.LabelSelector = serviceSlices
+		}),
+		notifySlice: m.notifySlice,
+		ctx:         ctx,
+		cancel:      cancel,
+		notify:      m.notify,
+		informers:   map[schema.GroupVersionResource]*Watched{},
 	}
 	m.members[cluster] = mb
 	return mb, nil
@@ -188,6 +221,7 @@ func (mb *Member) stop() {
 	mb.cancel()
 	mb.managed.Shutdown()
 	mb.all.Shutdown()
+	mb.slices.Shutdown()
 }
 
 // Name is the member's cluster.
@@ -203,6 +237,21 @@ func (mb *Member) Namespaces() *Watched {
 		mb.all.Start(mb.ctx.Done())
 	}
 	return mb.namespaces
+}
+
+// ServiceSlices is what fed knows of the EndpointSlices the member's endpointslice
+// controller made for its Services, from an informer started on first use; its events go
+// to the slice handlers.
+func (mb *Member) ServiceSlices() *Watched {
+	mb.mu.Lock()
+	defer mb.mu.Unlock()
+	if mb.serviceSlices == nil {
+		mb.serviceSlices = watch(mb.slices.ForResource(EndpointSlicesResource).Informer(), func(o metav1.Object, deleted bool) {
+			mb.notifySlice(mb.name, EndpointSlicesResource, o, deleted)
+		})
+		mb.slices.Start(mb.ctx.Done())
+	}
+	return mb.serviceSlices
 }
 
 // Mapping maps a kind to its resource in the member; a kind it does not know makes it
@@ -234,6 +283,19 @@ func (w *Watched) Get(key string) *unstructured.Unstructured {
 		return o.(*unstructured.Unstructured)
 	}
 	return nil
+}
+
+// List returns the objects of a namespace the informer has whose labels selector
+// matches.
+func (w *Watched) List(namespace string, selector labels.Selector) []*unstructured.Unstructured {
+	objs, _ := w.informer.GetIndexer().ByIndex(cache.NamespaceIndex, namespace)
+	var out []*unstructured.Unstructured
+	for _, o := range objs {
+		if u, ok := o.(*unstructured.Unstructured); ok && selector.Matches(labels.Set(u.GetLabels())) {
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 // Synced says whether the informer has listed.

@@ -69,6 +69,10 @@ func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Federation().V1alpha1().CronFederatedHPAs().Informer()}, nil
 	case federationv1alpha1.SchemeGroupVersion.WithResource("federatedhpas"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Federation().V1alpha1().FederatedHPAs().Informer()}, nil
+	case federationv1alpha1.SchemeGroupVersion.WithResource("multiclusteringresses"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Federation().V1alpha1().MultiClusterIngresses().Informer()}, nil
+	case federationv1alpha1.SchemeGroupVersion.WithResource("multiclusterservices"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Federation().V1alpha1().MultiClusterServices().Informer()}, nil
 	case federationv1alpha1.SchemeGroupVersion.WithResource("overridepolicies"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Federation().V1alpha1().OverridePolicies().Informer()}, nil
 	case federationv1alpha1.SchemeGroupVersion.WithResource("propagationpolicies"):

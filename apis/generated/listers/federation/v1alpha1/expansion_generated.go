@@ -46,6 +46,22 @@ type FederatedHPAListerExpansion interface{}
 // FederatedHPANamespaceLister.
 type FederatedHPANamespaceListerExpansion interface{}
 
+// MultiClusterIngressListerExpansion allows custom methods to be added to
+// MultiClusterIngressLister.
+type MultiClusterIngressListerExpansion interface{}
+
+// MultiClusterIngressNamespaceListerExpansion allows custom methods to be added to
+// MultiClusterIngressNamespaceLister.
+type MultiClusterIngressNamespaceListerExpansion interface{}
+
+// MultiClusterServiceListerExpansion allows custom methods to be added to
+// MultiClusterServiceLister.
+type MultiClusterServiceListerExpansion interface{}
+
+// MultiClusterServiceNamespaceListerExpansion allows custom methods to be added to
+// MultiClusterServiceNamespaceLister.
+type MultiClusterServiceNamespaceListerExpansion interface{}
+
 // OverridePolicyListerExpansion allows custom methods to be added to
 // OverridePolicyLister.
 type OverridePolicyListerExpansion interface{}

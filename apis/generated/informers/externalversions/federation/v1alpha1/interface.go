@@ -34,6 +34,10 @@ type Interface interface {
 	CronFederatedHPAs() TypedCronFederatedHPAInformer
 	// FederatedHPAs returns a FederatedHPAInformer.
 	FederatedHPAs() TypedFederatedHPAInformer
+	// MultiClusterIngresses returns a MultiClusterIngressInformer.
+	MultiClusterIngresses() TypedMultiClusterIngressInformer
+	// MultiClusterServices returns a MultiClusterServiceInformer.
+	MultiClusterServices() TypedMultiClusterServiceInformer
 	// OverridePolicies returns a OverridePolicyInformer.
 	OverridePolicies() TypedOverridePolicyInformer
 	// PropagationPolicies returns a PropagationPolicyInformer.
@@ -80,6 +84,16 @@ func (v *version) CronFederatedHPAs() TypedCronFederatedHPAInformer {
 // FederatedHPAs returns a TypedFederatedHPAInformer.
 func (v *version) FederatedHPAs() TypedFederatedHPAInformer {
 	return &federatedHPAInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
+}
+
+// MultiClusterIngresses returns a TypedMultiClusterIngressInformer.
+func (v *version) MultiClusterIngresses() TypedMultiClusterIngressInformer {
+	return &multiClusterIngressInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
+}
+
+// MultiClusterServices returns a TypedMultiClusterServiceInformer.
+func (v *version) MultiClusterServices() TypedMultiClusterServiceInformer {
+	return &multiClusterServiceInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }
 
 // OverridePolicies returns a TypedOverridePolicyInformer.

@@ -33,6 +33,8 @@ type FederationV1alpha1Interface interface {
 	ClusterResourceBindingsGetter
 	CronFederatedHPAsGetter
 	FederatedHPAsGetter
+	MultiClusterIngressesGetter
+	MultiClusterServicesGetter
 	OverridePoliciesGetter
 	PropagationPoliciesGetter
 	ResourceBindingsGetter
@@ -63,6 +65,14 @@ func (c *FederationV1alpha1Client) CronFederatedHPAs(namespace string) CronFeder
 
 func (c *FederationV1alpha1Client) FederatedHPAs(namespace string) FederatedHPAInterface {
 	return newFederatedHPAs(c, namespace)
+}
+
+func (c *FederationV1alpha1Client) MultiClusterIngresses(namespace string) MultiClusterIngressInterface {
+	return newMultiClusterIngresses(c, namespace)
+}
+
+func (c *FederationV1alpha1Client) MultiClusterServices(namespace string) MultiClusterServiceInterface {
+	return newMultiClusterServices(c, namespace)
 }
 
 func (c *FederationV1alpha1Client) OverridePolicies(namespace string) OverridePolicyInterface {

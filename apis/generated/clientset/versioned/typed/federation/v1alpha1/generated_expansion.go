@@ -28,6 +28,10 @@ type CronFederatedHPAExpansion interface{}
 
 type FederatedHPAExpansion interface{}
 
+type MultiClusterIngressExpansion interface{}
+
+type MultiClusterServiceExpansion interface{}
+
 type OverridePolicyExpansion interface{}
 
 type PropagationPolicyExpansion interface{}

@@ -48,6 +48,14 @@ func (c *FakeFederationV1alpha1) FederatedHPAs(namespace string) v1alpha1.Federa
 	return newFakeFederatedHPAs(c, namespace)
 }
 
+func (c *FakeFederationV1alpha1) MultiClusterIngresses(namespace string) v1alpha1.MultiClusterIngressInterface {
+	return newFakeMultiClusterIngresses(c, namespace)
+}
+
+func (c *FakeFederationV1alpha1) MultiClusterServices(namespace string) v1alpha1.MultiClusterServiceInterface {
+	return newFakeMultiClusterServices(c, namespace)
+}
+
 func (c *FakeFederationV1alpha1) OverridePolicies(namespace string) v1alpha1.OverridePolicyInterface {
 	return newFakeOverridePolicies(c, namespace)
 }
