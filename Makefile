@@ -144,6 +144,8 @@ bench: bin ## benchmarks, each against a baseline measured in the same run
 	go test -run '^$$' -bench SchedulerEndToEnd -benchtime 1x ./test/e2e/
 	@echo "== propagation: 1,000 Deployments (replicas 0), then one kind-only policy Duplicated to 3 members, until all 3,000 member objects exist, beside the same Deployments applied straight to the members and the CPU each part of the lab used (Karmada on a lab of this shape: 132 s, 23 objects/s; fed's target: under 13 s, p99 under 200 ms per object)"
 	go test -run '^$$' -bench Propagation1000 -benchtime 1x -timeout 20m ./test/e2e/
+	@echo "== multi-cluster services: a provider's new endpoint (a pod of nginx's in member1) until a consumer's (member3's) imported EndpointSlice has it, from watches on both (target: the issue's removal within 5 s)"
+	go test -run '^$$' -bench MCSEndpointSync -benchtime 20x ./test/e2e/
 
 .PHONY: test-unit
 test-unit: ## the tests that need no lab
