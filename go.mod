@@ -24,12 +24,12 @@ require (
 	k8s.io/metrics v0.37.2
 	k8s.io/utils v0.0.0-20260626114624-be93311217bd
 	sigs.k8s.io/custom-metrics-apiserver v1.37.0
+	sigs.k8s.io/mcs-api v0.5.2
 	sigs.k8s.io/randfill v1.0.0
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2
 	sigs.k8s.io/yaml v1.6.0
 )
 
-require sigs.k8s.io/mcs-api v0.5.2 // indirect
 
 require (
 	cel.dev/expr v0.25.2 // indirect
