@@ -48,7 +48,7 @@ type MultiClusterServiceSpec struct {
 	// network across clusters, which fed does not provide).
 	Types []ExposureType
 
-	// Ports are the ports of the derived Service.
+	// Ports are the ports of the derived Service (at least one), all TCP.
 	Ports []ExposurePort
 
 	// ProviderClusters are the clusters whose endpoints of the Service are

@@ -331,8 +331,12 @@ func (c *Controller) applyManifest(ctx context.Context, cluster string, mb *memb
 	return nil
 }
 
-// event records an event on the template a manifest was made from.
+// event records an event on the template a manifest was made from; a manifest of no
+// template (a multi-cluster service's derived objects) gets none.
 func (c *Controller) event(manifest *unstructured.Unstructured, eventType, reason, format string, args ...any) {
+	if manifest.GetAnnotations()[federationv1alpha1.AnnotationTemplateUID] == "" {
+		return
+	}
 	ref := &corev1.ObjectReference{APIVersion: manifest.GetAPIVersion(), Kind: manifest.GetKind(), Namespace: manifest.GetNamespace(),
 		Name: manifest.GetName(), UID: types.UID(manifest.GetAnnotations()[federationv1alpha1.AnnotationTemplateUID])}
 	c.recorder.Eventf(ref, eventType, reason, format, args...)

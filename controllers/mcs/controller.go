@@ -25,6 +25,7 @@ package mcs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -42,6 +43,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -50,6 +52,7 @@ import (
 	mcsv1alpha1 "sigs.k8s.io/mcs-api/pkg/apis/v1alpha1"
 	"sigs.k8s.io/yaml"
 
+	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	clusterinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/cluster/v1alpha1"
@@ -68,6 +71,9 @@ var (
 	serviceImportKind = mcsv1alpha1.SchemeGroupVersion.WithKind("ServiceImport")
 	serviceImports    = mcsv1alpha1.SchemeGroupVersion.WithResource("serviceimports")
 )
+
+// sliceDelay gathers the changes of a provider's slices before the consumers' are written.
+const sliceDelay = 50 * time.Millisecond
 
 // Controller keeps the imports of every exported service.
 type Controller struct {
@@ -147,15 +153,49 @@ func NewController(fed versioned.Interface, tmpls *templates.Templates, rbs fedi
 	if _, err := mcis.Informer().AddEventHandler(changed(true)); err != nil {
 		return nil, err
 	}
-	// A cluster joined or left: MultiClusterServices without consumerClusters import into
-	// every cluster.
+	// A cluster joined, left, or was joined again with other credentials (its member's
+	// informers start afresh): every imported service is looked at again.
 	allServices := func(any) {
+		for _, obj := range wa.Informer().GetStore().List() {
+			if w, ok := obj.(*federationv1alpha1.Work); ok {
+				c.owner(w)
+			}
+		}
 		list, _ := c.services.List(labels.Everything())
 		for _, m := range list {
 			c.queue.Add(key{NamespacedName: types.NamespacedName{Namespace: m.Namespace, Name: m.Name}})
 		}
 	}
-	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: allServices, DeleteFunc: allServices}); err != nil {
+	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: allServices,
+		UpdateFunc: func(old, obj any) {
+			o, ok1 := old.(*clusterv1alpha1.Cluster)
+			n, ok2 := obj.(*clusterv1alpha1.Cluster)
+			if ok1 && ok2 && (o.Generation != n.Generation || o.ResourceVersion != n.ResourceVersion && !equalReady(o, n)) {
+				allServices(obj)
+			}
+		},
+		DeleteFunc: allServices,
+	}); err != nil {
+		return nil, err
+	}
+	// A Work of fed's imports changed or deleted by someone else is put back.
+	workChanged := func(obj any) {
+		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
+		if w, ok := obj.(*federationv1alpha1.Work); ok {
+			c.owner(w)
+		}
+	}
+	if _, err := wa.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		UpdateFunc: func(old, obj any) {
+			if o, ok := old.(*federationv1alpha1.Work); ok && obj.(*federationv1alpha1.Work).Generation != o.Generation {
+				workChanged(obj)
+			}
+		},
+		DeleteFunc: workChanged,
+	}); err != nil {
 		return nil, err
 	}
 	// A provider's endpoints changed: only an exported service is looked at again.
@@ -166,10 +206,26 @@ func NewController(fed versioned.Interface, tmpls *templates.Templates, rbs fedi
 		}
 		ref := types.NamespacedName{Namespace: obj.GetNamespace(), Name: name}
 		if _, err := c.bindings.ResourceBindings(ref.Namespace).Get(federationv1alpha1.BindingName(serviceExportKind.Kind, name)); err == nil || c.hasService(ref) {
-			c.queue.Add(key{NamespacedName: ref})
+			// A rollout changes a slice many times: the changes of a moment are one write.
+			c.queue.AddAfter(key{NamespacedName: ref}, sliceDelay)
 		}
 	})
 	return c, nil
+}
+
+// owner queues what a Work of fed's imports belongs to.
+func (c *Controller) owner(w *federationv1alpha1.Work) {
+	for annotation, ingress := range map[string]bool{federationv1alpha1.AnnotationMultiClusterService: false, federationv1alpha1.AnnotationMultiClusterIngress: true} {
+		if ns, name, ok := strings.Cut(w.Annotations[annotation], "/"); ok {
+			c.queue.Add(key{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}, Ingress: ingress})
+		}
+	}
+}
+
+// equalReady says whether two versions of a Cluster are equally Ready.
+func equalReady(a, b *clusterv1alpha1.Cluster) bool {
+	ra, rb := meta.FindStatusCondition(a.Status.Conditions, clusterv1alpha1.ClusterConditionReady), meta.FindStatusCondition(b.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
+	return (ra == nil) == (rb == nil) && (ra == nil || ra.Status == rb.Status)
 }
 
 func isMCS(apiVersion, kind string) bool {
@@ -230,27 +286,47 @@ type imported struct {
 	service *unstructured.Unstructured
 	// ports are the ports of the consumers' EndpointSlices; nil: the providers' own.
 	ports []discoveryv1.EndpointPort
-	// report records the providers whose endpoints are imported.
-	report func(ctx context.Context, providers []string) error
+	// report records the providers whose endpoints are imported, or why the service
+	// cannot be imported (invalid).
+	report func(ctx context.Context, providers []string, invalid string) error
+	// invalid says why the service cannot be imported; nothing is written then.
+	invalid string
 }
 
 // reconcileService makes the Works that import one service what its MultiClusterService,
-// or else its ServiceExport and ServiceImport, say.
+// or else its ServiceExport and ServiceImport, say. A provider whose endpoints fed cannot
+// read yet (its member not reached, its informer not synced) keeps the Works it had, and
+// the service is looked at again later.
 func (c *Controller) reconcileService(ctx context.Context, k types.NamespacedName) error {
 	imp, err := c.importOf(k)
 	if err != nil {
 		return err
 	}
+	if imp.invalid != "" {
+		if imp.report != nil {
+			return imp.report(ctx, nil, imp.invalid)
+		}
+		return nil
+	}
+	have, err := c.ownWorks(federationv1alpha1.AnnotationMultiClusterService, k.String())
+	if err != nil {
+		return err
+	}
 	want := map[types.NamespacedName]federationv1alpha1.WorkSpec{}
 	var exporting []string
+	unknown := false
 	if len(imp.consumers) > 0 {
 		endpoints := map[string][]*unstructured.Unstructured{}
 		for _, p := range imp.providers {
-			slices, err := c.providerSlices(p, k, imp.ports)
+			slices, known, err := c.providerSlices(p, k, imp.ports)
 			if err != nil {
 				return err
 			}
-			if slices != nil {
+			switch {
+			case !known:
+				unknown = true
+				exporting = append(exporting, p) // as far as fed knows
+			case len(slices) > 0:
 				endpoints[p] = slices
 				exporting = append(exporting, p)
 			}
@@ -262,23 +338,48 @@ func (c *Controller) reconcileService(ctx context.Context, k types.NamespacedNam
 		for _, consumer := range imp.consumers {
 			ns := federationv1alpha1.ExecutionNamespace(consumer)
 			want[types.NamespacedName{Namespace: ns, Name: workName(k, "derived")}] = service
-			for p, slices := range endpoints {
-				spec, err := workSpec(slices...)
-				if err != nil {
-					return err
+			for _, p := range imp.providers {
+				slices, ok := endpoints[p]
+				if !ok {
+					// Not read: what the consumer has of it stays.
+					for key, w := range have {
+						if key.Namespace == ns && strings.HasPrefix(key.Name, workName(k, "from-"+p)) && unknown {
+							want[key] = w.Spec
+						}
+					}
+					continue
 				}
-				want[types.NamespacedName{Namespace: ns, Name: workName(k, "from-"+p)}] = spec
+				for i, slice := range slices {
+					spec, err := workSpec(slice)
+					if err != nil {
+						return err
+					}
+					want[types.NamespacedName{Namespace: ns, Name: workName(k, sliceWork(p, i))}] = spec
+				}
 			}
 		}
 	}
-	if err := c.syncWorks(ctx, federationv1alpha1.AnnotationMultiClusterService, k.String(), want); err != nil {
+	if err := c.syncWorks(ctx, federationv1alpha1.AnnotationMultiClusterService, k.String(), have, want); err != nil {
 		return err
 	}
 	c.ingressesOf(k) // their consumers may have changed
 	if imp.report != nil {
-		return imp.report(ctx, exporting)
+		if err := imp.report(ctx, exporting, ""); err != nil {
+			return err
+		}
+	}
+	if unknown {
+		return reconciler.RequeueAfter(10*time.Second, nil)
 	}
 	return nil
+}
+
+// sliceWork names the Work of a provider's i-th EndpointSlice.
+func sliceWork(provider string, i int) string {
+	if i == 0 {
+		return "from-" + provider
+	}
+	return fmt.Sprintf("from-%s-%d", provider, i)
 }
 
 // importOf is how a service is imported: a MultiClusterService of its name says, or else
@@ -299,7 +400,12 @@ func (c *Controller) importOf(k types.NamespacedName) (*imported, error) {
 		return imp, err
 	}
 	imp.service = derivedService(k, si)
-	imp.report = func(ctx context.Context, providers []string) error { return c.writeStatus(ctx, tmpl, providers) }
+	imp.report = func(ctx context.Context, providers []string, invalid string) error {
+		return c.writeStatus(ctx, tmpl, providers, invalid)
+	}
+	if errs := validation.IsDNS1035Label(federationv1alpha1.DerivedServiceName(k.Name)); len(errs) > 0 {
+		imp.invalid = fmt.Sprintf("the Service %s cannot be derived from it: %s", federationv1alpha1.DerivedServiceName(k.Name), strings.Join(errs, "; "))
+	}
 	return imp, nil
 }
 
@@ -314,6 +420,18 @@ func (c *Controller) placed(k types.NamespacedName, kind string) []string {
 	for _, t := range b.Spec.Clusters {
 		out = append(out, t.Name)
 	}
+	return c.existing(out)
+}
+
+// existing are the clusters of names that are in the fleet, sorted: a cluster that left
+// neither provides nor consumes.
+func (c *Controller) existing(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if _, err := c.clusters.Get(n); err == nil && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
 	slices.Sort(out)
 	return out
 }
@@ -321,6 +439,13 @@ func (c *Controller) placed(k types.NamespacedName, kind string) []string {
 // serviceImport reads the fleet's ServiceImport template of a service; nil when there is
 // none.
 func (c *Controller) serviceImport(k types.NamespacedName) (*unstructured.Unstructured, *mcsv1alpha1.ServiceImport, error) {
+	// fed reads the MCS API's v1alpha1, the seeds' version; a template of another version
+	// is not imported (watching v1alpha1 beside it would show the detector each template
+	// twice).
+	if b, err := c.bindings.ResourceBindings(k.Namespace).Get(federationv1alpha1.BindingName(serviceImportKind.Kind, k.Name)); err != nil ||
+		b.Spec.Resource.APIVersion != serviceImportKind.GroupVersion().String() {
+		return nil, nil, nil
+	}
 	gvr, _, err := c.templates.Resource(serviceImportKind.GroupVersion().String(), serviceImportKind.Kind)
 	if meta.IsNoMatchError(err) {
 		return nil, nil, nil
@@ -343,79 +468,94 @@ func (c *Controller) serviceImport(k types.NamespacedName) (*unstructured.Unstru
 	return tmpl, imp, nil
 }
 
+// maxEndpoints is how many endpoints one EndpointSlice may hold.
+const maxEndpoints = 1000
+
 // providerSlices are the EndpointSlices that carry a provider's endpoints of a service
-// into a consumer: one per address type, with the endpoints of every slice the
-// provider's endpointslice controller made for the Service, and their ports (or ports,
-// when not nil). Nil when the provider has
-// no slice of it (no such Service there, or the member cannot be reached).
-func (c *Controller) providerSlices(provider string, k types.NamespacedName, ports []discoveryv1.EndpointPort) ([]*unstructured.Unstructured, error) {
+// into a consumer: the endpoints of every slice the provider's endpointslice controller
+// made for the Service (pod and node references dropped), grouped as it groups them, by
+// address type and ports (ports, when not nil, replace the providers' own), at most
+// maxEndpoints a slice, in a stable order. known is false when fed cannot read the
+// provider's slices yet (its member not reached, its informer not synced); none when the
+// provider has no slice of the Service.
+func (c *Controller) providerSlices(provider string, k types.NamespacedName, ports []discoveryv1.EndpointPort) (_ []*unstructured.Unstructured, known bool, _ error) {
 	mb, err := c.members.Get(provider)
 	if err != nil {
-		return nil, nil
+		return nil, false, nil
 	}
-	known := mb.ServiceSlices()
-	if !known.Synced() {
-		return nil, reconciler.ErrRetrySoon
+	watched := mb.ServiceSlices()
+	if !watched.Synced() {
+		return nil, false, nil
 	}
+	type group struct {
+		addressType discoveryv1.AddressType
+		ports       []discoveryv1.EndpointPort
+		endpoints   []discoveryv1.Endpoint
+	}
+	groups := map[string]*group{}
 	selector := labels.SelectorFromSet(labels.Set{discoveryv1.LabelServiceName: k.Name})
-	byType := map[discoveryv1.AddressType]*discoveryv1.EndpointSlice{}
-	for _, u := range known.List(k.Namespace, selector) {
+	for _, u := range watched.List(k.Namespace, selector) {
 		var s discoveryv1.EndpointSlice
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &s); err != nil {
 			continue
 		}
-		merged, ok := byType[s.AddressType]
+		p := s.Ports
+		if ports != nil {
+			p = ports
+		}
+		raw, _ := json.Marshal(p)
+		id := string(s.AddressType) + string(raw)
+		g, ok := groups[id]
 		if !ok {
-			merged = &discoveryv1.EndpointSlice{
+			g = &group{addressType: s.AddressType, ports: p}
+			groups[id] = g
+		}
+		for _, e := range s.Endpoints {
+			g.endpoints = append(g.endpoints, discoveryv1.Endpoint{Addresses: e.Addresses, Conditions: e.Conditions, Hostname: e.Hostname, Zone: e.Zone})
+		}
+	}
+	ids := make([]string, 0, len(groups))
+	for id := range groups {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	var out []*unstructured.Unstructured
+	for _, id := range ids {
+		g := groups[id]
+		slices.SortFunc(g.endpoints, func(a, b discoveryv1.Endpoint) int {
+			return strings.Compare(strings.Join(a.Addresses, ","), strings.Join(b.Addresses, ","))
+		})
+		for start := 0; start == 0 || start < len(g.endpoints); start += maxEndpoints {
+			end := min(start+maxEndpoints, len(g.endpoints))
+			s := &discoveryv1.EndpointSlice{
 				TypeMeta: metav1.TypeMeta{APIVersion: discoveryv1.SchemeGroupVersion.String(), Kind: "EndpointSlice"},
-				ObjectMeta: metav1.ObjectMeta{Namespace: k.Namespace, Name: sliceName(k.Name, provider, s.AddressType), Labels: map[string]string{
+				ObjectMeta: metav1.ObjectMeta{Namespace: k.Namespace, Name: sliceName(k.Name, provider, len(out)), Labels: map[string]string{
 					discoveryv1.LabelServiceName:    federationv1alpha1.DerivedServiceName(k.Name),
 					discoveryv1.LabelManagedBy:      federationv1alpha1.EndpointSliceManagedBy,
 					mcsv1alpha1.LabelSourceCluster:  provider,
 					mcsv1alpha1.LabelServiceName:    k.Name,
 					federationv1alpha1.LabelManaged: "true",
 				}},
-				AddressType: s.AddressType,
-				Endpoints:   []discoveryv1.Endpoint{},
-				Ports:       s.Ports,
+				AddressType: g.addressType,
+				Endpoints:   append([]discoveryv1.Endpoint{}, g.endpoints[start:end]...),
+				Ports:       g.ports,
 			}
-			if ports != nil {
-				merged.Ports = ports
+			obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(s)
+			if err != nil {
+				return nil, true, err
 			}
-			byType[s.AddressType] = merged
-		}
-		for _, e := range s.Endpoints {
-			// The pod and node are the provider's: a consumer knows neither.
-			merged.Endpoints = append(merged.Endpoints, discoveryv1.Endpoint{Addresses: e.Addresses, Conditions: e.Conditions, Hostname: e.Hostname, Zone: e.Zone})
+			delete(obj["metadata"].(map[string]any), "creationTimestamp")
+			out = append(out, &unstructured.Unstructured{Object: obj})
 		}
 	}
-	if len(byType) == 0 {
-		return nil, nil
-	}
-	var out []*unstructured.Unstructured
-	for _, t := range []discoveryv1.AddressType{discoveryv1.AddressTypeIPv4, discoveryv1.AddressTypeIPv6, discoveryv1.AddressTypeFQDN} {
-		s, ok := byType[t]
-		if !ok {
-			continue
-		}
-		slices.SortFunc(s.Endpoints, func(a, b discoveryv1.Endpoint) int {
-			return strings.Compare(strings.Join(a.Addresses, ","), strings.Join(b.Addresses, ","))
-		})
-		obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(s)
-		if err != nil {
-			return nil, err
-		}
-		delete(obj["metadata"].(map[string]any), "creationTimestamp")
-		out = append(out, &unstructured.Unstructured{Object: obj})
-	}
-	return out, nil
+	return out, true, nil
 }
 
-// sliceName names a provider's EndpointSlice of a service in a consumer.
-func sliceName(service, provider string, t discoveryv1.AddressType) string {
+// sliceName names a provider's i-th EndpointSlice of a service in a consumer.
+func sliceName(service, provider string, i int) string {
 	name := federationv1alpha1.DerivedServiceName(service) + "-" + provider
-	if t != discoveryv1.AddressTypeIPv4 {
-		name += "-" + strings.ToLower(string(t))
+	if i > 0 {
+		name += fmt.Sprintf("-%d", i)
 	}
 	return name
 }
@@ -462,21 +602,22 @@ func workSpec(manifests ...*unstructured.Unstructured) (federationv1alpha1.WorkS
 	return spec, nil
 }
 
-// syncWorks creates, updates and deletes the Works whose annotation says owner to match
-// want.
-func (c *Controller) syncWorks(ctx context.Context, annotation, owner string, want map[types.NamespacedName]federationv1alpha1.WorkSpec) error {
+// ownWorks are the Works whose annotation says owner, in every namespace (those of a
+// cluster that left the fleet too).
+func (c *Controller) ownWorks(annotation, owner string) (map[types.NamespacedName]*federationv1alpha1.Work, error) {
 	have := map[types.NamespacedName]*federationv1alpha1.Work{}
-	clusters, err := c.clusters.List(labels.Everything())
-	if err != nil {
-		return err
-	}
-	for _, cl := range clusters {
-		for _, w := range c.works.List(federationv1alpha1.ExecutionNamespace(cl.Name)) {
-			if w.Annotations[annotation] == owner {
-				have[types.NamespacedName{Namespace: w.Namespace, Name: w.Name}] = w
-			}
+	for _, obj := range c.works.Informer().GetStore().List() {
+		if w, ok := obj.(*federationv1alpha1.Work); ok && w.Annotations[annotation] == owner {
+			have[types.NamespacedName{Namespace: w.Namespace, Name: w.Name}] = w
 		}
 	}
+	return have, nil
+}
+
+// syncWorks creates, updates and deletes Works (have: those whose annotation says owner)
+// to match want.
+func (c *Controller) syncWorks(ctx context.Context, annotation, owner string, have map[types.NamespacedName]*federationv1alpha1.Work,
+	want map[types.NamespacedName]federationv1alpha1.WorkSpec) error {
 	var errs []error
 	for key, spec := range want {
 		works := c.fed.FederationV1alpha1().Works(key.Namespace)
@@ -496,7 +637,8 @@ func (c *Controller) syncWorks(ctx context.Context, annotation, owner string, wa
 				errs = append(errs, err)
 			}
 		case current.DeletionTimestamp != nil:
-			errs = append(errs, reconciler.ErrRetrySoon) // made again once it is gone
+			// Made again once it is gone (its Work event brings the key back).
+			errs = append(errs, reconciler.RequeueAfter(5*time.Second, nil))
 		case !equalSpecs(&current.Spec, &spec):
 			u := current.DeepCopy()
 			u.Spec = spec
@@ -505,8 +647,7 @@ func (c *Controller) syncWorks(ctx context.Context, annotation, owner string, wa
 			case err == nil:
 				c.works.Wrote(written)
 			case apierrors.IsConflict(err):
-				// Execution or workstatus wrote the Work meanwhile; the controller does not
-				// watch Works, so it tries again at once with the newer one.
+				// Execution or workstatus wrote the Work meanwhile: again with the newer one.
 				errs = append(errs, reconciler.ErrRetrySoon)
 			default:
 				errs = append(errs, err)
@@ -546,7 +687,7 @@ func equalSpecs(a, b *federationv1alpha1.WorkSpec) bool {
 const ConditionReady = "Ready"
 
 // writeStatus records on the fleet's ServiceImport the clusters that provide it.
-func (c *Controller) writeStatus(ctx context.Context, tmpl *unstructured.Unstructured, providers []string) error {
+func (c *Controller) writeStatus(ctx context.Context, tmpl *unstructured.Unstructured, providers []string, invalid string) error {
 	imp := &mcsv1alpha1.ServiceImport{}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(tmpl.Object, imp); err != nil {
 		return err
@@ -565,6 +706,8 @@ func (c *Controller) writeStatus(ctx context.Context, tmpl *unstructured.Unstruc
 	cond := metav1.Condition{Type: ConditionReady, Status: metav1.ConditionTrue, Reason: "Provided",
 		Message: "provided by " + strings.Join(providers, ", "), ObservedGeneration: tmpl.GetGeneration()}
 	switch {
+	case invalid != "":
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, "Invalid", invalid
 	case len(providers) == 0:
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, "NoProvider", "no cluster exports the service (a ServiceExport placed with the Service's endpoints)"
 	case len(gone) > 0:

@@ -50,7 +50,7 @@ func (c *Controller) hasService(k types.NamespacedName) bool {
 // consumerClusters (or every cluster of the fleet), with its ports.
 func (c *Controller) multiClusterService(mcs *federationv1alpha1.MultiClusterService) (*imported, error) {
 	k := types.NamespacedName{Namespace: mcs.Namespace, Name: mcs.Name}
-	imp := &imported{providers: names(mcs.Spec.ProviderClusters), consumers: names(mcs.Spec.ConsumerClusters)}
+	imp := &imported{providers: c.existing(names(mcs.Spec.ProviderClusters)), consumers: c.existing(names(mcs.Spec.ConsumerClusters))}
 	if len(mcs.Spec.ProviderClusters) == 0 {
 		imp.providers = c.placed(k, "Service")
 	}
@@ -71,7 +71,7 @@ func (c *Controller) multiClusterService(mcs *federationv1alpha1.MultiClusterSer
 	}
 	imp.service = derivedService(k, si)
 	consumers := imp.consumers
-	imp.report = func(ctx context.Context, providers []string) error {
+	imp.report = func(ctx context.Context, providers []string, _ string) error {
 		return c.writeServiceStatus(ctx, mcs, providers, consumers)
 	}
 	return imp, nil
@@ -177,7 +177,11 @@ func (c *Controller) reconcileIngress(ctx context.Context, k types.NamespacedNam
 	owner := k.String()
 	mci, err := c.ingresses.MultiClusterIngresses(k.Namespace).Get(k.Name)
 	if apierrors.IsNotFound(err) || err == nil && mci.DeletionTimestamp != nil {
-		return c.syncWorks(ctx, federationv1alpha1.AnnotationMultiClusterIngress, owner, nil)
+		have, err := c.ownWorks(federationv1alpha1.AnnotationMultiClusterIngress, owner)
+		if err != nil {
+			return err
+		}
+		return c.syncWorks(ctx, federationv1alpha1.AnnotationMultiClusterIngress, owner, have, nil)
 	}
 	if err != nil {
 		return err
@@ -222,7 +226,11 @@ func (c *Controller) reconcileIngress(ctx context.Context, k types.NamespacedNam
 		want[types.NamespacedName{Namespace: federationv1alpha1.ExecutionNamespace(cl), Name: workName(k, "ingress")}] = spec
 		clusters = append(clusters, cl)
 	}
-	if err := c.syncWorks(ctx, federationv1alpha1.AnnotationMultiClusterIngress, owner, want); err != nil {
+	have, err := c.ownWorks(federationv1alpha1.AnnotationMultiClusterIngress, owner)
+	if err != nil {
+		return err
+	}
+	if err := c.syncWorks(ctx, federationv1alpha1.AnnotationMultiClusterIngress, owner, have, want); err != nil {
 		return err
 	}
 	slices.Sort(clusters)

@@ -52,10 +52,11 @@ type MultiClusterServiceSpec struct {
 	// +listType=set
 	Types []ExposureType `json:"types"`
 
-	// Ports are the ports of the derived Service.
-	// +optional
+	// Ports are the ports of the derived Service (at least one), all TCP: the
+	// consumers' EndpointSlices carry the providers' endpoints on each port's
+	// targetPort.
 	// +listType=atomic
-	Ports []ExposurePort `json:"ports,omitempty"`
+	Ports []ExposurePort `json:"ports"`
 
 	// ProviderClusters are the clusters whose endpoints of the Service are
 	// exported; empty: every cluster the Service is propagated to.

@@ -86,6 +86,9 @@ func ValidateMultiClusterServiceSpec(spec *federation.MultiClusterServiceSpec, f
 		}
 		seenTypes.Insert(t)
 	}
+	if len(spec.Ports) == 0 {
+		allErrs = append(allErrs, field.Required(fldPath.Child("ports"), "the derived Service needs at least one port"))
+	}
 	allErrs = append(allErrs, validateExposurePorts(spec.Ports, fldPath.Child("ports"))...)
 	allErrs = append(allErrs, validateClusterSelectors(spec.ProviderClusters, fldPath.Child("providerClusters"))...)
 	return append(allErrs, validateClusterSelectors(spec.ConsumerClusters, fldPath.Child("consumerClusters"))...)

@@ -3180,7 +3180,7 @@ func schema_fed_apis_federation_v1alpha1_MultiClusterServiceSpec(ref common.Refe
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "Ports are the ports of the derived Service.",
+							Description: "Ports are the ports of the derived Service (at least one), all TCP: the consumers' EndpointSlices carry the providers' endpoints on each port's targetPort.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -3228,7 +3228,7 @@ func schema_fed_apis_federation_v1alpha1_MultiClusterServiceSpec(ref common.Refe
 						},
 					},
 				},
-				Required: []string{"types"},
+				Required: []string{"types", "ports"},
 			},
 		},
 		Dependencies: []string{

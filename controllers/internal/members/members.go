@@ -66,8 +66,12 @@ type Members struct {
 	ctx     context.Context
 	configs *clusterclient.Cache
 
-	mu            sync.Mutex
-	members       map[string]*Member
+	mu      sync.Mutex
+	members map[string]*Member
+
+	// handlersMu guards the handlers apart from mu: a member is stopped under mu, and
+	// stopping waits for its informers' handlers, which read these.
+	handlersMu    sync.RWMutex
 	handlers      []Handler
 	sliceHandlers []Handler
 }
@@ -90,32 +94,32 @@ func New(ctx context.Context, configs *clusterclient.Cache, clusters clusterinfo
 // AddHandler registers a handler of the managed objects' changes in every member. Handlers
 // are added by constructors, before any member is built.
 func (m *Members) AddHandler(h Handler) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	m.handlersMu.Lock()
+	defer m.handlersMu.Unlock()
 	m.handlers = append(m.handlers, h)
 }
 
 // AddSliceHandler registers a handler of the changes of the EndpointSlices of the
 // members' Services (ServiceSlices), added like AddHandler's.
 func (m *Members) AddSliceHandler(h Handler) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	m.handlersMu.Lock()
+	defer m.handlersMu.Unlock()
 	m.sliceHandlers = append(m.sliceHandlers, h)
 }
 
 func (m *Members) notifySlice(cluster string, gvr schema.GroupVersionResource, obj metav1.Object, deleted bool) {
-	m.mu.Lock()
+	m.handlersMu.RLock()
 	handlers := m.sliceHandlers
-	m.mu.Unlock()
+	m.handlersMu.RUnlock()
 	for _, h := range handlers {
 		h(cluster, gvr, obj, deleted)
 	}
 }
 
 func (m *Members) notify(cluster string, gvr schema.GroupVersionResource, obj metav1.Object, deleted bool) {
-	m.mu.Lock()
+	m.handlersMu.RLock()
 	handlers := m.handlers
-	m.mu.Unlock()
+	m.handlersMu.RUnlock()
 	for _, h := range handlers {
 		h(cluster, gvr, obj, deleted)
 	}

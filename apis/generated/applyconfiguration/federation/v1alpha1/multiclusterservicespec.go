@@ -31,7 +31,9 @@ type MultiClusterServiceSpecApplyConfiguration struct {
 	// the consumers reach the providers' endpoints directly (given a pod
 	// network across clusters, which fed does not provide).
 	Types []federationv1alpha1.ExposureType `json:"types,omitempty"`
-	// Ports are the ports of the derived Service.
+	// Ports are the ports of the derived Service (at least one), all TCP: the
+	// consumers' EndpointSlices carry the providers' endpoints on each port's
+	// targetPort.
 	Ports []ExposurePortApplyConfiguration `json:"ports,omitempty"`
 	// ProviderClusters are the clusters whose endpoints of the Service are
 	// exported; empty: every cluster the Service is propagated to.
