@@ -467,8 +467,10 @@ func TestSearch(t *testing.T) {
 		if err := theLab.Up(upCtx); err != nil {
 			t.Fatal(err)
 		}
+		// The cache answers once its registry is read again (up to a minute here on a
+		// loaded 2-core machine); how long is not what this checks.
 		var after *unstructured.UnstructuredList
-		waitFor(t, 30*time.Second, func() error {
+		waitFor(t, 90*time.Second, func() error {
 			_, after, err = searchList(ctx, rc, "/api/v1/pods", nil)
 			return err
 		})
