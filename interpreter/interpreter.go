@@ -133,11 +133,11 @@ func (e *ScriptError) Error() string {
 
 func (e *ScriptError) Unwrap() error { return e.Err }
 
-// call runs the script of op for obj's kind, if a customization has one: it says whether
-// one ran.
-func (i *Interpreter) call(obj *unstructured.Unstructured, op Operation, nret int, args ...any) (bool, string, []any, error) {
+// call runs the script of op for obj's kind, if a customization has one: by names the
+// customization that ran ("" when none did), fn the function it called.
+func (i *Interpreter) call(obj *unstructured.Unstructured, op Operation, nret int, args ...any) (by, fn string, out []any, err error) {
 	if i == nil || i.customizations == nil || obj == nil {
-		return false, "", nil, nil
+		return "", "", nil, nil
 	}
 	customs := i.customizations.For(obj.GetAPIVersion(), obj.GetKind())
 	slices.SortFunc(customs, func(a, b *federationv1alpha1.ResourceInterpreterCustomization) int {
@@ -150,15 +150,13 @@ func (i *Interpreter) call(obj *unstructured.Unstructured, op Operation, nret in
 		}
 		script, err := i.compile(c.Name, op, src)
 		if err == nil {
-			var fn string
-			var out []any
 			if fn, out, err = script.Call(context.Background(), Functions[op], nret, args...); err == nil {
-				return true, fn, out, nil
+				return c.Name, fn, out, nil
 			}
 		}
-		return true, "", nil, &ScriptError{Customization: c.Name, Operation: op, Err: err}
+		return c.Name, "", nil, &ScriptError{Customization: c.Name, Operation: op, Err: err}
 	}
-	return false, "", nil, nil
+	return "", "", nil, nil
 }
 
 func (i *Interpreter) compile(name string, op Operation, src string) (*lua.Script, error) {
@@ -235,38 +233,38 @@ func (s single) For(apiVersion, kind string) []*federationv1alpha1.ResourceInter
 // Replicas reads how many replicas a workload asks for and what one of them needs (0
 // and nil for kinds without replicas).
 func (i *Interpreter) Replicas(obj *unstructured.Unstructured) (int32, *federationv1alpha1.ReplicaRequirements, error) {
-	ran, fn, out, err := i.call(obj, OpReplicaResource, 2, obj.Object)
+	by, fn, out, err := i.call(obj, OpReplicaResource, 2, obj.Object)
 	if err != nil {
 		return 0, nil, err
 	}
-	if !ran {
+	if by == "" {
 		n, req := Replicas(obj)
 		return n, req, nil
 	}
 	n, ok := out[0].(int64)
 	if !ok || n < 0 || n > 1<<31-1 {
-		return 0, nil, i.wrong(obj, OpReplicaResource, "%s returned %v replicas, want a whole number", fn, out[0])
+		return 0, nil, wrong(by, OpReplicaResource, "%s returned %v replicas, want a whole number", fn, out[0])
 	}
 	if out[1] == nil {
 		return int32(n), nil, nil
 	}
 	var req federationv1alpha1.ReplicaRequirements
 	if err := fromValue(out[1], &req); err != nil {
-		return 0, nil, i.wrong(obj, OpReplicaResource, "%s returned requirements fed cannot read: %v", fn, err)
+		return 0, nil, wrong(by, OpReplicaResource, "%s returned requirements fed cannot read: %v", fn, err)
 	}
 	return int32(n), &req, nil
 }
 
 // ReviseReplica sets a workload's replicas to n (for a cluster's share).
 func (i *Interpreter) ReviseReplica(obj *unstructured.Unstructured, n int32) (*unstructured.Unstructured, error) {
-	ran, fn, out, err := i.call(obj, OpReplicaRevision, 1, obj.Object, int64(n))
-	if err != nil || !ran {
+	by, fn, out, err := i.call(obj, OpReplicaRevision, 1, obj.Object, int64(n))
+	if err != nil || by == "" {
 		if err == nil {
 			reviseReplica(obj, n)
 		}
 		return obj, err
 	}
-	return i.object(obj, OpReplicaRevision, fn, out[0])
+	return object(by, OpReplicaRevision, fn, out[0])
 }
 
 // Retain is the object to apply to a member from desired (fed's manifest) and observed
@@ -276,20 +274,20 @@ func (i *Interpreter) Retain(desired, observed *unstructured.Unstructured) (*uns
 	if observed == nil {
 		return desired, nil
 	}
-	ran, fn, out, err := i.call(desired, OpRetention, 1, desired.Object, observed.Object)
-	if err != nil || !ran {
+	by, fn, out, err := i.call(desired, OpRetention, 1, desired.Object, observed.Object)
+	if err != nil || by == "" {
 		return desired, err
 	}
-	return i.object(desired, OpRetention, fn, out[0])
+	return object(by, OpRetention, fn, out[0])
 }
 
 // ReflectStatus is the part of a member object's status to record.
 func (i *Interpreter) ReflectStatus(obj *unstructured.Unstructured) (*runtime.RawExtension, error) {
-	ran, _, out, err := i.call(obj, OpStatusReflection, 1, obj.Object)
+	by, _, out, err := i.call(obj, OpStatusReflection, 1, obj.Object)
 	if err != nil {
 		return nil, err
 	}
-	if !ran {
+	if by == "" {
 		return ReflectStatus(obj), nil
 	}
 	if out[0] == nil {
@@ -297,23 +295,23 @@ func (i *Interpreter) ReflectStatus(obj *unstructured.Unstructured) (*runtime.Ra
 	}
 	raw, err := json.Marshal(out[0])
 	if err != nil {
-		return nil, i.wrong(obj, OpStatusReflection, "ReflectStatus returned a status fed cannot encode: %v", err)
+		return nil, wrong(by, OpStatusReflection, "ReflectStatus returned a status fed cannot encode: %v", err)
 	}
 	return &runtime.RawExtension{Raw: raw}, nil
 }
 
 // Health says whether a member's object works.
 func (i *Interpreter) Health(obj *unstructured.Unstructured) (federationv1alpha1.ResourceHealth, error) {
-	ran, _, out, err := i.call(obj, OpHealthInterpretation, 1, obj.Object)
+	by, _, out, err := i.call(obj, OpHealthInterpretation, 1, obj.Object)
 	if err != nil {
 		return unknown, err
 	}
-	if !ran {
+	if by == "" {
 		return Health(obj), nil
 	}
 	healthy, ok := out[0].(bool)
 	if !ok {
-		return unknown, i.wrong(obj, OpHealthInterpretation, "InterpretHealth returned %v, want true or false", out[0])
+		return unknown, wrong(by, OpHealthInterpretation, "InterpretHealth returned %v, want true or false", out[0])
 	}
 	if healthy {
 		return federationv1alpha1.ResourceHealthy, nil
@@ -328,17 +326,17 @@ func (i *Interpreter) AggregateStatus(template *unstructured.Unstructured, items
 	if err := fromValue(items, &list); err != nil {
 		return nil, false, err
 	}
-	ran, _, out, err := i.call(template, OpStatusAggregation, 1, template.Object, list)
+	by, _, out, err := i.call(template, OpStatusAggregation, 1, template.Object, list)
 	if err != nil {
 		return nil, false, err
 	}
-	if !ran {
+	if by == "" {
 		status, ok := AggregateStatus(template, items, perCluster)
 		return status, ok, nil
 	}
 	obj, ok := out[0].(map[string]any)
 	if !ok {
-		return nil, false, i.wrong(template, OpStatusAggregation, "AggregateStatus returned %v, want the object with its status", out[0])
+		return nil, false, wrong(by, OpStatusAggregation, "AggregateStatus returned %v, want the object with its status", out[0])
 	}
 	status, _ := obj["status"].(map[string]any)
 	if status == nil {
@@ -349,17 +347,17 @@ func (i *Interpreter) AggregateStatus(template *unstructured.Unstructured, items
 
 // Dependencies are the objects a template needs in every cluster it goes to.
 func (i *Interpreter) Dependencies(obj *unstructured.Unstructured) ([]federationv1alpha1.ObjectReference, error) {
-	ran, _, out, err := i.call(obj, OpDependencyInterpretation, 1, obj.Object)
+	by, _, out, err := i.call(obj, OpDependencyInterpretation, 1, obj.Object)
 	if err != nil {
 		return nil, err
 	}
-	if !ran {
+	if by == "" {
 		return Dependencies(obj), nil
 	}
 	var refs []federationv1alpha1.ObjectReference
 	if out[0] != nil {
 		if err := fromValue(out[0], &refs); err != nil {
-			return nil, i.wrong(obj, OpDependencyInterpretation, "GetDependencies returned references fed cannot read: %v", err)
+			return nil, wrong(by, OpDependencyInterpretation, "GetDependencies returned references fed cannot read: %v", err)
 		}
 	}
 	for k := range refs {
@@ -370,25 +368,18 @@ func (i *Interpreter) Dependencies(obj *unstructured.Unstructured) ([]federation
 	return refs, nil
 }
 
-// object reads what a script returned as the object to use.
-func (i *Interpreter) object(obj *unstructured.Unstructured, op Operation, fn string, v any) (*unstructured.Unstructured, error) {
+// object reads what a script of the customization by returned as the object to use.
+func object(by string, op Operation, fn string, v any) (*unstructured.Unstructured, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, i.wrong(obj, op, "%s returned %v, want an object", fn, v)
+		return nil, wrong(by, op, "%s returned %v, want an object", fn, v)
 	}
 	return &unstructured.Unstructured{Object: m}, nil
 }
 
-// wrong is a script's result fed cannot use, as a ScriptError of the customization that
-// ran.
-func (i *Interpreter) wrong(obj *unstructured.Unstructured, op Operation, format string, args ...any) error {
-	name := ""
-	for _, c := range i.customizations.For(obj.GetAPIVersion(), obj.GetKind()) {
-		if ScriptOf(c, op) != "" && (name == "" || c.Name < name) {
-			name = c.Name
-		}
-	}
-	return &ScriptError{Customization: name, Operation: op, Err: fmt.Errorf(format, args...)}
+// wrong is a result of the customization by's script that fed cannot use.
+func wrong(by string, op Operation, format string, args ...any) error {
+	return &ScriptError{Customization: by, Operation: op, Err: fmt.Errorf(format, args...)}
 }
 
 // fromValue converts a Go value through JSON.

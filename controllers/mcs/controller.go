@@ -29,6 +29,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -308,13 +309,10 @@ func (c *Controller) reconcileService(ctx context.Context, k types.NamespacedNam
 		}
 		return nil
 	}
-	have, err := c.ownWorks(federationv1alpha1.AnnotationMultiClusterService, k.String())
-	if err != nil {
-		return err
-	}
+	have := c.ownWorks(federationv1alpha1.AnnotationMultiClusterService, k.String())
 	want := map[types.NamespacedName]federationv1alpha1.WorkSpec{}
 	var exporting []string
-	unknown := false
+	unread := map[string]bool{}
 	if len(imp.consumers) > 0 {
 		endpoints := map[string][]*unstructured.Unstructured{}
 		for _, p := range imp.providers {
@@ -324,7 +322,7 @@ func (c *Controller) reconcileService(ctx context.Context, k types.NamespacedNam
 			}
 			switch {
 			case !known:
-				unknown = true
+				unread[p] = true
 				exporting = append(exporting, p) // as far as fed knows
 			case len(slices) > 0:
 				endpoints[p] = slices
@@ -339,17 +337,16 @@ func (c *Controller) reconcileService(ctx context.Context, k types.NamespacedNam
 			ns := federationv1alpha1.ExecutionNamespace(consumer)
 			want[types.NamespacedName{Namespace: ns, Name: workName(k, "derived")}] = service
 			for _, p := range imp.providers {
-				slices, ok := endpoints[p]
-				if !ok {
+				if unread[p] {
 					// Not read: what the consumer has of it stays.
 					for key, w := range have {
-						if key.Namespace == ns && strings.HasPrefix(key.Name, workName(k, "from-"+p)) && unknown {
+						if key.Namespace == ns && isSliceWork(key.Name, k, p) {
 							want[key] = w.Spec
 						}
 					}
 					continue
 				}
-				for i, slice := range slices {
+				for i, slice := range endpoints[p] {
 					spec, err := workSpec(slice)
 					if err != nil {
 						return err
@@ -368,10 +365,22 @@ func (c *Controller) reconcileService(ctx context.Context, k types.NamespacedNam
 			return err
 		}
 	}
-	if unknown {
+	if len(unread) > 0 {
 		return reconciler.RequeueAfter(10*time.Second, nil)
 	}
 	return nil
+}
+
+// isSliceWork says whether a Work's name is one sliceWork gives a provider's slices of
+// the service k.
+func isSliceWork(name string, k types.NamespacedName, provider string) bool {
+	rest, ok := strings.CutPrefix(name, workName(k, "from-"+provider))
+	if !ok || rest == "" {
+		return ok
+	}
+	n, ok := strings.CutPrefix(rest, "-")
+	_, err := strconv.Atoi(n)
+	return ok && err == nil
 }
 
 // sliceWork names the Work of a provider's i-th EndpointSlice.
@@ -604,14 +613,14 @@ func workSpec(manifests ...*unstructured.Unstructured) (federationv1alpha1.WorkS
 
 // ownWorks are the Works whose annotation says owner, in every namespace (those of a
 // cluster that left the fleet too).
-func (c *Controller) ownWorks(annotation, owner string) (map[types.NamespacedName]*federationv1alpha1.Work, error) {
+func (c *Controller) ownWorks(annotation, owner string) map[types.NamespacedName]*federationv1alpha1.Work {
 	have := map[types.NamespacedName]*federationv1alpha1.Work{}
 	for _, obj := range c.works.Informer().GetStore().List() {
 		if w, ok := obj.(*federationv1alpha1.Work); ok && w.Annotations[annotation] == owner {
 			have[types.NamespacedName{Namespace: w.Namespace, Name: w.Name}] = w
 		}
 	}
-	return have, nil
+	return have
 }
 
 // syncWorks creates, updates and deletes Works (have: those whose annotation says owner)

@@ -177,11 +177,7 @@ func (c *Controller) reconcileIngress(ctx context.Context, k types.NamespacedNam
 	owner := k.String()
 	mci, err := c.ingresses.MultiClusterIngresses(k.Namespace).Get(k.Name)
 	if apierrors.IsNotFound(err) || err == nil && mci.DeletionTimestamp != nil {
-		have, err := c.ownWorks(federationv1alpha1.AnnotationMultiClusterIngress, owner)
-		if err != nil {
-			return err
-		}
-		return c.syncWorks(ctx, federationv1alpha1.AnnotationMultiClusterIngress, owner, have, nil)
+		return c.syncWorks(ctx, federationv1alpha1.AnnotationMultiClusterIngress, owner, c.ownWorks(federationv1alpha1.AnnotationMultiClusterIngress, owner), nil)
 	}
 	if err != nil {
 		return err
@@ -226,11 +222,7 @@ func (c *Controller) reconcileIngress(ctx context.Context, k types.NamespacedNam
 		want[types.NamespacedName{Namespace: federationv1alpha1.ExecutionNamespace(cl), Name: workName(k, "ingress")}] = spec
 		clusters = append(clusters, cl)
 	}
-	have, err := c.ownWorks(federationv1alpha1.AnnotationMultiClusterIngress, owner)
-	if err != nil {
-		return err
-	}
-	if err := c.syncWorks(ctx, federationv1alpha1.AnnotationMultiClusterIngress, owner, have, want); err != nil {
+	if err := c.syncWorks(ctx, federationv1alpha1.AnnotationMultiClusterIngress, owner, c.ownWorks(federationv1alpha1.AnnotationMultiClusterIngress, owner), want); err != nil {
 		return err
 	}
 	slices.Sort(clusters)

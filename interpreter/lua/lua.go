@@ -93,6 +93,44 @@ var (
 // int64 numbers, booleans, nil). It returns the function called and its nret results,
 // converted back the same way.
 func (s *Script) Call(ctx context.Context, functions []string, nret int, args ...any) (string, []any, error) {
+	var out []any
+	name, err := s.run(ctx, functions, func(L *lua.LState, name string, fn *lua.LFunction) error {
+		if fn == nil {
+			return fmt.Errorf("the script defines no function %s", strings.Join(functions, " or "))
+		}
+		values := make([]lua.LValue, len(args))
+		for i, a := range args {
+			values[i] = toLua(L, a)
+		}
+		if err := L.CallByParam(lua.P{Fn: fn, NRet: nret, Protect: true}, values...); err != nil {
+			return err
+		}
+		out = make([]any, nret)
+		for i := range nret {
+			var err error
+			if out[i], err = fromLua(L, L.Get(-nret+i)); err != nil {
+				return fmt.Errorf("%s returned %w", name, err)
+			}
+		}
+		L.Pop(nret)
+		return nil
+	})
+	if err != nil {
+		return "", nil, err
+	}
+	return name, out, nil
+}
+
+// Defines runs the script (its top level only) and says which of functions it defines,
+// the first found; "" when none.
+func (s *Script) Defines(ctx context.Context, functions []string) (string, error) {
+	return s.run(ctx, functions, func(*lua.LState, string, *lua.LFunction) error { return nil })
+}
+
+// run runs the script's top level in a state of its own, within the script's limits and
+// one at a time, then calls then with the first of functions the script defines (name "" and
+// fn nil when none). An error of a call the limits stopped is ErrTimeout or ErrMemory.
+func (s *Script) run(ctx context.Context, functions []string, then func(L *lua.LState, name string, fn *lua.LFunction) error) (string, error) {
 	running.Lock()
 	defer running.Unlock()
 	ctx, cancel := context.WithTimeoutCause(ctx, s.limits.Timeout, ErrTimeout)
@@ -107,43 +145,22 @@ func (s *Script) Call(ctx context.Context, functions []string, nret int, args ..
 	defer L.Close()
 	s.open(L)
 	L.SetContext(ctx)
-	fail := func(err error) (string, []any, error) {
-		if cause := context.Cause(ctx); cause != nil {
-			err = cause
+	stopped := func(err error) error {
+		if cause := context.Cause(ctx); err != nil && cause != nil {
+			return cause
 		}
-		return "", nil, err
+		return err
 	}
 	L.Push(L.NewFunctionFromProto(s.proto))
 	if err := L.PCall(0, 0, nil); err != nil {
-		return fail(err)
+		return "", stopped(err)
 	}
-	var name string
-	var fn *lua.LFunction
 	for _, f := range functions {
-		if v, ok := L.GetGlobal(f).(*lua.LFunction); ok {
-			name, fn = f, v
-			break
+		if fn, ok := L.GetGlobal(f).(*lua.LFunction); ok {
+			return f, stopped(then(L, f, fn))
 		}
 	}
-	if fn == nil {
-		return "", nil, fmt.Errorf("the script defines no function %s", strings.Join(functions, " or "))
-	}
-	values := make([]lua.LValue, len(args))
-	for i, a := range args {
-		values[i] = toLua(L, a)
-	}
-	if err := L.CallByParam(lua.P{Fn: fn, NRet: nret, Protect: true}, values...); err != nil {
-		return fail(err)
-	}
-	out := make([]any, nret)
-	for i := range nret {
-		var err error
-		if out[i], err = fromLua(L, L.Get(-nret+i)); err != nil {
-			return "", nil, fmt.Errorf("%s returned %w", name, err)
-		}
-	}
-	L.Pop(nret)
-	return name, out, nil
+	return "", stopped(then(L, "", nil))
 }
 
 // open gives a state the libraries a script may use, and nothing else.
@@ -467,30 +484,4 @@ func fromLuaAt(L *lua.LState, v lua.LValue, depth int) (any, error) {
 		return obj, err
 	}
 	return nil, nil
-}
-
-// Defines runs the script (its top level only) and says which of functions it defines,
-// the first found; "" when none.
-func (s *Script) Defines(ctx context.Context, functions []string) (string, error) {
-	running.Lock()
-	defer running.Unlock()
-	ctx, cancel := context.WithTimeoutCause(ctx, s.limits.Timeout, ErrTimeout)
-	defer cancel()
-	L := lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 200, RegistrySize: 1024, RegistryMaxSize: 64 * 1024, MinimizeStackMemory: true})
-	defer L.Close()
-	s.open(L)
-	L.SetContext(ctx)
-	L.Push(L.NewFunctionFromProto(s.proto))
-	if err := L.PCall(0, 0, nil); err != nil {
-		if cause := context.Cause(ctx); cause != nil {
-			err = cause
-		}
-		return "", err
-	}
-	for _, f := range functions {
-		if _, ok := L.GetGlobal(f).(*lua.LFunction); ok {
-			return f, nil
-		}
-	}
-	return "", nil
 }
