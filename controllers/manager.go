@@ -28,6 +28,7 @@ import (
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions"
 	clusterlisters "github.com/fedhq/fed/apis/generated/listers/cluster/v1alpha1"
 	"github.com/fedhq/fed/clusterclient"
+	"github.com/fedhq/fed/controllers/applicationfailover"
 	"github.com/fedhq/fed/controllers/binding"
 	"github.com/fedhq/fed/controllers/bindingstatus"
 	clustercontroller "github.com/fedhq/fed/controllers/cluster"
@@ -35,6 +36,7 @@ import (
 	"github.com/fedhq/fed/controllers/detector"
 	"github.com/fedhq/fed/controllers/execution"
 	"github.com/fedhq/fed/controllers/federatedhpa"
+	"github.com/fedhq/fed/controllers/gracefuleviction"
 	"github.com/fedhq/fed/controllers/hpamarker"
 	"github.com/fedhq/fed/controllers/internal/applied"
 	"github.com/fedhq/fed/controllers/internal/bindings"
@@ -55,6 +57,10 @@ import (
 // DefaultHPASyncPeriod is how often each FederatedHPA is reconciled by default.
 const DefaultHPASyncPeriod = federatedhpa.DefaultSyncPeriod
 
+// DefaultEvictionTimeout is how long a member stays not Ready, by default, before its
+// workloads move.
+const DefaultEvictionTimeout = clustercontroller.DefaultEvictionTimeout
+
 // Config is what the controllers need to run.
 type Config struct {
 	// Fed reaches fed's own API (in fed-apiserver, its loopback configuration).
@@ -73,6 +79,9 @@ type Config struct {
 	Metrics federatedhpa.Metrics
 	// HPASyncPeriod is how often each FederatedHPA is reconciled (15 s if 0).
 	HPASyncPeriod time.Duration
+	// EvictionTimeout, when set, is how long a member stays not Ready before it gets a
+	// NoExecute taint (Cluster.EvictionTimeout).
+	EvictionTimeout time.Duration
 }
 
 // Members is what the controllers share with the rest of the server once they run: the
@@ -90,6 +99,9 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 	}
 	if cfg.ClusterWorkers <= 0 {
 		cfg.ClusterWorkers = 4
+	}
+	if cfg.EvictionTimeout > 0 {
+		cfg.Cluster.EvictionTimeout = cfg.EvictionTimeout
 	}
 	// The controllers write many objects at once through the loopback; fed-apiserver's
 	// priority and fairness, not a client-side limit, decide how fast.
@@ -153,6 +165,14 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 		return nil, err
 	}
 	bindingStatusController, err := bindingstatus.NewController(tmpls, bindingAccess, workAccess, interp)
+	if err != nil {
+		return nil, err
+	}
+	evictionController, err := gracefuleviction.NewController(bindingAccess, workAccess, interp, recorder)
+	if err != nil {
+		return nil, err
+	}
+	failoverController, err := applicationfailover.NewController(bindingAccess, recorder)
 	if err != nil {
 		return nil, err
 	}
@@ -226,6 +246,8 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 		go bindingStatusController.Run(ctx, 4)
 		go workStatusController.Run(ctx, 4)
 		go executionController.Run(ctx, 32)
+		go evictionController.Run(ctx, 2)
+		go failoverController.Run(ctx, 2)
 		go namespaceController.Run(ctx, 2)
 		go mcsController.Run(ctx, 2)
 	}()

@@ -174,6 +174,12 @@ type GracefulEvictionTask struct {
 	SuppressDeletion *bool
 	// CreationTimestamp is when the eviction started.
 	CreationTimestamp *metav1.Time
+	// PreservedLabelState are the labels, read from the old copy by the
+	// statePreservation rules, that the new copies get.
+	PreservedLabelState map[string]string
+	// ClustersBeforeFailover are the clusters the binding was on when the
+	// eviction started; the new copies are those on other clusters.
+	ClustersBeforeFailover []string
 }
 
 // BindingSnapshot is a binding that depends on another one, with its clusters.

@@ -133,6 +133,21 @@ type FailoverBehavior struct {
 	// ApplicationMigrationPolicy is another name for Application, kept so that
 	// manifests written with it work; it is moved into Application on write.
 	ApplicationMigrationPolicy *ApplicationFailoverBehavior
+
+	// Cluster says how applications leave a cluster that failed: one with a
+	// NoExecute taint the placement does not tolerate.
+	Cluster *ClusterFailoverBehavior
+}
+
+// ClusterFailoverBehavior says how applications leave a failed cluster.
+type ClusterFailoverBehavior struct {
+	// PurgeMode is how the copy on the failed cluster is removed: Directly,
+	// Gracefully (the default) or Never.
+	PurgeMode PurgeMode
+
+	// GracePeriodSeconds is how long a Gracefully purged copy is kept at most
+	// while the new one becomes healthy. Only for Gracefully; defaults to 600.
+	GracePeriodSeconds *int32
 }
 
 // PurgeMode says how the copy on the cluster being left is removed.

@@ -54,6 +54,9 @@ type Options struct {
 	Metrics metricsadapter.Options
 	// HPASyncPeriod is how often each FederatedHPA is reconciled.
 	HPASyncPeriod time.Duration
+	// EvictionTimeout is how long a member stays not Ready before it gets a NoExecute
+	// taint.
+	EvictionTimeout time.Duration
 
 	// etcd holds the storage options while the Badger backend runs: the generic options
 	// would otherwise validate and apply them as etcd settings.
@@ -67,13 +70,14 @@ type Options struct {
 // authorization against the host cluster.
 func NewOptions(stdout, stderr io.Writer) *Options {
 	o := &Options{
-		Recommended:   genericoptions.NewRecommendedOptions(etcdPrefix, scheme.Codecs.LegacyCodec(scheme.StorageVersions...)),
-		DataDir:       "/var/lib/fed-apiserver",
-		SearchCache:   store.DefaultOptions(""),
-		Metrics:       metricsadapter.Options{TTL: metricsadapter.DefaultTTL, Timeout: metricsadapter.DefaultTimeout},
-		HPASyncPeriod: controllers.DefaultHPASyncPeriod,
-		Stdout:        stdout,
-		Stderr:        stderr,
+		Recommended:     genericoptions.NewRecommendedOptions(etcdPrefix, scheme.Codecs.LegacyCodec(scheme.StorageVersions...)),
+		DataDir:         "/var/lib/fed-apiserver",
+		SearchCache:     store.DefaultOptions(""),
+		Metrics:         metricsadapter.Options{TTL: metricsadapter.DefaultTTL, Timeout: metricsadapter.DefaultTimeout},
+		HPASyncPeriod:   controllers.DefaultHPASyncPeriod,
+		EvictionTimeout: controllers.DefaultEvictionTimeout,
+		Stdout:          stdout,
+		Stderr:          stderr,
 	}
 	o.Recommended.Etcd.StorageConfig.EncodeVersioner = scheme.StorageVersions
 	o.Recommended.Etcd.StorageConfig.Type = BackendBadger
@@ -102,6 +106,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.Int64Var(&sc.MappedBudget, "search-cache-mapped-bytes", sc.MappedBudget, "Above this much of the process's resident memory in pages of mapped files, the search cache hands the pages of its files back to the kernel (Linux; 0: never).")
 	fs.DurationVar(&o.Metrics.TTL, "metrics-cache-ttl", o.Metrics.TTL, "How long the fleet's metrics reuse a member's answer (metrics-server refreshes every 15s by default).")
 	fs.DurationVar(&o.HPASyncPeriod, "federatedhpa-sync-period", o.HPASyncPeriod, "How often each FederatedHPA is reconciled (the HPA's --horizontal-pod-autoscaler-sync-period).")
+	fs.DurationVar(&o.EvictionTimeout, "failover-eviction-timeout", o.EvictionTimeout, "How long a member cluster stays not Ready before fed taints it cluster.fedhq.io/not-ready or /unreachable with the effect NoExecute, which moves its workloads to other clusters (a placement's clusterTolerations may wait longer).")
 	fs.DurationVar(&o.Metrics.Timeout, "metrics-member-timeout", o.Metrics.Timeout, "How long the fleet's metrics wait for a member's metrics.k8s.io before leaving it out with a warning.")
 }
 
@@ -139,8 +144,8 @@ func (o *Options) Validate() error {
 	if sc.BlockCacheSize < 0 || sc.IndexCacheSize < 0 || sc.MemTableSize < 1<<20 || sc.NumMemtables < 1 || sc.WatchEvents < 1 || sc.History <= 0 {
 		errs = append(errs, errors.New("the --search-cache-* sizes must be positive (memtables at least 1 MiB)"))
 	}
-	if o.Metrics.TTL <= 0 || o.Metrics.Timeout <= 0 || o.HPASyncPeriod <= 0 {
-		errs = append(errs, errors.New("--metrics-cache-ttl, --metrics-member-timeout and --federatedhpa-sync-period must be positive"))
+	if o.Metrics.TTL <= 0 || o.Metrics.Timeout <= 0 || o.HPASyncPeriod <= 0 || o.EvictionTimeout <= 0 {
+		errs = append(errs, errors.New("--metrics-cache-ttl, --metrics-member-timeout, --federatedhpa-sync-period and --failover-eviction-timeout must be positive"))
 	}
 	return errors.Join(errs...)
 }
@@ -188,7 +193,7 @@ func (o *Options) Config() (*apiserver.Config, func() error, error) {
 		host = rest.CopyConfig(c.ClientConfig)
 		host.QPS, host.Burst = 500, 1000
 	}
-	cfg := &apiserver.Config{GenericConfig: c, HostClientConfig: host, Metrics: o.Metrics, HPASyncPeriod: o.HPASyncPeriod}
+	cfg := &apiserver.Config{GenericConfig: c, HostClientConfig: host, Metrics: o.Metrics, HPASyncPeriod: o.HPASyncPeriod, EvictionTimeout: o.EvictionTimeout}
 	closeCache := noop
 	var err error
 	if host != nil {

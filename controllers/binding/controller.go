@@ -25,6 +25,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -167,7 +169,7 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 		wrote = wrote || changed
 	}
 	for cluster, w := range works {
-		if !targets[cluster] {
+		if !targets[cluster] && !keepsCopy(b.Spec.GracefulEvictionTasks, cluster) {
 			// Scheduled away: the member's copy goes, whatever the policy keeps on deletion.
 			errs = append(errs, c.removeWork(ctx, w, false))
 			wrote = true
@@ -218,6 +220,7 @@ func (c *Controller) syncWork(ctx context.Context, k key, spec *federationv1alph
 	if m == nil {
 		want = current.Spec
 	} else {
+		preserveState(m, spec.GracefulEvictionTasks, target.Name)
 		manifest.Stamp(m, tmpl, spec, applied)
 		manifests := []*unstructured.Unstructured{m}
 		if spec.PropagateDeps {
@@ -404,4 +407,36 @@ func ignoreNotFound(err error) error {
 		return nil
 	}
 	return err
+}
+
+// keepsCopy tells whether a graceful eviction task keeps the copy of a cluster the binding
+// left: one of purge mode Gracefully or Never, or one whose deletion is suppressed. The
+// Work stays as it was until the task is gone.
+func keepsCopy(tasks []federationv1alpha1.GracefulEvictionTask, cluster string) bool {
+	for _, t := range tasks {
+		if t.FromCluster != cluster {
+			continue
+		}
+		if ptr.Deref(t.SuppressDeletion, false) || t.PurgeMode == federationv1alpha1.PurgeGracefully || t.PurgeMode == federationv1alpha1.PurgeNever {
+			return true
+		}
+	}
+	return false
+}
+
+// preserveState gives the copy of a cluster the labels application failover preserved
+// from the copy it replaces (statePreservation), while the eviction task is on the
+// binding: on every cluster the binding was not on when the task began.
+func preserveState(m *unstructured.Unstructured, tasks []federationv1alpha1.GracefulEvictionTask, cluster string) {
+	for _, t := range tasks {
+		if len(t.PreservedLabelState) == 0 || slices.Contains(t.ClustersBeforeFailover, cluster) {
+			continue
+		}
+		labels := m.GetLabels()
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		maps.Copy(labels, t.PreservedLabelState)
+		m.SetLabels(labels)
+	}
 }

@@ -70,9 +70,10 @@ func NewController(tmpls *templates.Templates, access *bindings.Access, wa *work
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
 		}
-		if w, ok := obj.(*federationv1alpha1.Work); ok && w.Annotations[federationv1alpha1.AnnotationBinding] != "" {
-			ns, name, _ := cache.SplitMetaNamespaceKey(w.Annotations[federationv1alpha1.AnnotationBinding])
-			c.queue.AddAfter(bindings.Key{Namespace: ns, Name: name}, reportDelay)
+		if w, ok := obj.(*federationv1alpha1.Work); ok {
+			if ns, name, ok := works.BindingOf(w); ok {
+				c.queue.AddAfter(bindings.Key{Namespace: ns, Name: name}, reportDelay)
+			}
 		}
 	}
 	if _, err := wa.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{

@@ -1,7 +1,8 @@
 // Package cluster is the cluster health controller: it probes each member cluster, records
 // what it finds in the Cluster's status (version, APIs, nodes, resources, the Ready
-// condition) and taints a member that is not ready or does not answer, so that nothing new
-// is scheduled onto it.
+// condition) and taints a member that is not ready or does not answer: NoSchedule at once,
+// so that nothing new is scheduled onto it, and NoExecute after EvictionTimeout, so that
+// its workloads move.
 package cluster
 
 import (
@@ -45,7 +46,15 @@ type Options struct {
 	// FailureThreshold is how many failed probes in a row make a Ready member not Ready
 	// (default 2).
 	FailureThreshold int
+	// EvictionTimeout is how long a member stays not Ready before it gets a NoExecute
+	// taint, which moves the workloads that do not tolerate it elsewhere (default
+	// DefaultEvictionTimeout).
+	EvictionTimeout time.Duration
 }
+
+// DefaultEvictionTimeout is how long a member stays not Ready, by default, before its
+// workloads are moved: as long as Kubernetes leaves pods on a node that stopped answering.
+const DefaultEvictionTimeout = 5 * time.Minute
 
 func (o *Options) defaults() {
 	if o.ProbeInterval <= 0 {
@@ -59,6 +68,9 @@ func (o *Options) defaults() {
 	}
 	if o.FailureThreshold <= 0 {
 		o.FailureThreshold = 2
+	}
+	if o.EvictionTimeout <= 0 {
+		o.EvictionTimeout = DefaultEvictionTimeout
 	}
 }
 
@@ -228,7 +240,8 @@ func (c *Controller) reconcile(ctx context.Context, name string) (time.Duration,
 		}
 	}
 	ready := meta.FindStatusCondition(cluster.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
-	if taints, changed := desiredTaints(cluster.Spec.Taints, ready); changed {
+	taints, changed, recheck := desiredTaints(cluster.Spec.Taints, ready, time.Now(), c.opts.EvictionTimeout)
+	if changed {
 		updated := cluster.DeepCopy()
 		updated.Spec.Taints = taints
 		_, err := c.client.ClusterV1alpha1().Clusters().Update(ctx, updated, metav1.UpdateOptions{})
@@ -241,6 +254,9 @@ func (c *Controller) reconcile(ctx context.Context, name string) (time.Duration,
 	}
 	if obs.health != healthy && failures < c.opts.FailureThreshold {
 		return c.opts.RetryInterval, nil
+	}
+	if recheck > 0 && recheck < c.opts.ProbeInterval {
+		return recheck, nil
 	}
 	return c.opts.ProbeInterval, nil
 }

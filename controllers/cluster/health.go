@@ -3,6 +3,7 @@ package cluster
 import (
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -79,37 +80,51 @@ var healthTaints = map[string]string{
 	ReasonClusterUnreachable: clusterv1alpha1.TaintClusterUnreachable,
 }
 
-// desiredTaints returns taints with the health taint the Ready condition calls for
-// (NoSchedule) and without the other, leaving every other taint as it was. changed is false
-// when taints is already right. Without a Ready condition the taints are left alone.
-func desiredTaints(taints []corev1.Taint, ready *metav1.Condition) (_ []corev1.Taint, changed bool) {
+// desiredTaints returns taints with the health taints the Ready condition calls for and
+// without the others, leaving every other taint as it was. A member not Ready gets the
+// taint of its reason with the effect NoSchedule at once, so that nothing new goes there,
+// and with the effect NoExecute once it has been not Ready for grace, so that what runs
+// there is moved (see the clusterTolerations of a placement). A NoExecute taint already
+// there keeps its TimeAdded. changed is false when taints is already right; recheck, when
+// not zero, is how long until the NoExecute taint is due. Without a Ready condition the
+// taints are left alone.
+func desiredTaints(taints []corev1.Taint, ready *metav1.Condition, now time.Time, grace time.Duration) (_ []corev1.Taint, changed bool, recheck time.Duration) {
 	if ready == nil {
-		return taints, false
+		return taints, false, 0
 	}
-	want := ""
+	want, wantExecute := "", false
 	if ready.Status != metav1.ConditionTrue {
 		want = healthTaints[ready.Reason]
+		due := ready.LastTransitionTime.Add(grace)
+		if wantExecute = !now.Before(due); !wantExecute {
+			recheck = due.Sub(now)
+		}
 	}
-	out := make([]corev1.Taint, 0, len(taints)+1)
-	has := false
+	out := make([]corev1.Taint, 0, len(taints)+2)
+	has := map[corev1.TaintEffect]bool{}
 	for _, t := range taints {
-		if t.Effect == corev1.TaintEffectNoSchedule && isHealthTaint(t.Key) {
-			if t.Key != want || has {
+		if isHealthTaint(t.Key) && (t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute) {
+			wanted := t.Key == want && (t.Effect == corev1.TaintEffectNoSchedule || wantExecute)
+			if !wanted || has[t.Effect] {
 				changed = true
 				continue
 			}
-			has = true
+			has[t.Effect] = true
 		}
 		out = append(out, t)
 	}
-	if want != "" && !has {
+	if want != "" && !has[corev1.TaintEffectNoSchedule] {
 		out = append(out, corev1.Taint{Key: want, Effect: corev1.TaintEffectNoSchedule})
 		changed = true
 	}
-	if !changed {
-		return taints, false
+	if want != "" && wantExecute && !has[corev1.TaintEffectNoExecute] {
+		out = append(out, corev1.Taint{Key: want, Effect: corev1.TaintEffectNoExecute, TimeAdded: &metav1.Time{Time: now}})
+		changed = true
 	}
-	return out, true
+	if !changed {
+		return taints, false, recheck
+	}
+	return out, true, recheck
 }
 
 func isHealthTaint(key string) bool {

@@ -140,6 +140,14 @@ func TestDesiredTaints(t *testing.T) {
 	ready := readyCond(metav1.ConditionTrue, ReasonClusterReady, "", now)
 	notReadyC := readyCond(metav1.ConditionFalse, ReasonClusterNotReady, "", now)
 	unreachableC := readyCond(metav1.ConditionUnknown, ReasonClusterUnreachable, "", now)
+	const grace = 30 * time.Second
+	longAgo := metav1.NewTime(now.Add(-grace))
+	unreachableLong := readyCond(metav1.ConditionUnknown, ReasonClusterUnreachable, "", longAgo)
+	notReadyLong := readyCond(metav1.ConditionFalse, ReasonClusterNotReady, "", longAgo)
+	unreachableExecute := corev1.Taint{Key: clusterv1alpha1.TaintClusterUnreachable, Effect: corev1.TaintEffectNoExecute, TimeAdded: &now}
+	notReadyExecute := corev1.Taint{Key: clusterv1alpha1.TaintClusterNotReady, Effect: corev1.TaintEffectNoExecute, TimeAdded: &now}
+	earlierExecute := corev1.Taint{Key: clusterv1alpha1.TaintClusterUnreachable, Effect: corev1.TaintEffectNoExecute, TimeAdded: &longAgo}
+	otherNoExecute := corev1.Taint{Key: "drill", Effect: corev1.TaintEffectNoExecute}
 
 	tests := []struct {
 		name        string
@@ -147,27 +155,38 @@ func TestDesiredTaints(t *testing.T) {
 		ready       *metav1.Condition
 		want        []corev1.Taint
 		wantChanged bool
+		wantRecheck time.Duration
 	}{
 		{name: "no condition yet", taints: []corev1.Taint{cordon}, want: []corev1.Taint{cordon}},
 		{name: "ready, untainted", ready: &ready, want: nil},
 		{name: "ready removes both, keeps others", taints: []corev1.Taint{cordon, notReadyTaint, unreachableTaint}, ready: &ready,
 			want: []corev1.Taint{cordon}, wantChanged: true},
 		{name: "unreachable adds its taint", taints: []corev1.Taint{cordon}, ready: &unreachableC,
-			want: []corev1.Taint{cordon, unreachableTaint}, wantChanged: true},
+			want: []corev1.Taint{cordon, unreachableTaint}, wantChanged: true, wantRecheck: grace},
 		{name: "unreachable already tainted", taints: []corev1.Taint{unreachableTaint, cordon}, ready: &unreachableC,
-			want: []corev1.Taint{unreachableTaint, cordon}},
+			want: []corev1.Taint{unreachableTaint, cordon}, wantRecheck: grace},
 		{name: "not ready swaps the taint", taints: []corev1.Taint{unreachableTaint}, ready: &notReadyC,
-			want: []corev1.Taint{notReadyTaint}, wantChanged: true},
+			want: []corev1.Taint{notReadyTaint}, wantChanged: true, wantRecheck: grace},
 		{name: "duplicate health taint is dropped", taints: []corev1.Taint{notReadyTaint, notReadyTaint}, ready: &notReadyC,
-			want: []corev1.Taint{notReadyTaint}, wantChanged: true},
-		{name: "a user's NoExecute taint with the same key is left alone", taints: []corev1.Taint{userNoExecute}, ready: &ready,
-			want: []corev1.Taint{userNoExecute}},
+			want: []corev1.Taint{notReadyTaint}, wantChanged: true, wantRecheck: grace},
+		{name: "ready removes the NoExecute health taint too", taints: []corev1.Taint{userNoExecute}, ready: &ready,
+			want: nil, wantChanged: true},
+		{name: "a NoExecute taint of another key is left alone", taints: []corev1.Taint{otherNoExecute}, ready: &ready,
+			want: []corev1.Taint{otherNoExecute}},
+		{name: "unreachable for the grace period adds NoExecute", taints: []corev1.Taint{unreachableTaint}, ready: &unreachableLong,
+			want: []corev1.Taint{unreachableTaint, unreachableExecute}, wantChanged: true},
+		{name: "NoExecute keeps its time", taints: []corev1.Taint{unreachableTaint, earlierExecute}, ready: &unreachableLong,
+			want: []corev1.Taint{unreachableTaint, earlierExecute}},
+		{name: "not ready swaps the NoExecute taint", taints: []corev1.Taint{unreachableTaint, earlierExecute}, ready: &notReadyLong,
+			want: []corev1.Taint{notReadyTaint, notReadyExecute}, wantChanged: true},
+		{name: "unreachable for less than the grace period", taints: []corev1.Taint{unreachableTaint}, ready: &unreachableC,
+			want: []corev1.Taint{unreachableTaint}, wantRecheck: grace},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, changed := desiredTaints(tt.taints, tt.ready)
-			if changed != tt.wantChanged {
-				t.Errorf("changed = %v, want %v", changed, tt.wantChanged)
+			got, changed, recheck := desiredTaints(tt.taints, tt.ready, now.Time, grace)
+			if changed != tt.wantChanged || recheck != tt.wantRecheck {
+				t.Errorf("changed, recheck = %v, %v, want %v, %v", changed, recheck, tt.wantChanged, tt.wantRecheck)
 			}
 			if len(got) != 0 || len(tt.want) != 0 {
 				if diff := cmp.Diff(tt.want, got); diff != "" {

@@ -555,7 +555,7 @@ type bindingClient[T bindingObject] interface {
 }
 
 // syncBinding makes a binding what d says: deleted when d.want is nil, created, or
-// updated when its spec (but for the scheduler's clusters), labels or generation
+// updated when its spec (but for the clusters and eviction tasks), labels or generation
 // annotation differ. current is the binding the informer has, if exists; fresh makes a
 // new one with its name.
 func syncBinding[T bindingObject](ctx context.Context, client bindingClient[T], current T, exists bool, fresh func() T,
@@ -576,7 +576,10 @@ func syncBinding[T bindingObject](ctx context.Context, client bindingClient[T], 
 		_, err := client.Create(ctx, b, metav1.CreateOptions{})
 		return err
 	}
+	// Where the template goes and what it is leaving are the scheduler's and the failover
+	// controllers'.
 	want.Clusters = specOf(current).Clusters
+	want.GracefulEvictionTasks = specOf(current).GracefulEvictionTasks
 	labels := withPolicy(current.GetLabels(), d.labels)
 	if apiequality.Semantic.DeepEqual(*specOf(current), *want) && apiequality.Semantic.DeepEqual(current.GetLabels(), labels) &&
 		current.GetAnnotations()[federationv1alpha1.AnnotationTemplateGeneration] == d.generation {

@@ -143,8 +143,12 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 	}
 	cond := metav1.Condition{Type: federationv1alpha1.BindingConditionScheduled, Status: metav1.ConditionTrue, Reason: "Success",
 		Message: "the binding is scheduled"}
+	now := time.Now()
 	in := Input{Placement: b.Spec.Placement, Replicas: b.Spec.Replicas, Previous: b.Spec.Clusters,
-		PreviousAffinity: b.Status.SchedulerObservedAffinityName}
+		PreviousAffinity: b.Status.SchedulerObservedAffinityName, Now: now}
+	for _, task := range b.Spec.GracefulEvictionTasks {
+		in.Leaving = append(in.Leaving, task.FromCluster)
+	}
 	if rr := b.Spec.ReplicaRequirements; rr != nil {
 		in.ResourceRequest = rr.ResourceRequest
 	}
@@ -161,11 +165,21 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 	case err != nil:
 		return err
 	case !apiequality.Semantic.DeepEqual(result.Clusters, b.Spec.Clusters):
+		previous := b.Spec.Clusters
 		b.Spec.Clusters = result.Clusters
+		tasks := evictionTasks(b.Spec, previous, result.Evicted, metav1.NewTime(now))
+		b.Spec.GracefulEvictionTasks = append(b.Spec.GracefulEvictionTasks, tasks...)
 		if err := b.Update(ctx); err != nil {
 			return err
 		}
+		for _, e := range result.Evicted {
+			c.event(b.Spec.Resource, corev1.EventTypeWarning, "Evicted", "%s", evictionMessage(e, tasks))
+		}
 		c.event(b.Spec.Resource, corev1.EventTypeNormal, "Scheduled", "placed on %s", placed(result.Clusters))
+	}
+	if !result.Recheck.IsZero() {
+		// A NoExecute taint tolerated for a while: its time runs out without an event.
+		c.queue.AddAfter(k, result.Recheck.Sub(now))
 	}
 	if u != nil {
 		if old := meta.FindStatusCondition(b.Status.Conditions, federationv1alpha1.BindingConditionScheduled); old == nil || old.Message != u.Message {

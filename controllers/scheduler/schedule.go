@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -63,6 +64,11 @@ type Input struct {
 	// PreviousAffinity is the group of clusterAffinities of the current result
 	// (status.schedulerObservingAffinityName); scheduling starts from it.
 	PreviousAffinity string
+	// Now is when the tolerationSeconds of NoExecute taints are counted to.
+	Now time.Time
+	// Leaving are clusters the workload is being moved away from (the binding's graceful
+	// eviction tasks): none of them is a candidate.
+	Leaving []string
 }
 
 // Result is where a binding goes.
@@ -73,6 +79,18 @@ type Result struct {
 	// AffinityName is the group of clusterAffinities the clusters were chosen from; empty
 	// without clusterAffinities.
 	AffinityName string
+	// Evicted are the clusters of the previous result that NoExecute taints took the
+	// workload from, each with the taint.
+	Evicted []Eviction
+	// Recheck, when not zero, is when a NoExecute taint the placement tolerates for a
+	// while (tolerationSeconds) will evict the workload from a cluster.
+	Recheck time.Time
+}
+
+// Eviction is a cluster a NoExecute taint took a workload from.
+type Eviction struct {
+	Cluster string
+	Taint   corev1.Taint
 }
 
 // Schedule places a binding on clusters. It is a pure function of its arguments:
@@ -107,13 +125,29 @@ func Schedule(clusters []*clusterv1alpha1.Cluster, in Input) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	r, err := s.place(&p, in.PreviousAffinity)
+	if err != nil {
+		return Result{}, err
+	}
+	r.Recheck = s.recheck
+	for _, st := range s.clusters {
+		if st.inPrevious && st.evictedBy != nil {
+			r.Evicted = append(r.Evicted, Eviction{Cluster: st.cluster.Name, Taint: *st.evictedBy})
+		}
+	}
+	return r, nil
+}
+
+// place places the workload in its cluster affinity, or in the first of its
+// clusterAffinities that can hold it.
+func (s *scheduling) place(p *federationv1alpha1.Placement, previousAffinity string) (Result, error) {
 	if len(p.ClusterAffinities) == 0 {
 		targets, err := s.placeIn(p.ClusterAffinity)
 		return Result{Clusters: targets}, err
 	}
 	first := 0
 	for i, term := range p.ClusterAffinities {
-		if in.PreviousAffinity != "" && term.AffinityName == in.PreviousAffinity {
+		if previousAffinity != "" && term.AffinityName == previousAffinity {
 			first = i
 			break
 		}
@@ -185,13 +219,18 @@ type scheduling struct {
 	spread    *spreadRule
 	clusters  []clusterState // in name order
 	previous  map[string]int32
+	// recheck is the earliest time a tolerated NoExecute taint will evict the workload.
+	recheck time.Time
+	// weighted is true when a static weight list gives a cluster a weight above 0.
+	weighted bool
 }
 
 // clusterState is what scheduling needs of one cluster, whatever group it is tried in.
 type clusterState struct {
 	cluster    *clusterv1alpha1.Cluster
-	evicted    bool // an untolerated NoExecute taint
-	cordoned   bool // an untolerated NoSchedule taint
+	evicted    bool          // an untolerated NoExecute taint, or the workload is leaving it
+	evictedBy  *corev1.Taint // the NoExecute taint, if one evicted it
+	cordoned   bool          // an untolerated NoSchedule taint
 	available  int64
 	staticW    int64
 	inPrevious bool
@@ -224,15 +263,21 @@ func newScheduling(clusters []*clusterv1alpha1.Cluster, p *federationv1alpha1.Pl
 	s.clusters = make([]clusterState, len(sorted))
 	for i, c := range sorted {
 		prev, inPrev := s.previous[c.Name]
+		evicted, next, taint := policy.NoExecute(c.Spec.Taints, p.ClusterTolerations, in.Now)
 		st := clusterState{cluster: c, inPrevious: inPrev, previous: prev,
-			evicted:  !policy.Tolerates(c.Spec.Taints, p.ClusterTolerations, corev1.TaintEffectNoExecute),
-			cordoned: !policy.Tolerates(c.Spec.Taints, p.ClusterTolerations, corev1.TaintEffectNoSchedule),
+			evicted:   evicted || slices.Contains(in.Leaving, c.Name),
+			evictedBy: taint,
+			cordoned:  !policy.Tolerates(c.Spec.Taints, p.ClusterTolerations, corev1.TaintEffectNoSchedule),
+		}
+		if !next.IsZero() && (s.recheck.IsZero() || next.Before(s.recheck)) {
+			s.recheck = next
 		}
 		if s.divided() {
 			st.available = AvailableReplicas(c, in.ResourceRequest)
 		}
 		if weights != nil {
 			st.staticW = weights[i].Weight
+			s.weighted = s.weighted || st.staticW > 0
 		}
 		s.clusters[i] = st
 	}
@@ -321,13 +366,14 @@ func (s *scheduling) placeIn(affinity *federationv1alpha1.ClusterAffinity) ([]fe
 
 // candidates are the clusters an affinity selects that the placement may use, with their
 // capacity. For a divided workload, clusters without room for one replica are left out;
-// so are clusters a static weight list gives weight 0.
+// so are clusters a static weight list gives weight 0, unless those of a weight cannot
+// hold every replica.
 func (s *scheduling) candidates(affinity *federationv1alpha1.ClusterAffinity) ([]candidate, error) {
 	m, err := policy.NewAffinityMatcher(affinity)
 	if err != nil {
 		return nil, invalid("%s", err)
 	}
-	var out []candidate
+	var out, backups []candidate
 	var tainted, full, unweighted []string
 	for i := range s.clusters {
 		st := &s.clusters[i]
@@ -356,6 +402,8 @@ func (s *scheduling) candidates(affinity *federationv1alpha1.ClusterAffinity) ([
 			case modeStatic:
 				if c.weight = st.staticW; c.weight <= 0 {
 					unweighted = append(unweighted, st.cluster.Name)
+					c.weight = 1
+					backups = append(backups, c)
 					continue
 				}
 			case modeDynamic:
@@ -363,6 +411,11 @@ func (s *scheduling) candidates(affinity *federationv1alpha1.ClusterAffinity) ([
 			}
 		}
 		out = append(out, c)
+	}
+	if len(backups) > 0 && s.weighted && capacityOf(out) < s.replicas {
+		// Clusters of weight 0 are the backups of those with weight: they take what the
+		// others cannot hold (all of it when the others failed), in equal shares.
+		out = append(out, backups...)
 	}
 	if len(out) > 0 {
 		return out, nil
@@ -381,4 +434,13 @@ func (s *scheduling) candidates(affinity *federationv1alpha1.ClusterAffinity) ([
 		return nil, noFit("no cluster matches the placement's cluster affinity")
 	}
 	return nil, noFit("no cluster fits the placement: %s", strings.Join(why, "; "))
+}
+
+// capacityOf is how many replicas the candidates can run together.
+func capacityOf(cands []candidate) int64 {
+	var total int64
+	for _, c := range cands {
+		total = min(total+c.capacity, Unlimited)
+	}
+	return total
 }

@@ -23,9 +23,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	"github.com/fedhq/fed/apis/federation/policy"
@@ -428,6 +430,12 @@ func TestScheduleRules(t *testing.T) {
 			replicas: 4, request: oneCPU, previous: "member2=2 member3=2", want: "member2=2 member3=2"},
 		{name: "NoExecute: a cluster of the previous result is left, its replicas go elsewhere", clusters: evicted, placement: place(aggregated()),
 			replicas: 6, request: oneCPU, previous: "member1=6", want: "member2=6"},
+		{name: "weight 0: a backup gets none while the others can hold all", clusters: rooms(10, 10), placement: place(divided(weight("member1", 10), weight("member2", 0))),
+			replicas: 6, request: oneCPU, want: "member1=6"},
+		{name: "weight 0: a backup takes what the others cannot hold", clusters: rooms(2, 10), placement: place(divided(weight("member1", 10), weight("member2", 0))),
+			replicas: 6, request: oneCPU, want: "member1=2 member2=4"},
+		{name: "weight 0: a backup takes all when the others failed (seed 000)", clusters: evicted[:2], placement: place(divided(weight("member1", 10), weight("member2", 0))),
+			replicas: 6, request: oneCPU, previous: "member1=6", want: "member2=6"},
 		{name: "NoExecute tolerated: the cluster stays", clusters: evicted, placement: &federationv1alpha1.Placement{ReplicaScheduling: aggregated(),
 			ClusterTolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}}}, replicas: 6, request: oneCPU, previous: "member1=6", want: "member1=6"},
 		// Spread constraints.
@@ -525,5 +533,33 @@ func TestScaleInvariants(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A NoExecute taint tolerated for a while keeps a cluster until its time is up, and says
+// when that is; a cluster the workload is leaving is no candidate.
+func TestScheduleNoExecuteTime(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	fleet := rooms(10, 10, 10)
+	added := metav1.NewTime(now.Add(-10 * time.Second))
+	fleet[0].Spec.Taints = []corev1.Taint{{Key: clusterv1alpha1.TaintClusterUnreachable, Effect: corev1.TaintEffectNoExecute, TimeAdded: &added}}
+	placement := &federationv1alpha1.Placement{ReplicaScheduling: aggregated(), ClusterTolerations: []corev1.Toleration{{
+		Key: clusterv1alpha1.TaintClusterUnreachable, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](30)}}}
+	in := Input{Placement: placement, Replicas: 6, ResourceRequest: oneCPU, Previous: parseTargets("member1=6"), Now: now}
+	got, err := Schedule(fleet, in)
+	if err != nil || targets(got.Clusters) != "member1=6" || !got.Recheck.Equal(now.Add(20*time.Second)) || len(got.Evicted) != 0 {
+		t.Fatalf("tolerated: %s, recheck %v, evicted %v, %v", targets(got.Clusters), got.Recheck, got.Evicted, err)
+	}
+	in.Now = now.Add(20 * time.Second)
+	got, err = Schedule(fleet, in)
+	if err != nil || targets(got.Clusters) != "member2=6" || !got.Recheck.IsZero() ||
+		len(got.Evicted) != 1 || got.Evicted[0].Cluster != "member1" || got.Evicted[0].Taint.Key != clusterv1alpha1.TaintClusterUnreachable {
+		t.Fatalf("time up: %s, recheck %v, evicted %v, %v", targets(got.Clusters), got.Recheck, got.Evicted, err)
+	}
+	in = Input{Placement: &federationv1alpha1.Placement{ReplicaScheduling: aggregated()}, Replicas: 6, ResourceRequest: oneCPU,
+		Previous: parseTargets("member2=6"), Leaving: []string{"member2"}, Now: now}
+	got, err = Schedule(rooms(10, 10, 10), in)
+	if err != nil || targets(got.Clusters) != "member1=6" || len(got.Evicted) != 0 {
+		t.Fatalf("leaving: %s, evicted %v, %v", targets(got.Clusters), got.Evicted, err)
 	}
 }

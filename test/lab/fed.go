@@ -48,6 +48,9 @@ type FedServer struct {
 // URL is where the server listens (directly, not through the host).
 func (f *FedServer) URL() string { return "https://127.0.0.1:" + strconv.Itoa(f.Port) }
 
+// EvictionTimeout is the lab fed-apiserver's --failover-eviction-timeout.
+const EvictionTimeout = 10 * time.Second
+
 // FedServer is the lab's own fed-apiserver, registered in the host: Badger in .lab/fed.
 func (l *Lab) FedServer() *FedServer {
 	dir := filepath.Join(l.opts.Dir, "fed")
@@ -64,6 +67,9 @@ func (l *Lab) fedProcess(f *FedServer) *process {
 		"--kubeconfig=" + kubeconfig,
 		"--authentication-kubeconfig=" + kubeconfig,
 		"--authorization-kubeconfig=" + kubeconfig,
+		// A member not Ready this long has its workloads moved: short, so that failover is
+		// seen in seconds on the lab (the default is 5m).
+		"--failover-eviction-timeout=" + EvictionTimeout.String(),
 	}, f.Args...)
 	return l.process(f.Name, "fed-apiserver", args)
 }

@@ -19,6 +19,7 @@ package policy
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -128,4 +129,51 @@ func Tolerates(taints []corev1.Taint, tolerations []corev1.Toleration, effects .
 		}
 	}
 	return true
+}
+
+// NoExecute says whether a cluster's NoExecute taints evict a workload with tolerations
+// at now, matching as Tolerates does and honouring tolerationSeconds as Kubernetes does
+// for pods: a taint no toleration matches evicts at once; one tolerated with
+// tolerationSeconds evicts once that long has passed since the taint's TimeAdded (the
+// longest of the matching tolerations counts; a negative one is zero); one tolerated
+// without it never does. When the workload is not evicted yet, next is when it will be
+// (zero when never). A taint without TimeAdded (fed's API server stamps every NoExecute
+// taint it stores) counts from now.
+func NoExecute(taints []corev1.Taint, tolerations []corev1.Toleration, now time.Time) (evicted bool, next time.Time, taint *corev1.Taint) {
+	for i := range taints {
+		t := &taints[i]
+		if t.Effect != corev1.TaintEffectNoExecute {
+			continue
+		}
+		forever, longest, matched := false, int64(0), false
+		for _, tol := range tolerations {
+			if !tol.ToleratesTaint(klog.Background(), t, false) {
+				continue
+			}
+			matched = true
+			if tol.TolerationSeconds == nil {
+				forever = true
+				break
+			}
+			longest = max(longest, *tol.TolerationSeconds)
+		}
+		if forever {
+			continue
+		}
+		if !matched {
+			return true, time.Time{}, t
+		}
+		added := now
+		if t.TimeAdded != nil {
+			added = t.TimeAdded.Time
+		}
+		at := added.Add(time.Duration(longest) * time.Second)
+		if !at.After(now) {
+			return true, time.Time{}, t
+		}
+		if next.IsZero() || at.Before(next) {
+			next = at
+		}
+	}
+	return false, next, nil
 }

@@ -19,9 +19,11 @@ package policy
 import (
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
@@ -127,5 +129,50 @@ func TestTolerates(t *testing.T) {
 		if got := Tolerates(c.taints, c.tolerations, c.effects...); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+func TestNoExecute(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	taint := func(key string, ago time.Duration) corev1.Taint {
+		return corev1.Taint{Key: key, Effect: corev1.TaintEffectNoExecute, TimeAdded: &metav1.Time{Time: now.Add(-ago)}}
+	}
+	tolerate := func(key string, seconds *int64) corev1.Toleration {
+		return corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: seconds}
+	}
+	for _, c := range []struct {
+		name        string
+		taints      []corev1.Taint
+		tolerations []corev1.Toleration
+		evicted     bool
+		next        time.Duration // from now; 0 for none
+	}{
+		{name: "no taint"},
+		{name: "NoSchedule only", taints: []corev1.Taint{{Key: "a", Effect: corev1.TaintEffectNoSchedule}}},
+		{name: "untolerated", taints: []corev1.Taint{taint("a", 0)}, evicted: true},
+		{name: "tolerated forever", taints: []corev1.Taint{taint("a", time.Hour)}, tolerations: []corev1.Toleration{tolerate("a", nil)}},
+		{name: "tolerated for a while", taints: []corev1.Taint{taint("a", 10 * time.Second)},
+			tolerations: []corev1.Toleration{tolerate("a", ptr.To[int64](30))}, next: 20 * time.Second},
+		{name: "toleration ran out", taints: []corev1.Taint{taint("a", 30 * time.Second)},
+			tolerations: []corev1.Toleration{tolerate("a", ptr.To[int64](30))}, evicted: true},
+		{name: "the longest matching toleration counts", taints: []corev1.Taint{taint("a", 40 * time.Second)},
+			tolerations: []corev1.Toleration{tolerate("a", ptr.To[int64](30)), tolerate("", ptr.To[int64](60))}, next: 20 * time.Second},
+		{name: "the earliest taint counts", taints: []corev1.Taint{taint("a", 0), taint("b", 50 * time.Second)},
+			tolerations: []corev1.Toleration{tolerate("a", ptr.To[int64](30)), tolerate("b", ptr.To[int64](60))}, next: 10 * time.Second},
+		{name: "one untolerated of two", taints: []corev1.Taint{taint("a", 0), taint("b", 0)},
+			tolerations: []corev1.Toleration{tolerate("a", nil)}, evicted: true},
+		{name: "no TimeAdded counts from now", taints: []corev1.Taint{{Key: "a", Effect: corev1.TaintEffectNoExecute}},
+			tolerations: []corev1.Toleration{tolerate("a", ptr.To[int64](5))}, next: 5 * time.Second},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			evicted, next, _ := NoExecute(c.taints, c.tolerations, now)
+			want := time.Time{}
+			if c.next > 0 {
+				want = now.Add(c.next)
+			}
+			if evicted != c.evicted || !next.Equal(want) {
+				t.Fatalf("NoExecute = %v, %v; want %v, %v", evicted, next, c.evicted, want)
+			}
+		})
 	}
 }

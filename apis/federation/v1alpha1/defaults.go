@@ -135,10 +135,20 @@ func SetDefaults_ReplicaSchedulingStrategy(obj *ReplicaSchedulingStrategy) {
 	}
 }
 
-// SetDefaults_FailoverBehavior moves applicationMigrationPolicy into
-// application. When both are set and differ once defaulted, both are kept
+// SetDefaults_FailoverBehavior fills in the cluster failover's purge mode
+// (Gracefully) and its grace period (600s, for Gracefully), and moves
+// applicationMigrationPolicy into application. When both are set and differ once defaulted, both are kept
 // for validation to report.
 func SetDefaults_FailoverBehavior(obj *FailoverBehavior) {
+	if c := obj.Cluster; c != nil {
+		c.PurgeMode = currentPurgeMode(c.PurgeMode)
+		if c.PurgeMode == "" {
+			c.PurgeMode = PurgeGracefully
+		}
+		if c.PurgeMode == PurgeGracefully && c.GracePeriodSeconds == nil {
+			c.GracePeriodSeconds = ptr.To(DefaultFailoverGracePeriod)
+		}
+	}
 	if obj.ApplicationMigrationPolicy == nil {
 		return
 	}

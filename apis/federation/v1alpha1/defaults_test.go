@@ -140,6 +140,10 @@ func TestFailoverDefaults(t *testing.T) {
 			want: FailoverBehavior{
 				Application:                &ApplicationFailoverBehavior{DecisionConditions: DecisionConditions{TolerationSeconds: ptr.To[int32](300)}, PurgeMode: PurgeNever, PurgePolicy: PurgeDirectly},
 				ApplicationMigrationPolicy: defaults(PurgeDirectly, nil)}},
+		{name: "empty cluster failover", in: FailoverBehavior{Cluster: &ClusterFailoverBehavior{}},
+			want: FailoverBehavior{Cluster: &ClusterFailoverBehavior{PurgeMode: PurgeGracefully, GracePeriodSeconds: ptr.To[int32](600)}}},
+		{name: "cluster failover Directly, former name", in: FailoverBehavior{Cluster: &ClusterFailoverBehavior{PurgeMode: "Immediately"}},
+			want: FailoverBehavior{Cluster: &ClusterFailoverBehavior{PurgeMode: PurgeDirectly}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

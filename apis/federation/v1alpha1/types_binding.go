@@ -212,6 +212,17 @@ type GracefulEvictionTask struct {
 	// CreationTimestamp is when the eviction started.
 	// +optional
 	CreationTimestamp *metav1.Time `json:"creationTimestamp,omitempty"`
+	// PreservedLabelState are the labels, read from the old copy by the
+	// statePreservation rules of application failover, that the new copies
+	// get.
+	// +optional
+	PreservedLabelState map[string]string `json:"preservedLabelState,omitempty"`
+	// ClustersBeforeFailover are the clusters the binding was on when the
+	// eviction started; the copies that get PreservedLabelState are those on
+	// other clusters.
+	// +optional
+	// +listType=atomic
+	ClustersBeforeFailover []string `json:"clustersBeforeFailover,omitempty"`
 }
 
 // BindingSnapshot is a binding that depends on another one, with its clusters.
@@ -226,6 +237,22 @@ type BindingSnapshot struct {
 	// +listType=atomic
 	Clusters []TargetCluster `json:"clusters,omitempty"`
 }
+
+// Reasons and producers of graceful eviction tasks.
+const (
+	// EvictionReasonTaintUntolerated: the cluster has a NoExecute taint the placement
+	// does not tolerate (any more).
+	EvictionReasonTaintUntolerated = "TaintUntolerated"
+	// EvictionReasonApplicationFailure: the workload stayed unhealthy on the cluster
+	// longer than failover.application.decisionConditions.tolerationSeconds.
+	EvictionReasonApplicationFailure = "ApplicationFailure"
+
+	// EvictionProducerScheduler is fed's scheduler, which leaves clusters whose
+	// NoExecute taints the placement does not tolerate.
+	EvictionProducerScheduler = "scheduler"
+	// EvictionProducerApplicationFailover is fed's application failover controller.
+	EvictionProducerApplicationFailover = "application-failover"
+)
 
 // Condition types of bindings.
 const (

@@ -160,6 +160,29 @@ type FailoverBehavior struct {
 	// manifests written with it work; it is moved into Application on write.
 	// +optional
 	ApplicationMigrationPolicy *ApplicationFailoverBehavior `json:"applicationMigrationPolicy,omitempty"`
+
+	// Cluster says how applications leave a cluster that failed: one with a
+	// NoExecute taint the placement does not tolerate (fed taints a cluster
+	// that stays not Ready so; see the clusterTolerations of the placement for
+	// how long to wait). Without it, they leave Gracefully.
+	// +optional
+	Cluster *ClusterFailoverBehavior `json:"cluster,omitempty"`
+}
+
+// ClusterFailoverBehavior says how applications leave a failed cluster.
+type ClusterFailoverBehavior struct {
+	// PurgeMode is how the copy on the failed cluster is removed: Directly
+	// (at once), Gracefully (once the copies that replace it are healthy, or
+	// the grace period is over) or Never (kept until the eviction task is
+	// removed from the binding by hand). Defaults to Gracefully. Nothing is
+	// removed from a cluster that does not answer until it answers again.
+	// +optional
+	PurgeMode PurgeMode `json:"purgeMode,omitempty"`
+
+	// GracePeriodSeconds is how long a Gracefully purged copy is kept at most
+	// while the new one becomes healthy. Only for Gracefully; defaults to 600.
+	// +optional
+	GracePeriodSeconds *int32 `json:"gracePeriodSeconds,omitempty"`
 }
 
 // PurgeMode says how the copy on the cluster being left is removed.

@@ -47,6 +47,11 @@ func (in ClusterAffinityTerm) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ClusterFailoverBehavior) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.ClusterFailoverBehavior"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ClusterOverridePolicy) OpenAPIModelName() string {
 	return "com.github.fedhq.fed.apis.federation.v1alpha1.ClusterOverridePolicy"
 }

@@ -156,6 +156,10 @@ func validateEvictionTask(t *federation.GracefulEvictionTask, fldPath *field.Pat
 	if t.GracePeriodSeconds != nil && *t.GracePeriodSeconds <= 0 {
 		allErrs = append(allErrs, field.Invalid(fldPath.Child("gracePeriodSeconds"), *t.GracePeriodSeconds, "must be greater than 0"))
 	}
+	for i, c := range t.ClustersBeforeFailover {
+		allErrs = append(allErrs, validateClusterName(c, fldPath.Child("clustersBeforeFailover").Index(i))...)
+	}
+	allErrs = append(allErrs, metav1validation.ValidateLabels(t.PreservedLabelState, fldPath.Child("preservedLabelState"))...)
 	return allErrs
 }
 

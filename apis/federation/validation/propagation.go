@@ -205,6 +205,10 @@ func validateFailover(f *federation.FailoverBehavior, fldPath *field.Path) field
 	if f.Application != nil {
 		allErrs = append(allErrs, validateApplicationFailover(f.Application, fldPath.Child("application"))...)
 	}
+	if c := f.Cluster; c != nil {
+		allErrs = append(allErrs, validateEnum(c.PurgeMode, supportedPurgeModes, true, fldPath.Child("cluster", "purgeMode"))...)
+		allErrs = append(allErrs, validateGracePeriod(c.PurgeMode, c.GracePeriodSeconds, fldPath.Child("cluster", "gracePeriodSeconds"))...)
+	}
 	// Defaulting moves the other name into application; one left behind
 	// contradicts it.
 	if f.ApplicationMigrationPolicy != nil {
@@ -224,13 +228,7 @@ func validateApplicationFailover(a *federation.ApplicationFailoverBehavior, fldP
 		allErrs = append(allErrs, field.Invalid(fldPath.Child("purgePolicy"), a.PurgePolicy,
 			"is another name for purgeMode and must not differ from it"))
 	}
-	if gp := a.GracePeriodSeconds; gp != nil {
-		if a.PurgeMode != federation.PurgeGracefully {
-			allErrs = append(allErrs, field.Forbidden(fldPath.Child("gracePeriodSeconds"), "only applies to purgeMode Gracefully"))
-		} else if *gp <= 0 {
-			allErrs = append(allErrs, field.Invalid(fldPath.Child("gracePeriodSeconds"), *gp, "must be greater than 0"))
-		}
-	}
+	allErrs = append(allErrs, validateGracePeriod(a.PurgeMode, a.GracePeriodSeconds, fldPath.Child("gracePeriodSeconds"))...)
 	if sp := a.StatePreservation; sp != nil {
 		rulesPath := fldPath.Child("statePreservation", "rules")
 		if len(sp.Rules) == 0 {
@@ -249,4 +247,18 @@ func validateApplicationFailover(a *federation.ApplicationFailoverBehavior, fldP
 		}
 	}
 	return allErrs
+}
+
+// validateGracePeriod checks the grace period of a purge mode: only Gracefully
+// has one, and it is positive.
+func validateGracePeriod(mode federation.PurgeMode, gp *int32, fldPath *field.Path) field.ErrorList {
+	switch {
+	case gp == nil:
+		return nil
+	case mode != federation.PurgeGracefully:
+		return field.ErrorList{field.Forbidden(fldPath, "only applies to purgeMode Gracefully")}
+	case *gp <= 0:
+		return field.ErrorList{field.Invalid(fldPath, *gp, "must be greater than 0")}
+	}
+	return nil
 }

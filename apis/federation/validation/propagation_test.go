@@ -192,6 +192,7 @@ func TestValidatePropagationPolicy(t *testing.T) {
 					}},
 				},
 				ApplicationMigrationPolicy: &federation.ApplicationFailoverBehavior{PurgeMode: federation.PurgeNever},
+				Cluster:                    &federation.ClusterFailoverBehavior{PurgeMode: federation.PurgeNever, GracePeriodSeconds: ptr.To[int32](5)},
 			}
 		}, want: []string{
 			"FieldValueInvalid spec.failover.application.decisionConditions.tolerationSeconds",
@@ -199,6 +200,7 @@ func TestValidatePropagationPolicy(t *testing.T) {
 			"FieldValueForbidden spec.failover.application.gracePeriodSeconds",
 			"FieldValueDuplicate spec.failover.application.statePreservation.rules[1].aliasLabelName",
 			"FieldValueRequired spec.failover.application.statePreservation.rules[1].jsonPath",
+			"FieldValueForbidden spec.failover.cluster.gracePeriodSeconds",
 			"FieldValueForbidden spec.failover.applicationMigrationPolicy",
 		}},
 	}

@@ -64,6 +64,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationfederationv1alpha1.ClusterAffinityApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("ClusterAffinityTerm"):
 		return &applyconfigurationfederationv1alpha1.ClusterAffinityTermApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("ClusterFailoverBehavior"):
+		return &applyconfigurationfederationv1alpha1.ClusterFailoverBehaviorApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("ClusterOverridePolicy"):
 		return &applyconfigurationfederationv1alpha1.ClusterOverridePolicyApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("ClusterPreferences"):

@@ -56,6 +56,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		federationv1alpha1.BindingSnapshot{}.OpenAPIModelName():                      schema_fed_apis_federation_v1alpha1_BindingSnapshot(ref),
 		federationv1alpha1.ClusterAffinity{}.OpenAPIModelName():                      schema_fed_apis_federation_v1alpha1_ClusterAffinity(ref),
 		federationv1alpha1.ClusterAffinityTerm{}.OpenAPIModelName():                  schema_fed_apis_federation_v1alpha1_ClusterAffinityTerm(ref),
+		federationv1alpha1.ClusterFailoverBehavior{}.OpenAPIModelName():              schema_fed_apis_federation_v1alpha1_ClusterFailoverBehavior(ref),
 		federationv1alpha1.ClusterOverridePolicy{}.OpenAPIModelName():                schema_fed_apis_federation_v1alpha1_ClusterOverridePolicy(ref),
 		federationv1alpha1.ClusterOverridePolicyList{}.OpenAPIModelName():            schema_fed_apis_federation_v1alpha1_ClusterOverridePolicyList(ref),
 		federationv1alpha1.ClusterPreferences{}.OpenAPIModelName():                   schema_fed_apis_federation_v1alpha1_ClusterPreferences(ref),
@@ -1320,6 +1321,34 @@ func schema_fed_apis_federation_v1alpha1_ClusterAffinityTerm(ref common.Referenc
 	}
 }
 
+func schema_fed_apis_federation_v1alpha1_ClusterFailoverBehavior(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ClusterFailoverBehavior says how applications leave a failed cluster.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"purgeMode": {
+						SchemaProps: spec.SchemaProps{
+							Description: "PurgeMode is how the copy on the failed cluster is removed: Directly (at once), Gracefully (once the copies that replace it are healthy, or the grace period is over) or Never (kept until the eviction task is removed from the binding by hand). Defaults to Gracefully. Nothing is removed from a cluster that does not answer until it answers again.\n\nPossible enum values:\n - `\"Directly\"` removes the old copy at once, before the new one runs.\n - `\"Gracefully\"` removes the old copy once the new one is healthy or the grace period is over.\n - `\"Never\"` keeps the old copy; someone must remove it by hand.",
+							Type:        []string{"string"},
+							Format:      "",
+							Enum:        []interface{}{"Directly", "Gracefully", "Never"},
+						},
+					},
+					"gracePeriodSeconds": {
+						SchemaProps: spec.SchemaProps{
+							Description: "GracePeriodSeconds is how long a Gracefully purged copy is kept at most while the new one becomes healthy. Only for Gracefully; defaults to 600.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
 func schema_fed_apis_federation_v1alpha1_ClusterOverridePolicy(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -2245,11 +2274,17 @@ func schema_fed_apis_federation_v1alpha1_FailoverBehavior(ref common.ReferenceCa
 							Ref:         ref(federationv1alpha1.ApplicationFailoverBehavior{}.OpenAPIModelName()),
 						},
 					},
+					"cluster": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Cluster says how applications leave a cluster that failed: one with a NoExecute taint the placement does not tolerate (fed taints a cluster that stays not Ready so; see the clusterTolerations of the placement for how long to wait). Without it, they leave Gracefully.",
+							Ref:         ref(federationv1alpha1.ClusterFailoverBehavior{}.OpenAPIModelName()),
+						},
+					},
 				},
 			},
 		},
 		Dependencies: []string{
-			federationv1alpha1.ApplicationFailoverBehavior{}.OpenAPIModelName()},
+			federationv1alpha1.ApplicationFailoverBehavior{}.OpenAPIModelName(), federationv1alpha1.ClusterFailoverBehavior{}.OpenAPIModelName()},
 	}
 }
 
@@ -2580,6 +2615,40 @@ func schema_fed_apis_federation_v1alpha1_GracefulEvictionTask(ref common.Referen
 						SchemaProps: spec.SchemaProps{
 							Description: "CreationTimestamp is when the eviction started.",
 							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"preservedLabelState": {
+						SchemaProps: spec.SchemaProps{
+							Description: "PreservedLabelState are the labels, read from the old copy by the statePreservation rules of application failover, that the new copies get.",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"clustersBeforeFailover": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "ClustersBeforeFailover are the clusters the binding was on when the eviction started; the copies that get PreservedLabelState are those on other clusters.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
 						},
 					},
 				},

@@ -56,6 +56,10 @@ type Hooks[T Object] struct {
 	// for kinds without a status subresource.
 	Parts func(obj T) (spec, status any)
 
+	// Prepare, when set, completes the spec of an object being created (old
+	// is nil) or updated, after the strategy's own preparation.
+	Prepare func(obj, old T)
+
 	Validate             func(obj T) field.ErrorList
 	ValidateUpdate       func(newObj, oldObj T) field.ErrorList
 	ValidateStatusUpdate func(newObj, oldObj T) field.ErrorList
@@ -108,6 +112,10 @@ func (s *Strategy[T]) PrepareForCreate(_ context.Context, obj runtime.Object) {
 		reflect.ValueOf(status).Elem().SetZero()
 	}
 	o.SetGeneration(1)
+	if s.hooks.Prepare != nil {
+		var none T
+		s.hooks.Prepare(o, none)
+	}
 }
 
 // PrepareForUpdate keeps the stored status and bumps the generation when
@@ -118,6 +126,9 @@ func (s *Strategy[T]) PrepareForUpdate(_ context.Context, obj, old runtime.Objec
 	oldSpec, oldStatus := s.hooks.Parts(oldObj)
 	if newStatus != nil {
 		assign(newStatus, oldStatus)
+	}
+	if s.hooks.Prepare != nil {
+		s.hooks.Prepare(newObj, oldObj)
 	}
 	if !apiequality.Semantic.DeepEqual(newSpec, oldSpec) {
 		newObj.SetGeneration(oldObj.GetGeneration() + 1)

@@ -103,3 +103,14 @@ func (a *Access) List(namespace string) []*federationv1alpha1.Work {
 	}
 	return out
 }
+
+// BindingOf returns the namespace (empty for a ClusterResourceBinding) and name of the
+// binding a Work belongs to; ok is false for a Work of no binding.
+func BindingOf(w *federationv1alpha1.Work) (namespace, name string, ok bool) {
+	key := w.Annotations[federationv1alpha1.AnnotationBinding]
+	if key == "" {
+		return "", "", false
+	}
+	namespace, name, err := cache.SplitMetaNamespaceKey(key)
+	return namespace, name, err == nil
+}

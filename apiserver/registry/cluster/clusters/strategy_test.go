@@ -17,7 +17,12 @@ limitations under the License.
 package clusters
 
 import (
+	"context"
 	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/fedhq/fed/apiserver/registry/internal/registrytest"
 )
@@ -28,4 +33,25 @@ func TestStrategy(t *testing.T) {
 
 func TestColumns(t *testing.T) {
 	registrytest.CheckColumns(t, columns, registrytest.Cluster())
+}
+
+func TestNoExecuteTaintsGetTimeAdded(t *testing.T) {
+	ctx := context.Background()
+	added := metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	c := registrytest.Cluster().Valid()
+	c.Spec.Taints = []corev1.Taint{{Key: "a", Effect: corev1.TaintEffectNoExecute}, {Key: "b", Effect: corev1.TaintEffectNoSchedule},
+		{Key: "c", Effect: corev1.TaintEffectNoExecute, TimeAdded: &added}}
+	Strategy.PrepareForCreate(ctx, c)
+	if c.Spec.Taints[0].TimeAdded == nil || c.Spec.Taints[1].TimeAdded != nil || !c.Spec.Taints[2].TimeAdded.Equal(&added) {
+		t.Fatalf("after create: %+v", c.Spec.Taints)
+	}
+	first := *c.Spec.Taints[0].TimeAdded
+	// An update that leaves TimeAdded out (kubectl apply of the same taint) keeps the first
+	// time; a new NoExecute taint gets its own.
+	updated := c.DeepCopy()
+	updated.Spec.Taints = []corev1.Taint{{Key: "a", Effect: corev1.TaintEffectNoExecute}, {Key: "d", Effect: corev1.TaintEffectNoExecute}}
+	Strategy.PrepareForUpdate(ctx, updated, c)
+	if !updated.Spec.Taints[0].TimeAdded.Equal(&first) || updated.Spec.Taints[1].TimeAdded == nil {
+		t.Fatalf("after update: %+v", updated.Spec.Taints)
+	}
 }

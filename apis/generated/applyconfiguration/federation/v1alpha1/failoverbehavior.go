@@ -30,6 +30,11 @@ type FailoverBehaviorApplyConfiguration struct {
 	// ApplicationMigrationPolicy is another name for Application, kept so that
 	// manifests written with it work; it is moved into Application on write.
 	ApplicationMigrationPolicy *ApplicationFailoverBehaviorApplyConfiguration `json:"applicationMigrationPolicy,omitempty"`
+	// Cluster says how applications leave a cluster that failed: one with a
+	// NoExecute taint the placement does not tolerate (fed taints a cluster
+	// that stays not Ready so; see the clusterTolerations of the placement for
+	// how long to wait). Without it, they leave Gracefully.
+	Cluster *ClusterFailoverBehaviorApplyConfiguration `json:"cluster,omitempty"`
 }
 
 // FailoverBehaviorApplyConfiguration constructs a declarative configuration of the FailoverBehavior type for use with
@@ -51,5 +56,13 @@ func (b *FailoverBehaviorApplyConfiguration) WithApplication(value *ApplicationF
 // If called multiple times, the ApplicationMigrationPolicy field is set to the value of the last call.
 func (b *FailoverBehaviorApplyConfiguration) WithApplicationMigrationPolicy(value *ApplicationFailoverBehaviorApplyConfiguration) *FailoverBehaviorApplyConfiguration {
 	b.ApplicationMigrationPolicy = value
+	return b
+}
+
+// WithCluster sets the Cluster field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Cluster field is set to the value of the last call.
+func (b *FailoverBehaviorApplyConfiguration) WithCluster(value *ClusterFailoverBehaviorApplyConfiguration) *FailoverBehaviorApplyConfiguration {
+	b.Cluster = value
 	return b
 }

@@ -46,6 +46,14 @@ type GracefulEvictionTaskApplyConfiguration struct {
 	SuppressDeletion *bool `json:"suppressDeletion,omitempty"`
 	// CreationTimestamp is when the eviction started.
 	CreationTimestamp *v1.Time `json:"creationTimestamp,omitempty"`
+	// PreservedLabelState are the labels, read from the old copy by the
+	// statePreservation rules of application failover, that the new copies
+	// get.
+	PreservedLabelState map[string]string `json:"preservedLabelState,omitempty"`
+	// ClustersBeforeFailover are the clusters the binding was on when the
+	// eviction started; the copies that get PreservedLabelState are those on
+	// other clusters.
+	ClustersBeforeFailover []string `json:"clustersBeforeFailover,omitempty"`
 }
 
 // GracefulEvictionTaskApplyConfiguration constructs a declarative configuration of the GracefulEvictionTask type for use with
@@ -123,5 +131,29 @@ func (b *GracefulEvictionTaskApplyConfiguration) WithSuppressDeletion(value bool
 // If called multiple times, the CreationTimestamp field is set to the value of the last call.
 func (b *GracefulEvictionTaskApplyConfiguration) WithCreationTimestamp(value v1.Time) *GracefulEvictionTaskApplyConfiguration {
 	b.CreationTimestamp = &value
+	return b
+}
+
+// WithPreservedLabelState puts the entries into the PreservedLabelState field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, the entries provided by each call will be put on the PreservedLabelState field,
+// overwriting an existing map entries in PreservedLabelState field with the same key.
+func (b *GracefulEvictionTaskApplyConfiguration) WithPreservedLabelState(entries map[string]string) *GracefulEvictionTaskApplyConfiguration {
+	if b.PreservedLabelState == nil && len(entries) > 0 {
+		b.PreservedLabelState = make(map[string]string, len(entries))
+	}
+	for k, v := range entries {
+		b.PreservedLabelState[k] = v
+	}
+	return b
+}
+
+// WithClustersBeforeFailover adds the given value to the ClustersBeforeFailover field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the ClustersBeforeFailover field.
+func (b *GracefulEvictionTaskApplyConfiguration) WithClustersBeforeFailover(values ...string) *GracefulEvictionTaskApplyConfiguration {
+	for i := range values {
+		b.ClustersBeforeFailover = append(b.ClustersBeforeFailover, values[i])
+	}
 	return b
 }
