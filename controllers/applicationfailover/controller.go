@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package applicationfailover moves a workload away from a cluster where it stays
 // unhealthy: once the binding's aggregated status has said Unhealthy for a cluster for
 // failover.application.decisionConditions.tolerationSeconds, it puts a graceful eviction

@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package gracefuleviction ends the graceful eviction tasks of bindings: the clusters a
 // workload is moving away from keep their copies (the binding controller leaves their
 // Works) until the copies that replace them are healthy, or the task's grace period is
