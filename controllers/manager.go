@@ -168,7 +168,7 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 	if err != nil {
 		return nil, err
 	}
-	evictionController, err := gracefuleviction.NewController(bindingAccess, workAccess, interp, recorder)
+	evictionController, err := gracefuleviction.NewController(bindingAccess, workAccess, recorder)
 	if err != nil {
 		return nil, err
 	}

@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -196,6 +197,9 @@ func (c *Controller) syncWork(ctx context.Context, k key, spec *federationv1alph
 		return false, err
 	}
 	annotations := map[string]string{federationv1alpha1.AnnotationBinding: federationv1alpha1.BindingKey(k.Namespace, k.Name)}
+	if target.Replicas > 0 {
+		annotations[federationv1alpha1.AnnotationReplicas] = strconv.Itoa(int(target.Replicas))
+	}
 	var applied []string
 	if c.override != nil {
 		var overridden *unstructured.Unstructured

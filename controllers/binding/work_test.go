@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
@@ -63,5 +64,28 @@ func TestWorkSpecSuspension(t *testing.T) {
 				t.Errorf("%d manifests, want 2", len(spec.Workload.Manifests))
 			}
 		})
+	}
+}
+
+// A cluster being left keeps its Work while its task says Gracefully or Never, or
+// suppresses deletion; the new copies get the labels application failover preserved.
+func TestEvictionTasksKeepAndLabel(t *testing.T) {
+	tasks := []federationv1alpha1.GracefulEvictionTask{
+		{FromCluster: "member1", PurgeMode: federationv1alpha1.PurgeGracefully},
+		{FromCluster: "member2", PurgeMode: federationv1alpha1.PurgeDirectly},
+		{FromCluster: "member3", PurgeMode: federationv1alpha1.PurgeDirectly, SuppressDeletion: ptr.To(true),
+			PreservedLabelState: map[string]string{"state": "42"}, ClustersBeforeFailover: []string{"member3", "member4"}},
+	}
+	for cluster, want := range map[string]bool{"member1": true, "member2": false, "member3": true, "member4": false} {
+		if got := keepsCopy(tasks, cluster); got != want {
+			t.Errorf("keepsCopy(%s) = %v, want %v", cluster, got, want)
+		}
+	}
+	for cluster, want := range map[string]string{"member4": "", "member5": "42"} {
+		m := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "a"}}}}
+		preserveState(m, tasks, cluster)
+		if got := m.GetLabels()["state"]; got != want || m.GetLabels()["app"] != "a" {
+			t.Errorf("%s: labels %v, want state=%q", cluster, m.GetLabels(), want)
+		}
 	}
 }

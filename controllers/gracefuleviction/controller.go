@@ -25,6 +25,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -32,7 +33,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
@@ -42,23 +42,21 @@ import (
 	"github.com/fedhq/fed/controllers/internal/bindings"
 	"github.com/fedhq/fed/controllers/internal/reconciler"
 	"github.com/fedhq/fed/controllers/internal/works"
-	"github.com/fedhq/fed/interpreter"
 )
 
 // Controller removes the graceful eviction tasks that are done.
 type Controller struct {
 	bindings    *bindings.Access
 	works       *works.Access
-	interpreter *interpreter.Interpreter
 	recorder    record.EventRecorder
 	synced      []cache.InformerSynced
 	queue       workqueue.TypedRateLimitingInterface[bindings.Key]
 }
 
-// NewController watches the bindings of access and their Works in wa; interp reads the
-// replicas of a Work's manifest, and recorder records events on the templates.
-func NewController(access *bindings.Access, wa *works.Access, interp *interpreter.Interpreter, recorder record.EventRecorder) (*Controller, error) {
-	c := &Controller{bindings: access, works: wa, interpreter: interp, recorder: recorder,
+// NewController watches the bindings of access and their Works in wa, and records events
+// on the templates with recorder.
+func NewController(access *bindings.Access, wa *works.Access, recorder record.EventRecorder) (*Controller, error) {
+	c := &Controller{bindings: access, works: wa, recorder: recorder,
 		synced: []cache.InformerSynced{access.HasSynced, wa.Informer().HasSynced},
 		queue:  reconciler.NewQueue[bindings.Key]("graceful-eviction")}
 	onBinding := func(obj any) {
@@ -176,8 +174,8 @@ func assess(task federationv1alpha1.GracefulEvictionTask, waiting []string, now 
 }
 
 // replacing lists the target clusters whose copies are not yet healthy as the binding now
-// wants them: a Work with the replicas the binding gives that cluster, applied, and
-// Available as of its current generation.
+// wants them: a Work written for the replicas the binding gives that cluster, Available
+// as of its current generation.
 func (c *Controller) replacing(spec *federationv1alpha1.ResourceBindingSpec, ws map[string]*federationv1alpha1.Work) []string {
 	var out []string
 	for _, t := range spec.Clusters {
@@ -198,12 +196,5 @@ func (c *Controller) healthy(w *federationv1alpha1.Work, target federationv1alph
 		return false
 	}
 	// The Work may still be the one before the binding moved replicas here.
-	m := &unstructured.Unstructured{}
-	if err := m.UnmarshalJSON(w.Spec.Workload.Manifests[0].Raw); err != nil {
-		return false
-	}
-	// (A manifest without replicas, such as one whose member keeps its own, is not
-	// compared.)
-	replicas, _, err := c.interpreter.Replicas(m)
-	return err == nil && (replicas == 0 || replicas == target.Replicas)
+	return target.Replicas == 0 || w.Annotations[federationv1alpha1.AnnotationReplicas] == strconv.Itoa(int(target.Replicas))
 }

@@ -291,3 +291,60 @@ spec:
 	})
 	removeWorkload(t, ns, "app")
 }
+
+// TestFailoverTaintByHand taints member3 NoExecute with kubectl fed taint, as a drill: a
+// workload that does not tolerate it leaves member3 for member1; with the default purge
+// mode (Gracefully) member3's copy stays, the binding saying so in its eviction task,
+// until member1's copy is ready, and with purgeMode Directly it goes at once.
+func TestFailoverTaintByHand(t *testing.T) {
+	ctx := context.Background()
+	bin := buildKubectlFed(t)
+	ns := testNamespace(t, theLab.Host.Kubeconfig)
+	fleet := theLab.FleetKubeconfig()
+	placement := "{" + staticWeights(map[string]int{"member1": 1, "member3": 1}) + "}"
+	propagate(t, ns, "graceful", 2, "", placement)
+	propagate(t, ns, "direct", 2, "", placement)
+	kubectl(t, fleet, "patch", "pp", "direct", "-n", ns, "--type=merge", "-p", `{"spec": {"failover": {"cluster": {"purgeMode": "Directly"}}}}`)
+	m3 := memberClient(t, "member3")
+	for _, name := range []string{"graceful", "direct"} {
+		expectPlacement(t, ns, name, "member1=1 member3=1")
+		expectReady(t, time.Minute, m3, "member3", ns, name, 1)
+	}
+
+	const key = "e2e.fedhq.io/drill"
+	untaint := func() (string, string, error) { return runFed(bin, "taint", "clusters", "member3", key+":NoExecute-") }
+	if _, stderr, err := runFed(bin, "taint", "clusters", "member3", key+"="+ns+":NoExecute"); err != nil {
+		t.Fatalf("kubectl fed taint: %v: %s", err, stderr)
+	}
+	t.Cleanup(func() { _, _, _ = untaint() })
+	for _, name := range []string{"graceful", "direct"} {
+		expectPlacement(t, ns, name, "member1=2")
+	}
+	// Gracefully: the task is on the binding and member3's copy is there while member1's
+	// replicas start (kwok makes them ready within seconds, so this is read at once).
+	graceful, _, err := memberDeployment(ctx, m3, ns, "graceful")
+	tasks, _ := runKubectl(fleet, "get", "rb", "graceful-deployment", "-n", ns, "-o", "jsonpath={.spec.gracefulEvictionTasks[*].fromCluster}")
+	t.Logf("right after the move: graceful's copy on member3 %q (%v), eviction tasks from %q", graceful, err, tasks)
+	expectReady(t, time.Minute, memberClient(t, "member1"), "member1", ns, "graceful", 2)
+	for _, name := range []string{"graceful", "direct"} {
+		waitFor(t, 30*time.Second, func() error {
+			uid, _, err := memberDeployment(ctx, m3, ns, name)
+			if err != nil || uid != "" {
+				return fmt.Errorf("member3 still runs %s (%v)", name, err)
+			}
+			return nil
+		})
+		expectOutput(t, 30*time.Second, fleet, "", "get", "rb", name+"-deployment", "-n", ns, "-o", "jsonpath={.spec.gracefulEvictionTasks}")
+	}
+	expectOutput(t, 30*time.Second, fleet, "EvictionDone", "get", "events", "-n", ns, "--field-selector",
+		"involvedObject.name=graceful,reason=EvictionDone", "-o", "jsonpath={.items[0].reason}")
+	// Directly made no task, so no task ended.
+	expectOutput(t, 5*time.Second, fleet, "", "get", "events", "-n", ns, "--field-selector",
+		"involvedObject.name=direct,reason=EvictionDone", "-o", "jsonpath={.items[*].reason}")
+	if _, stderr, err := untaint(); err != nil {
+		t.Fatalf("kubectl fed taint %s-: %v: %s", key, err, stderr)
+	}
+	expectPlacement(t, ns, "graceful", "member1=1 member3=1") // static weights divide afresh
+	removeWorkload(t, ns, "graceful")
+	removeWorkload(t, ns, "direct")
+}

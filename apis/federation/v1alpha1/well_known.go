@@ -65,6 +65,11 @@ const (
 	// ResourceBinding, "<name>" for a ClusterResourceBinding.
 	AnnotationBinding = "federation.fedhq.io/binding"
 
+	// AnnotationReplicas, on a Work of a workload with replicas, is how many its cluster
+	// runs by the binding's spec.clusters; the Work is as the binding wants it when they
+	// agree (its manifest may not say: a template whose member keeps its replicas).
+	AnnotationReplicas = "federation.fedhq.io/replicas"
+
 	// AnnotationWork, on a member object, names the Work in the member's execution
 	// namespace that applied it.
 	AnnotationWork = "federation.fedhq.io/work"
