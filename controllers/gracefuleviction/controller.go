@@ -46,11 +46,11 @@ import (
 
 // Controller removes the graceful eviction tasks that are done.
 type Controller struct {
-	bindings    *bindings.Access
-	works       *works.Access
-	recorder    record.EventRecorder
-	synced      []cache.InformerSynced
-	queue       workqueue.TypedRateLimitingInterface[bindings.Key]
+	bindings *bindings.Access
+	works    *works.Access
+	recorder record.EventRecorder
+	synced   []cache.InformerSynced
+	queue    workqueue.TypedRateLimitingInterface[bindings.Key]
 }
 
 // NewController watches the bindings of access and their Works in wa, and records events
