@@ -48,8 +48,8 @@ type Config struct {
 	Metrics metricsadapter.Options
 	// HPASyncPeriod is how often each FederatedHPA is reconciled.
 	HPASyncPeriod time.Duration
-	// EvictionTimeout is how long a member stays not Ready before its workloads move.
-	EvictionTimeout time.Duration
+	// Failover tunes how workloads leave failed clusters and unschedulable replicas move.
+	Failover controllers.Failover
 }
 
 type completedConfig struct {
@@ -58,7 +58,7 @@ type completedConfig struct {
 	SearchCache      *store.Store
 	Metrics          metricsadapter.Options
 	HPASyncPeriod    time.Duration
-	EvictionTimeout  time.Duration
+	Failover         controllers.Failover
 	// fleet is the fleet API's handler, which the handler chain reaches once New made it.
 	fleet *atomic.Pointer[fleet.Fleet]
 	// members is the fleet proxy's access to the members, once the controllers run.
@@ -157,7 +157,7 @@ func (c *Config) Complete() CompletedConfig {
 		return buildChain(routed, conf)
 	}
 	return CompletedConfig{&completedConfig{GenericConfig: gc.Complete(), HostClientConfig: c.HostClientConfig, SearchCache: c.SearchCache,
-		Metrics: c.Metrics, HPASyncPeriod: c.HPASyncPeriod, EvictionTimeout: c.EvictionTimeout, fleet: fleetHandler, members: members, fleetProxy: fleetProxy}}
+		Metrics: c.Metrics, HPASyncPeriod: c.HPASyncPeriod, Failover: c.Failover, fleet: fleetHandler, members: members, fleetProxy: fleetProxy}}
 }
 
 // Server is fed-apiserver.
@@ -222,7 +222,7 @@ func (c CompletedConfig) New() (*Server, error) {
 		// client, so they need it serving: a post-start hook, stopped with the server.
 		s.AddPostStartHookOrDie("start-fed-controllers", func(hookContext genericapiserver.PostStartHookContext) error {
 			started, err := controllers.Start(hookContext, controllers.Config{Fed: hookContext.LoopbackClientConfig, Host: host, SearchCache: c.SearchCache,
-				Metrics: fleetMetrics, HPASyncPeriod: c.HPASyncPeriod, EvictionTimeout: c.EvictionTimeout})
+				Metrics: fleetMetrics, HPASyncPeriod: c.HPASyncPeriod, Failover: c.Failover})
 			if err != nil {
 				return err
 			}

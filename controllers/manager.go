@@ -33,6 +33,7 @@ import (
 	"github.com/fedhq/fed/controllers/bindingstatus"
 	clustercontroller "github.com/fedhq/fed/controllers/cluster"
 	"github.com/fedhq/fed/controllers/cronfederatedhpa"
+	"github.com/fedhq/fed/controllers/descheduler"
 	"github.com/fedhq/fed/controllers/detector"
 	"github.com/fedhq/fed/controllers/execution"
 	"github.com/fedhq/fed/controllers/federatedhpa"
@@ -57,9 +58,22 @@ import (
 // DefaultHPASyncPeriod is how often each FederatedHPA is reconciled by default.
 const DefaultHPASyncPeriod = federatedhpa.DefaultSyncPeriod
 
-// DefaultEvictionTimeout is how long a member stays not Ready, by default, before its
-// workloads move.
-const DefaultEvictionTimeout = clustercontroller.DefaultEvictionTimeout
+// Failover tunes how workloads leave failed clusters and unschedulable replicas move.
+type Failover struct {
+	// EvictionTimeout is how long a member stays not Ready before it gets a NoExecute
+	// taint.
+	EvictionTimeout time.Duration
+	// DeschedulingInterval is how often the descheduler looks at every binding.
+	DeschedulingInterval time.Duration
+	// UnschedulableThreshold is how long a pod must have been unschedulable to count.
+	UnschedulableThreshold time.Duration
+}
+
+// DefaultFailover is the defaults of Failover.
+func DefaultFailover() Failover {
+	return Failover{EvictionTimeout: clustercontroller.DefaultEvictionTimeout, DeschedulingInterval: descheduler.DefaultInterval,
+		UnschedulableThreshold: descheduler.DefaultThreshold}
+}
 
 // Config is what the controllers need to run.
 type Config struct {
@@ -79,9 +93,8 @@ type Config struct {
 	Metrics federatedhpa.Metrics
 	// HPASyncPeriod is how often each FederatedHPA is reconciled (15 s if 0).
 	HPASyncPeriod time.Duration
-	// EvictionTimeout, when set, is how long a member stays not Ready before it gets a
-	// NoExecute taint (Cluster.EvictionTimeout).
-	EvictionTimeout time.Duration
+	// Failover tunes failover and the descheduler; zero values take the defaults.
+	Failover Failover
 }
 
 // Members is what the controllers share with the rest of the server once they run: the
@@ -100,8 +113,8 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 	if cfg.ClusterWorkers <= 0 {
 		cfg.ClusterWorkers = 4
 	}
-	if cfg.EvictionTimeout > 0 {
-		cfg.Cluster.EvictionTimeout = cfg.EvictionTimeout
+	if cfg.Failover.EvictionTimeout > 0 {
+		cfg.Cluster.EvictionTimeout = cfg.Failover.EvictionTimeout
 	}
 	// The controllers write many objects at once through the loopback; fed-apiserver's
 	// priority and fairness, not a client-side limit, decide how fast.
@@ -176,6 +189,8 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 	if err != nil {
 		return nil, err
 	}
+	deschedulerController := descheduler.NewController(bindingAccess, workAccess, mbs, recorder,
+		descheduler.Options{Interval: cfg.Failover.DeschedulingInterval, Threshold: cfg.Failover.UnschedulableThreshold})
 	bindingController, err := binding.NewController(fedClient, tmpls, bindingAccess, workAccess,
 		fed.OverridePolicies(), fed.ClusterOverridePolicies(), clusters, interp, bindingStatusController.Enqueue, recorder)
 	if err != nil {
@@ -248,6 +263,7 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 		go executionController.Run(ctx, 32)
 		go evictionController.Run(ctx, 2)
 		go failoverController.Run(ctx, 2)
+		go deschedulerController.Run(ctx, 2)
 		go namespaceController.Run(ctx, 2)
 		go mcsController.Run(ctx, 2)
 	}()

@@ -54,9 +54,8 @@ type Options struct {
 	Metrics metricsadapter.Options
 	// HPASyncPeriod is how often each FederatedHPA is reconciled.
 	HPASyncPeriod time.Duration
-	// EvictionTimeout is how long a member stays not Ready before it gets a NoExecute
-	// taint.
-	EvictionTimeout time.Duration
+	// Failover tunes how workloads leave failed clusters and unschedulable replicas move.
+	Failover controllers.Failover
 
 	// etcd holds the storage options while the Badger backend runs: the generic options
 	// would otherwise validate and apply them as etcd settings.
@@ -70,14 +69,14 @@ type Options struct {
 // authorization against the host cluster.
 func NewOptions(stdout, stderr io.Writer) *Options {
 	o := &Options{
-		Recommended:     genericoptions.NewRecommendedOptions(etcdPrefix, scheme.Codecs.LegacyCodec(scheme.StorageVersions...)),
-		DataDir:         "/var/lib/fed-apiserver",
-		SearchCache:     store.DefaultOptions(""),
-		Metrics:         metricsadapter.Options{TTL: metricsadapter.DefaultTTL, Timeout: metricsadapter.DefaultTimeout},
-		HPASyncPeriod:   controllers.DefaultHPASyncPeriod,
-		EvictionTimeout: controllers.DefaultEvictionTimeout,
-		Stdout:          stdout,
-		Stderr:          stderr,
+		Recommended:   genericoptions.NewRecommendedOptions(etcdPrefix, scheme.Codecs.LegacyCodec(scheme.StorageVersions...)),
+		DataDir:       "/var/lib/fed-apiserver",
+		SearchCache:   store.DefaultOptions(""),
+		Metrics:       metricsadapter.Options{TTL: metricsadapter.DefaultTTL, Timeout: metricsadapter.DefaultTimeout},
+		HPASyncPeriod: controllers.DefaultHPASyncPeriod,
+		Failover:      controllers.DefaultFailover(),
+		Stdout:        stdout,
+		Stderr:        stderr,
 	}
 	o.Recommended.Etcd.StorageConfig.EncodeVersioner = scheme.StorageVersions
 	o.Recommended.Etcd.StorageConfig.Type = BackendBadger
@@ -106,7 +105,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.Int64Var(&sc.MappedBudget, "search-cache-mapped-bytes", sc.MappedBudget, "Above this much of the process's resident memory in pages of mapped files, the search cache hands the pages of its files back to the kernel (Linux; 0: never).")
 	fs.DurationVar(&o.Metrics.TTL, "metrics-cache-ttl", o.Metrics.TTL, "How long the fleet's metrics reuse a member's answer (metrics-server refreshes every 15s by default).")
 	fs.DurationVar(&o.HPASyncPeriod, "federatedhpa-sync-period", o.HPASyncPeriod, "How often each FederatedHPA is reconciled (the HPA's --horizontal-pod-autoscaler-sync-period).")
-	fs.DurationVar(&o.EvictionTimeout, "failover-eviction-timeout", o.EvictionTimeout, "How long a member cluster stays not Ready before fed taints it cluster.fedhq.io/not-ready or /unreachable with the effect NoExecute, which moves its workloads to other clusters (a placement's clusterTolerations may wait longer).")
+	fs.DurationVar(&o.Failover.DeschedulingInterval, "descheduling-interval", o.Failover.DeschedulingInterval, "How often the replicas of Divided workloads with dynamic weights (or Aggregated) that a member leaves unschedulable are moved to clusters with room.")
+	fs.DurationVar(&o.Failover.UnschedulableThreshold, "unschedulable-threshold", o.Failover.UnschedulableThreshold, "How long a pod must have been unschedulable in its member before the descheduler moves its replica.")
+	fs.DurationVar(&o.Failover.EvictionTimeout, "failover-eviction-timeout", o.Failover.EvictionTimeout, "How long a member cluster stays not Ready before fed taints it cluster.fedhq.io/not-ready or /unreachable with the effect NoExecute, which moves its workloads to other clusters (a placement's clusterTolerations may wait longer).")
 	fs.DurationVar(&o.Metrics.Timeout, "metrics-member-timeout", o.Metrics.Timeout, "How long the fleet's metrics wait for a member's metrics.k8s.io before leaving it out with a warning.")
 }
 
@@ -144,8 +145,9 @@ func (o *Options) Validate() error {
 	if sc.BlockCacheSize < 0 || sc.IndexCacheSize < 0 || sc.MemTableSize < 1<<20 || sc.NumMemtables < 1 || sc.WatchEvents < 1 || sc.History <= 0 {
 		errs = append(errs, errors.New("the --search-cache-* sizes must be positive (memtables at least 1 MiB)"))
 	}
-	if o.Metrics.TTL <= 0 || o.Metrics.Timeout <= 0 || o.HPASyncPeriod <= 0 || o.EvictionTimeout <= 0 {
-		errs = append(errs, errors.New("--metrics-cache-ttl, --metrics-member-timeout, --federatedhpa-sync-period and --failover-eviction-timeout must be positive"))
+	if o.Metrics.TTL <= 0 || o.Metrics.Timeout <= 0 || o.HPASyncPeriod <= 0 ||
+		o.Failover.EvictionTimeout <= 0 || o.Failover.DeschedulingInterval <= 0 || o.Failover.UnschedulableThreshold <= 0 {
+		errs = append(errs, errors.New("--metrics-cache-ttl, --metrics-member-timeout, --federatedhpa-sync-period, --failover-eviction-timeout, --descheduling-interval and --unschedulable-threshold must be positive"))
 	}
 	return errors.Join(errs...)
 }
@@ -193,7 +195,7 @@ func (o *Options) Config() (*apiserver.Config, func() error, error) {
 		host = rest.CopyConfig(c.ClientConfig)
 		host.QPS, host.Burst = 500, 1000
 	}
-	cfg := &apiserver.Config{GenericConfig: c, HostClientConfig: host, Metrics: o.Metrics, HPASyncPeriod: o.HPASyncPeriod, EvictionTimeout: o.EvictionTimeout}
+	cfg := &apiserver.Config{GenericConfig: c, HostClientConfig: host, Metrics: o.Metrics, HPASyncPeriod: o.HPASyncPeriod, Failover: o.Failover}
 	closeCache := noop
 	var err error
 	if host != nil {

@@ -137,7 +137,7 @@ func TestClusterHealth(t *testing.T) {
 // kube-controller-manager that outlived its apiserver's restart stops filling service-account
 // token Secrets (which join needs), so the member's controller manager and scheduler are
 // restarted too, as after a real outage, leaving the lab as the other tests expect it.
-func restartControlPlane(t *testing.T, member string) {
+func restartControlPlane(t testing.TB, member string) {
 	t.Helper()
 	for _, p := range []string{member + "-controller-manager", member + "-scheduler"} {
 		if err := theLab.StopProcess(p); err != nil {

@@ -47,7 +47,7 @@ func memberDeployment(ctx context.Context, cs kubernetes.Interface, ns, name str
 	return string(d.UID), d.Status.ReadyReplicas, nil
 }
 
-func memberClient(t *testing.T, name string) kubernetes.Interface {
+func memberClient(t testing.TB, name string) kubernetes.Interface {
 	t.Helper()
 	cfg, err := clientConfigFor(memberKubeconfig(name))
 	if err != nil {

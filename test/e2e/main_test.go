@@ -131,7 +131,7 @@ func holds(t testing.TB, d time.Duration, f func() error) {
 }
 
 // hostClients returns the host admin's clientset and fed's clientset through the host.
-func hostClients(t *testing.T) (kubernetes.Interface, versioned.Interface) {
+func hostClients(t testing.TB) (kubernetes.Interface, versioned.Interface) {
 	t.Helper()
 	cfg, err := theLab.Host.RESTConfig()
 	if err != nil {

@@ -48,8 +48,13 @@ type FedServer struct {
 // URL is where the server listens (directly, not through the host).
 func (f *FedServer) URL() string { return "https://127.0.0.1:" + strconv.Itoa(f.Port) }
 
-// EvictionTimeout is the lab fed-apiserver's --failover-eviction-timeout.
-const EvictionTimeout = 10 * time.Second
+// The lab fed-apiserver's --failover-eviction-timeout, --descheduling-interval and
+// --unschedulable-threshold.
+const (
+	EvictionTimeout        = 10 * time.Second
+	DeschedulingInterval   = 5 * time.Second
+	UnschedulableThreshold = 10 * time.Second
+)
 
 // FedServer is the lab's own fed-apiserver, registered in the host: Badger in .lab/fed.
 func (l *Lab) FedServer() *FedServer {
@@ -70,6 +75,10 @@ func (l *Lab) fedProcess(f *FedServer) *process {
 		// A member not Ready this long has its workloads moved: short, so that failover is
 		// seen in seconds on the lab (the default is 5m).
 		"--failover-eviction-timeout=" + EvictionTimeout.String(),
+		// Replicas a member leaves unschedulable move within seconds too (2m and 5m by
+		// default).
+		"--descheduling-interval=" + DeschedulingInterval.String(),
+		"--unschedulable-threshold=" + UnschedulableThreshold.String(),
 	}, f.Args...)
 	return l.process(f.Name, "fed-apiserver", args)
 }

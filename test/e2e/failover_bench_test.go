@@ -1,0 +1,132 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
+	"github.com/fedhq/fed/test/lab"
+)
+
+// BenchmarkFailover stops member2's kube-apiserver under a Deployment Divided 2/2 over
+// member1 and member2 by static weights (no toleration of the health taints) and times,
+// from the stop: member2's Ready condition leaving True (fed's probes), its NoExecute
+// taint (the lab's --failover-eviction-timeout later), and all 4 replicas ready in
+// member1. The last less the taint is fed's own part: scheduling, the Work, the apply and
+// the member's controllers. Each iteration starts member2 again and waits, untimed, for
+// the workload to be back 2/2.
+func BenchmarkFailover(b *testing.B) {
+	ctx := context.Background()
+	ns := testNamespace(b, theLab.Host.Kubeconfig)
+	kubectlStdin(b, theLab.FleetKubeconfig(), fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: bench
+spec:
+  replicas: 4
+  selector:
+    matchLabels: {app: bench}
+  template:
+    metadata:
+      labels: {app: bench}
+    spec:
+      containers:
+      - {name: app, image: nginx}
+---
+apiVersion: federation.fedhq.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: bench
+spec:
+  resourceSelectors:
+  - {apiVersion: apps/v1, kind: Deployment, name: bench}
+  placement: {%s}
+`, staticWeights(map[string]int{"member1": 1, "member2": 1})), "apply", "-n", ns, "-f", "-")
+	b.Cleanup(func() { _, _ = runKubectl(theLab.FleetKubeconfig(), "delete", "deploy", "bench", "-n", ns) })
+	_, fed := hostClients(b)
+	m1, m2 := memberClient(b, "member1"), memberClient(b, "member2")
+	cluster := func() *clusterv1alpha1.Cluster {
+		c, err := fed.ClusterV1alpha1().Clusters().Get(ctx, "member2", metav1.GetOptions{})
+		if err != nil {
+			return nil
+		}
+		return c
+	}
+	ready := func(c *clusterv1alpha1.Cluster) bool {
+		return c != nil && meta.IsStatusConditionTrue(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
+	}
+	noExecute := func(c *clusterv1alpha1.Cluster) bool {
+		return c != nil && slices.ContainsFunc(c.Spec.Taints, func(t corev1.Taint) bool {
+			return t.Effect == corev1.TaintEffectNoExecute && t.Key == clusterv1alpha1.TaintClusterUnreachable
+		})
+	}
+	var notReadyAt, taintAt, movedAt []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		waitFor(b, 3*time.Minute, func() error {
+			if c := cluster(); !ready(c) || noExecute(c) {
+				return fmt.Errorf("member2 is not Ready and untainted yet")
+			}
+			for _, m := range []struct {
+				name string
+				uid  func() (string, int32, error)
+			}{
+				{"member1", func() (string, int32, error) { return memberDeployment(ctx, m1, ns, "bench") }},
+				{"member2", func() (string, int32, error) { return memberDeployment(ctx, m2, ns, "bench") }},
+			} {
+				if uid, n, err := m.uid(); err != nil || uid == "" || n != 2 {
+					return fmt.Errorf("%s runs %d ready replicas (%v), want 2", m.name, n, err)
+				}
+			}
+			return nil
+		})
+		b.StartTimer()
+		start := time.Now()
+		if err := theLab.StopProcess("member2-apiserver"); err != nil {
+			b.Fatal(err)
+		}
+		var notReady, tainted time.Duration
+		waitFor(b, 2*time.Minute, func() error {
+			c := cluster()
+			if notReady == 0 && c != nil && !ready(c) {
+				notReady = time.Since(start)
+			}
+			if tainted == 0 && noExecute(c) {
+				tainted = time.Since(start)
+			}
+			if _, n, err := memberDeployment(ctx, m1, ns, "bench"); err != nil || n != 4 || tainted == 0 {
+				return fmt.Errorf("member1 runs %d ready replicas (%v), want 4", n, err)
+			}
+			return nil
+		})
+		moved := time.Since(start)
+		b.StopTimer()
+		notReadyAt, taintAt, movedAt = append(notReadyAt, notReady), append(taintAt, tainted), append(movedAt, moved)
+		b.Logf("iteration %d: not Ready %s, NoExecute %s, 4 ready in member1 %s after the stop (%s after the taint)", i+1,
+			notReady.Round(10*time.Millisecond), tainted.Round(10*time.Millisecond), moved.Round(10*time.Millisecond), (moved - tainted).Round(10*time.Millisecond))
+		restartControlPlane(b, "member2")
+		b.StartTimer()
+	}
+	b.StopTimer()
+	mean := func(ds []time.Duration) float64 {
+		var sum time.Duration
+		for _, d := range ds {
+			sum += d
+		}
+		return (sum / time.Duration(len(ds))).Seconds()
+	}
+	b.ReportMetric(mean(notReadyAt), "s-to-not-ready")
+	b.ReportMetric(mean(taintAt), "s-to-taint")
+	b.ReportMetric(mean(movedAt), "s-to-ready-elsewhere")
+	b.ReportMetric(mean(movedAt)-mean(taintAt), "s-taint-to-ready")
+	b.ReportMetric(0, "ns/op")
+	b.Logf("the lab's --failover-eviction-timeout is %s; fed probes a member every 5 s and marks it not Ready after 2 failed probes (1 s apart)", lab.EvictionTimeout)
+}
