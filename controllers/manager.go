@@ -42,6 +42,7 @@ import (
 	"github.com/fedhq/fed/controllers/internal/applied"
 	"github.com/fedhq/fed/controllers/internal/bindings"
 	"github.com/fedhq/fed/controllers/internal/members"
+	"github.com/fedhq/fed/controllers/internal/noderoom"
 	"github.com/fedhq/fed/controllers/internal/scaletargets"
 	"github.com/fedhq/fed/controllers/internal/templates"
 	"github.com/fedhq/fed/controllers/internal/works"
@@ -161,7 +162,9 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 		return nil, err
 	}
 
-	clusterController, err := clustercontroller.NewController(fedClient, clusters, configs, secrets, cfg.Cluster)
+	// The cluster controller keeps each member's nodes, which the scheduler estimates room from.
+	rooms := noderoom.NewStore()
+	clusterController, err := clustercontroller.NewController(fedClient, clusters, configs, secrets, rooms, cfg.Cluster)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +176,7 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 	if err != nil {
 		return nil, err
 	}
-	schedulerController, err := scheduler.NewController(fedClient, clusters, bindingAccess, recorder)
+	schedulerController, err := scheduler.NewController(fedClient, clusters, bindingAccess, rooms, recorder)
 	if err != nil {
 		return nil, err
 	}

@@ -31,6 +31,7 @@ import (
 	clusterinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/cluster/v1alpha1"
 	clusterlisters "github.com/fedhq/fed/apis/generated/listers/cluster/v1alpha1"
 	"github.com/fedhq/fed/clusterclient"
+	"github.com/fedhq/fed/controllers/internal/noderoom"
 	"github.com/fedhq/fed/controllers/internal/reconciler"
 )
 
@@ -82,15 +83,18 @@ type Controller struct {
 	members  *clusterclient.Cache
 	queue    workqueue.TypedRateLimitingInterface[string]
 	opts     Options
+	// rooms gets each member's nodes after each successful probe, for the scheduler.
+	rooms *noderoom.Store
 
 	mu       sync.Mutex
 	failures map[string]int // unhealthy probes in a row, per cluster
 }
 
 // NewController returns a controller fed by the Cluster informer; members gives it each
-// member's client configuration, from the host Secrets of secrets.
+// member's client configuration, from the host Secrets of secrets. It keeps the nodes of
+// each member in rooms.
 func NewController(client versioned.Interface, clusters clusterinformers.ClusterInformer, members *clusterclient.Cache,
-	secrets coreinformers.SecretInformer, opts Options) (*Controller, error) {
+	secrets coreinformers.SecretInformer, rooms *noderoom.Store, opts Options) (*Controller, error) {
 	opts.defaults()
 	c := &Controller{
 		client:   client,
@@ -99,6 +103,7 @@ func NewController(client versioned.Interface, clusters clusterinformers.Cluster
 		members:  members,
 		queue:    reconciler.NewQueue[string]("cluster"),
 		opts:     opts,
+		rooms:    rooms,
 		failures: map[string]int{},
 	}
 	_, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -198,6 +203,7 @@ func (c *Controller) reconcile(ctx context.Context, name string) (time.Duration,
 		delete(c.failures, name)
 		c.mu.Unlock()
 		c.members.Forget(name)
+		c.rooms.Delete(name)
 		return 0, nil
 	}
 	if err != nil {
@@ -212,6 +218,9 @@ func (c *Controller) reconcile(ctx context.Context, name string) (time.Duration,
 	}
 
 	obs, credentialsErr := c.probe(ctx, name)
+	if obs.health == healthy {
+		c.rooms.Set(name, obs.nodes)
+	}
 	c.mu.Lock()
 	failures := 0
 	switch {
@@ -329,5 +338,6 @@ func observe(ctx context.Context, cs kubernetes.Interface) (observation, error) 
 		apiEnablements:    apiEnablements(lists),
 		nodeSummary:       nodeSummary,
 		resourceSummary:   &clusterv1alpha1.ResourceSummary{Allocatable: allocatable, Allocated: allocated, Allocating: allocating},
+		nodes:             nodeRoom(nodes.Items, pods.Items),
 	}, nil
 }

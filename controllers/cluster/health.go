@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
+	"github.com/fedhq/fed/controllers/internal/noderoom"
 )
 
 // Reasons of the Ready condition.
@@ -42,6 +43,8 @@ type observation struct {
 	apiEnablements    []clusterv1alpha1.APIEnablement
 	nodeSummary       *clusterv1alpha1.NodeSummary
 	resourceSummary   *clusterv1alpha1.ResourceSummary
+	// nodes is the member's per-node picture, for the scheduler (not in the status).
+	nodes []noderoom.Node
 }
 
 // nextStatus is the status a Cluster should have after a probe. failures counts the

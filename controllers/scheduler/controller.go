@@ -38,6 +38,7 @@ import (
 	clusterinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/cluster/v1alpha1"
 	clusterlisters "github.com/fedhq/fed/apis/generated/listers/cluster/v1alpha1"
 	"github.com/fedhq/fed/controllers/internal/bindings"
+	"github.com/fedhq/fed/controllers/internal/noderoom"
 	"github.com/fedhq/fed/controllers/internal/reconciler"
 )
 
@@ -53,14 +54,18 @@ type Controller struct {
 	queue    workqueue.TypedRateLimitingInterface[key]
 	// recorder records events on the templates in the fleet.
 	recorder record.EventRecorder
+	// rooms are the members' nodes, which the room of a cluster is estimated from.
+	rooms *noderoom.Store
 }
 
-// NewController schedules the bindings of the informers on the clusters of clusters, and
-// records events with recorder.
+// NewController schedules the bindings of the informers on the clusters of clusters,
+// estimating their room from the members' nodes in rooms, and records events with
+// recorder.
 func NewController(fed versioned.Interface, clusters clusterinformers.ClusterInformer,
-	access *bindings.Access, recorder record.EventRecorder) (*Controller, error) {
+	access *bindings.Access, rooms *noderoom.Store, recorder record.EventRecorder) (*Controller, error) {
 	c := &Controller{
 		recorder: recorder,
+		rooms:    rooms,
 		clusters: clusters.Lister(),
 		bindings: access,
 		synced:   []cache.InformerSynced{clusters.Informer().HasSynced, access.HasSynced},
@@ -145,7 +150,7 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 		Message: "the binding is scheduled"}
 	now := time.Now()
 	in := Input{Placement: b.Spec.Placement, Replicas: b.Spec.Replicas, Previous: b.Spec.Clusters,
-		PreviousAffinity: b.Status.SchedulerObservedAffinityName, Now: now}
+		PreviousAffinity: b.Status.SchedulerObservedAffinityName, Now: now, Available: nodeAvailable(c.rooms, b.Spec.ReplicaRequirements)}
 	for _, task := range b.Spec.GracefulEvictionTasks {
 		in.Leaving = append(in.Leaving, task.FromCluster)
 	}

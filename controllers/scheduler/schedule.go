@@ -58,6 +58,10 @@ type Input struct {
 	// ResourceRequest is what one replica requests; empty when unknown, and then every
 	// cluster is taken to hold any number of replicas.
 	ResourceRequest corev1.ResourceList
+	// Available, when set, estimates how many more replicas of the workload a cluster can
+	// hold (the controller's, from the members' nodes); without it, AvailableReplicas of
+	// ResourceRequest does. Schedule calls it once per cluster, for divided workloads only.
+	Available func(*clusterv1alpha1.Cluster) int64
 	// Previous is the binding's current result, which scheduling changes as little as the
 	// placement allows.
 	Previous []federationv1alpha1.TargetCluster
@@ -108,7 +112,7 @@ type Eviction struct {
 //   - Spread constraints choose among the candidates (see spreadRuleOf); a static weight
 //     list ignores them, as the seeds say.
 //   - Duplicated gives every chosen cluster all replicas. Divided never gives a cluster more
-//     replicas than AvailableReplicas estimates it can hold (plus those it already runs),
+//     replicas than Input.Available estimates it can hold (plus those it already runs),
 //     skips clusters without room for one, and divides by static weights, equal weights,
 //     available replicas (dynamicWeight), or packs them into the fewest clusters
 //     (Aggregated). With a previous result, scaling adds to or removes from clusters
@@ -273,7 +277,7 @@ func newScheduling(clusters []*clusterv1alpha1.Cluster, p *federationv1alpha1.Pl
 			s.recheck = next
 		}
 		if s.divided() {
-			st.available = AvailableReplicas(c, in.ResourceRequest)
+			st.available = in.available(c)
 		}
 		if weights != nil {
 			st.staticW = weights[i].Weight

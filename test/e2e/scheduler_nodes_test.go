@@ -1,0 +1,179 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// nodeRetry is how long a placement that depends on a member's nodes may take: fed reads
+// the nodes at each probe (every 5 s), and a binding that did not fit on an older picture
+// is scheduled again after a minute.
+const nodeRetry = 90 * time.Second
+
+// nodeFreeCPU is the CPU (millicores) left on each Ready node of a member: its allocatable
+// less the requests of the containers of the pods bound to it that have not terminated.
+func nodeFreeCPU(t *testing.T, member string) (map[string]int64, error) {
+	t.Helper()
+	cfg, err := clientConfigFor(theLab.Member(member).Kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	pods, err := cs.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	free := map[string]int64{}
+	for _, n := range nodes.Items {
+		for _, c := range n.Status.Conditions {
+			if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue && !n.Spec.Unschedulable {
+				free[n.Name] = n.Status.Allocatable.Cpu().MilliValue()
+			}
+		}
+	}
+	for _, p := range pods.Items {
+		if _, ok := free[p.Spec.NodeName]; !ok || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		for _, c := range p.Spec.Containers {
+			free[p.Spec.NodeName] -= c.Resources.Requests.Cpu().MilliValue()
+		}
+	}
+	return free, nil
+}
+
+// waitNodesFree waits until each Ready node of member has between lo and hi millicores
+// free (pods of earlier tests may still be going), and that it has nodes.
+func waitNodesFree(t *testing.T, member string, lo, hi int64) {
+	t.Helper()
+	waitFor(t, time.Minute, func() error {
+		free, err := nodeFreeCPU(t, member)
+		if err != nil {
+			return err
+		}
+		if len(free) == 0 {
+			return fmt.Errorf("%s has no Ready node", member)
+		}
+		for n, m := range free {
+			if m < lo || m >= hi {
+				return fmt.Errorf("%s: node %s has %dm CPU free, this test needs [%dm, %dm) on each (free: %v)", member, n, m, lo, hi, free)
+			}
+		}
+		return nil
+	})
+}
+
+// expectReady waits until fed's copy of Deployment name in member has ready replicas: the
+// member's own scheduler found room for every pod fed sent.
+func expectReady(t *testing.T, member, ns, name string, ready int) {
+	t.Helper()
+	expectOutput(t, 2*time.Minute, memberKubeconfig(member), fmt.Sprint(ready), "get", "deploy", name, "-n", ns,
+		"-o", "jsonpath={.status.readyReplicas}")
+}
+
+// TestSchedulerNodeRoom: the scheduler counts a member's room node by node. member3 has
+// three nodes of 16 CPU: replicas of 10 CPU fit three times (one per node), not 48/10 = 4
+// as its cluster-wide summary would say; replicas of 6 CPU fit twice per node, 6 in all
+// (not 8), so that Aggregated puts the rest on member2 (two nodes of 8 CPU, one each).
+// Each member's own scheduler then runs every pod fed sent it.
+func TestSchedulerNodeRoom(t *testing.T) {
+	waitNodesFree(t, "member3", 12000, 16001)
+	ns := testNamespace(t, theLab.Host.Kubeconfig)
+	aggregated := "{replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated}}"
+	scheduled := `jsonpath={range .spec.clusters[*]}{.name}={.replicas} {end}| {.status.conditions[?(@.type=="Scheduled")].reason}: {.status.conditions[?(@.type=="Scheduled")].message}`
+
+	t.Run("four of 10 CPU do not fit, three do", func(t *testing.T) {
+		// member1 (4 CPU) and member2 (8 CPU per node) have no node for one: only member3
+		// can hold any, and it holds three.
+		propagate(t, ns, "ten", 4, "{cpu: 10}", aggregated)
+		expectOutput(t, nodeRetry, theLab.FleetKubeconfig(), "| NoClusterFit: 4 replica(s) do not fit: member3 can hold 3 more",
+			"get", "rb", "ten-deployment", "-n", ns, "-o", scheduled)
+		expectMemberReplicas(t, ns, "ten", nil)
+
+		propagate(t, ns, "ten", 3, "{cpu: 10}", aggregated)
+		expectPlacement(t, ns, "ten", "member3=3")
+		expectMemberReplicas(t, ns, "ten", map[string]int64{"member3": 3})
+		expectReady(t, "member3", ns, "ten", 3)
+		removeWorkload(t, ns, "ten")
+	})
+
+	t.Run("eight of 6 CPU: six on member3, two on member2", func(t *testing.T) {
+		waitNodesFree(t, "member3", 12000, 16001)
+		waitNodesFree(t, "member2", 6000, 8001)
+		propagate(t, ns, "six", 8, "{cpu: 6}", aggregated)
+		expectOutput(t, nodeRetry, theLab.FleetKubeconfig(), "member2=2 member3=6 | Success: the binding is scheduled",
+			"get", "rb", "six-deployment", "-n", ns, "-o", scheduled)
+		expectMemberReplicas(t, ns, "six", map[string]int64{"member2": 2, "member3": 6})
+		expectReady(t, "member3", ns, "six", 6)
+		expectReady(t, "member2", ns, "six", 2)
+		removeWorkload(t, ns, "six")
+	})
+}
+
+// TestSchedulerNodeSelector: a Deployment whose nodeSelector matches no node of member2
+// (its nodes are gcp's, the selector asks for aws) is divided between member1 and member3
+// only; its binding carries the selector in spec.replicaRequirements.nodeClaim.
+func TestSchedulerNodeSelector(t *testing.T) {
+	const selector = "node.kubernetes.io/provider=aws"
+	var matching []string
+	for _, m := range labMembers {
+		if kubectl(t, memberKubeconfig(m), "get", "nodes", "-l", selector, "-o", "name") != "" {
+			matching = append(matching, m)
+		}
+	}
+	if !slices.Equal(matching, []string{"member1", "member3"}) {
+		t.Fatalf("members with nodes labelled %s: %v, want member1 and member3", selector, matching)
+	}
+	ns := testNamespace(t, theLab.Host.Kubeconfig)
+	kubectlStdin(t, theLab.FleetKubeconfig(), `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: aws-only
+spec:
+  replicas: 4
+  selector:
+    matchLabels: {app: aws-only}
+  template:
+    metadata:
+      labels: {app: aws-only}
+    spec:
+      nodeSelector: {node.kubernetes.io/provider: aws}
+      containers:
+      - name: app
+        image: nginx
+        resources: {requests: {cpu: 100m, memory: 64Mi}}
+---
+apiVersion: federation.fedhq.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: aws-only
+spec:
+  resourceSelectors:
+  - {apiVersion: apps/v1, kind: Deployment, name: aws-only}
+  placement:
+    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Weighted}
+`, "apply", "-n", ns, "-f", "-")
+	expectOutput(t, 30*time.Second, theLab.FleetKubeconfig(), "aws", "get", "rb", "aws-only-deployment", "-n", ns,
+		"-o", `jsonpath={.spec.replicaRequirements.nodeClaim.nodeSelector.node\.kubernetes\.io/provider}`)
+	// Equal weights over the three members would give member2 one; it has no node for any.
+	expectPlacement(t, ns, "aws-only", "member1=2 member3=2")
+	expectMemberReplicas(t, ns, "aws-only", map[string]int64{"member1": 2, "member3": 2})
+	expectReady(t, "member1", ns, "aws-only", 2)
+	expectReady(t, "member3", ns, "aws-only", 2)
+	removeWorkload(t, ns, "aws-only")
+}
