@@ -78,9 +78,9 @@ func waitNodesFree(t *testing.T, member string, lo, hi int64) {
 	})
 }
 
-// expectReady waits until fed's copy of Deployment name in member has ready replicas: the
+// expectMemberReady waits until fed's copy of Deployment name in member has ready replicas: the
 // member's own scheduler found room for every pod fed sent.
-func expectReady(t *testing.T, member, ns, name string, ready int) {
+func expectMemberReady(t *testing.T, member, ns, name string, ready int) {
 	t.Helper()
 	expectOutput(t, 2*time.Minute, memberKubeconfig(member), fmt.Sprint(ready), "get", "deploy", name, "-n", ns,
 		"-o", "jsonpath={.status.readyReplicas}")
@@ -108,7 +108,7 @@ func TestSchedulerNodeRoom(t *testing.T) {
 		propagate(t, ns, "ten", 3, "{cpu: 10}", aggregated)
 		expectPlacement(t, ns, "ten", "member3=3")
 		expectMemberReplicas(t, ns, "ten", map[string]int64{"member3": 3})
-		expectReady(t, "member3", ns, "ten", 3)
+		expectMemberReady(t, "member3", ns, "ten", 3)
 		removeWorkload(t, ns, "ten")
 	})
 
@@ -119,8 +119,8 @@ func TestSchedulerNodeRoom(t *testing.T) {
 		expectOutput(t, nodeRetry, theLab.FleetKubeconfig(), "member2=2 member3=6 | Success: the binding is scheduled",
 			"get", "rb", "six-deployment", "-n", ns, "-o", scheduled)
 		expectMemberReplicas(t, ns, "six", map[string]int64{"member2": 2, "member3": 6})
-		expectReady(t, "member3", ns, "six", 6)
-		expectReady(t, "member2", ns, "six", 2)
+		expectMemberReady(t, "member3", ns, "six", 6)
+		expectMemberReady(t, "member2", ns, "six", 2)
 		removeWorkload(t, ns, "six")
 	})
 }
@@ -173,7 +173,7 @@ spec:
 	// Equal weights over the three members would give member2 one; it has no node for any.
 	expectPlacement(t, ns, "aws-only", "member1=2 member3=2")
 	expectMemberReplicas(t, ns, "aws-only", map[string]int64{"member1": 2, "member3": 2})
-	expectReady(t, "member1", ns, "aws-only", 2)
-	expectReady(t, "member3", ns, "aws-only", 2)
+	expectMemberReady(t, "member1", ns, "aws-only", 2)
+	expectMemberReady(t, "member3", ns, "aws-only", 2)
 	removeWorkload(t, ns, "aws-only")
 }
