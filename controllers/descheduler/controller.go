@@ -39,6 +39,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/fedhq/fed/apis/federation/policy"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/controllers/internal/bindings"
 	"github.com/fedhq/fed/controllers/internal/members"
@@ -107,20 +108,6 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	reconciler.Run(ctx, c.queue, workers, c.synced, "Descheduling a binding", c.reconcile)
 }
 
-// dynamic tells whether a placement divides replicas by room: those are the ones the
-// descheduler moves.
-func dynamic(p *federationv1alpha1.Placement) bool {
-	if p == nil || p.ReplicaScheduling == nil {
-		return false
-	}
-	rs := p.ReplicaScheduling
-	if rs.ReplicaSchedulingType != federationv1alpha1.ReplicaSchedulingTypeDivided {
-		return false
-	}
-	return rs.ReplicaDivisionPreference == federationv1alpha1.ReplicaDivisionPreferenceAggregated ||
-		rs.DynamicWeight != "" || rs.WeightPreference != nil && rs.WeightPreference.DynamicWeight != ""
-}
-
 func (c *Controller) reconcile(ctx context.Context, k bindings.Key) error {
 	b, err := c.bindings.Get(k)
 	if apierrors.IsNotFound(err) {
@@ -129,7 +116,7 @@ func (c *Controller) reconcile(ctx context.Context, k bindings.Key) error {
 	if err != nil {
 		return err
 	}
-	if b.Meta.GetDeletionTimestamp() != nil || !dynamic(b.Spec.Placement) || len(b.Spec.GracefulEvictionTasks) > 0 {
+	if b.Meta.GetDeletionTimestamp() != nil || !policy.DividedByRoom(b.Spec.Placement) || len(b.Spec.GracefulEvictionTasks) > 0 {
 		return nil // a binding being moved away from a cluster is the failover's
 	}
 	ws, err := c.works.OfBinding(k.Namespace, k.Name)

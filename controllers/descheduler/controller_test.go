@@ -22,30 +22,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 )
-
-func TestDynamic(t *testing.T) {
-	divided := func(pref federationv1alpha1.ReplicaDivisionPreference, w *federationv1alpha1.ClusterPreferences) *federationv1alpha1.Placement {
-		return &federationv1alpha1.Placement{ReplicaScheduling: &federationv1alpha1.ReplicaSchedulingStrategy{
-			ReplicaSchedulingType: federationv1alpha1.ReplicaSchedulingTypeDivided, ReplicaDivisionPreference: pref, WeightPreference: w}}
-	}
-	for name, c := range map[string]struct {
-		p    *federationv1alpha1.Placement
-		want bool
-	}{
-		"no placement":    {nil, false},
-		"Duplicated":      {&federationv1alpha1.Placement{ReplicaScheduling: &federationv1alpha1.ReplicaSchedulingStrategy{ReplicaSchedulingType: federationv1alpha1.ReplicaSchedulingTypeDuplicated}}, false},
-		"static weights":  {divided(federationv1alpha1.ReplicaDivisionPreferenceWeighted, &federationv1alpha1.ClusterPreferences{StaticWeightList: []federationv1alpha1.StaticClusterWeight{{Weight: 1}}}), false},
-		"dynamic weights": {divided(federationv1alpha1.ReplicaDivisionPreferenceWeighted, &federationv1alpha1.ClusterPreferences{DynamicWeight: federationv1alpha1.DynamicWeightByAvailableReplicas}), true},
-		"Aggregated":      {divided(federationv1alpha1.ReplicaDivisionPreferenceAggregated, nil), true},
-	} {
-		if got := dynamic(c.p); got != c.want {
-			t.Errorf("%s: dynamic = %v, want %v", name, got, c.want)
-		}
-	}
-}
 
 func TestStuck(t *testing.T) {
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)

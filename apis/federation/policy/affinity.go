@@ -177,3 +177,19 @@ func NoExecute(taints []corev1.Taint, tolerations []corev1.Toleration, now time.
 	}
 	return false, next, nil
 }
+
+// DividedByRoom tells whether a placement divides replicas by the clusters' room:
+// Divided with dynamicWeight AvailableReplicas, or Aggregated. These are the workloads
+// whose replicas the descheduler and the rebalancer move; static weights and Duplicated
+// say where replicas go whatever the room.
+func DividedByRoom(p *federationv1alpha1.Placement) bool {
+	if p == nil || p.ReplicaScheduling == nil {
+		return false
+	}
+	rs := p.ReplicaScheduling
+	if rs.ReplicaSchedulingType != federationv1alpha1.ReplicaSchedulingTypeDivided {
+		return false
+	}
+	return rs.ReplicaDivisionPreference == federationv1alpha1.ReplicaDivisionPreferenceAggregated ||
+		rs.DynamicWeight != "" || rs.WeightPreference != nil && rs.WeightPreference.DynamicWeight != ""
+}

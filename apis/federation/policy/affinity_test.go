@@ -176,3 +176,27 @@ func TestNoExecute(t *testing.T) {
 		})
 	}
 }
+
+func TestDividedByRoom(t *testing.T) {
+	divided := func(pref federationv1alpha1.ReplicaDivisionPreference, w *federationv1alpha1.ClusterPreferences) *federationv1alpha1.Placement {
+		return &federationv1alpha1.Placement{ReplicaScheduling: &federationv1alpha1.ReplicaSchedulingStrategy{
+			ReplicaSchedulingType: federationv1alpha1.ReplicaSchedulingTypeDivided, ReplicaDivisionPreference: pref, WeightPreference: w}}
+	}
+	for name, c := range map[string]struct {
+		p    *federationv1alpha1.Placement
+		want bool
+	}{
+		"no placement": {nil, false},
+		"Duplicated": {&federationv1alpha1.Placement{ReplicaScheduling: &federationv1alpha1.ReplicaSchedulingStrategy{
+			ReplicaSchedulingType: federationv1alpha1.ReplicaSchedulingTypeDuplicated}}, false},
+		"static weights": {divided(federationv1alpha1.ReplicaDivisionPreferenceWeighted, &federationv1alpha1.ClusterPreferences{
+			StaticWeightList: []federationv1alpha1.StaticClusterWeight{{Weight: 1}}}), false},
+		"dynamic weights": {divided(federationv1alpha1.ReplicaDivisionPreferenceWeighted, &federationv1alpha1.ClusterPreferences{
+			DynamicWeight: federationv1alpha1.DynamicWeightByAvailableReplicas}), true},
+		"Aggregated": {divided(federationv1alpha1.ReplicaDivisionPreferenceAggregated, nil), true},
+	} {
+		if got := DividedByRoom(c.p); got != c.want {
+			t.Errorf("%s: DividedByRoom = %v, want %v", name, got, c.want)
+		}
+	}
+}
