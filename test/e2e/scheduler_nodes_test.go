@@ -78,6 +78,16 @@ func waitNodesFree(t *testing.T, member string, lo, hi int64) {
 	})
 }
 
+// deleteOnFailure deletes Deployment name from the fleet when the test ends, so that a
+// failed test does not hold the members' room until its namespace goes.
+func deleteOnFailure(t *testing.T, ns, name string) {
+	t.Cleanup(func() {
+		if t.Failed() {
+			_, _ = runKubectl(theLab.FleetKubeconfig(), "delete", "deploy", name, "-n", ns, "--ignore-not-found")
+		}
+	})
+}
+
 // expectMemberReady waits until fed's copy of Deployment name in member has ready replicas: the
 // member's own scheduler found room for every pod fed sent.
 func expectMemberReady(t *testing.T, member, ns, name string, ready int) {
@@ -101,6 +111,7 @@ func TestSchedulerNodeRoom(t *testing.T) {
 		// member1 (4 CPU) and member2 (8 CPU per node) have no node for one: only member3
 		// can hold any, and it holds three.
 		propagate(t, ns, "ten", 4, "{cpu: 10}", aggregated)
+		deleteOnFailure(t, ns, "ten")
 		expectOutput(t, nodeRetry, theLab.FleetKubeconfig(), "| NoClusterFit: 4 replica(s) do not fit: member3 can hold 3 more",
 			"get", "rb", "ten-deployment", "-n", ns, "-o", scheduled)
 		expectMemberReplicas(t, ns, "ten", nil)
@@ -116,6 +127,7 @@ func TestSchedulerNodeRoom(t *testing.T) {
 		waitNodesFree(t, "member3", 12000, 16001)
 		waitNodesFree(t, "member2", 6000, 8001)
 		propagate(t, ns, "six", 8, "{cpu: 6}", aggregated)
+		deleteOnFailure(t, ns, "six")
 		expectOutput(t, nodeRetry, theLab.FleetKubeconfig(), "member2=2 member3=6 | Success: the binding is scheduled",
 			"get", "rb", "six-deployment", "-n", ns, "-o", scheduled)
 		expectMemberReplicas(t, ns, "six", map[string]int64{"member2": 2, "member3": 6})
@@ -168,6 +180,7 @@ spec:
   placement:
     replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Weighted}
 `, "apply", "-n", ns, "-f", "-")
+	deleteOnFailure(t, ns, "aws-only")
 	expectOutput(t, 30*time.Second, theLab.FleetKubeconfig(), "aws", "get", "rb", "aws-only-deployment", "-n", ns,
 		"-o", `jsonpath={.spec.replicaRequirements.nodeClaim.nodeSelector.node\.kubernetes\.io/provider}`)
 	// Equal weights over the three members would give member2 one; it has no node for any.
