@@ -56,6 +56,8 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&ClusterOverridePolicyList{},
 		&ResourceInterpreterCustomization{},
 		&ResourceInterpreterCustomizationList{},
+		&ReplicaSchedulingPolicy{},
+		&ReplicaSchedulingPolicyList{},
 		&ResourceBinding{},
 		&ResourceBindingList{},
 		&ClusterResourceBinding{},

@@ -29,7 +29,7 @@ import (
 func TestFederationStorage(t *testing.T) {
 	m := storageMap(t, NewFederationGroupInfo)
 	expectPaths(t, m, "propagationpolicies", "clusterpropagationpolicies", "overridepolicies", "clusteroverridepolicies",
-		"resourceinterpretercustomizations",
+		"resourceinterpretercustomizations", "replicaschedulingpolicies", "replicaschedulingpolicies/status",
 		"resourcebindings", "resourcebindings/status", "clusterresourcebindings", "clusterresourcebindings/status",
 		"works", "works/status", "federatedhpas", "federatedhpas/status", "cronfederatedhpas", "cronfederatedhpas/status",
 		"multiclusterservices", "multiclusterservices/status", "multiclusteringresses", "multiclusteringresses/status")
@@ -53,6 +53,10 @@ func TestFederationStorage(t *testing.T) {
 		"resourceinterpretercustomizations": func(t *testing.T) {
 			storageCase[*federation.ResourceInterpreterCustomization]{Case: registrytest.ResourceInterpreterCustomization(), shortNames: []string{"ric"}}.
 				run(t, m, "resourceinterpretercustomizations")
+		},
+		"replicaschedulingpolicies": func(t *testing.T) {
+			storageCase[*federation.ReplicaSchedulingPolicy]{Case: registrytest.ReplicaSchedulingPolicy(), shortNames: []string{"rsp"}}.
+				run(t, m, "replicaschedulingpolicies")
 		},
 		"resourcebindings": func(t *testing.T) {
 			storageCase[*federation.ResourceBinding]{Case: registrytest.ResourceBinding(), shortNames: []string{"rb"},

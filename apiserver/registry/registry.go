@@ -39,6 +39,7 @@ import (
 	"github.com/fedhq/fed/apiserver/registry/federation/multiclusterservices"
 	"github.com/fedhq/fed/apiserver/registry/federation/overridepolicies"
 	"github.com/fedhq/fed/apiserver/registry/federation/propagationpolicies"
+	"github.com/fedhq/fed/apiserver/registry/federation/replicaschedulingpolicies"
 	"github.com/fedhq/fed/apiserver/registry/federation/resourcebindings"
 	"github.com/fedhq/fed/apiserver/registry/federation/resourceinterpretercustomizations"
 	"github.com/fedhq/fed/apiserver/registry/federation/works"
@@ -74,6 +75,7 @@ func NewFederationGroupInfo(optsGetter generic.RESTOptionsGetter) (*genericapise
 		overridepolicies.NewStorage,
 		clusteroverridepolicies.NewStorage,
 		resourceinterpretercustomizations.NewStorage,
+		replicaschedulingpolicies.NewStorage,
 		resourcebindings.NewStorage,
 		clusterresourcebindings.NewStorage,
 		works.NewStorage,

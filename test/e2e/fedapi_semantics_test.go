@@ -168,6 +168,13 @@ func TestExplain(t *testing.T) {
 	if !strings.Contains(out, "Push") {
 		t.Errorf("kubectl explain clusters.spec.syncMode does not explain the modes:\n%s", out)
 	}
+	out = kubectl(t, theLab.Host.Kubeconfig, "explain", "rsp.spec.reschedulePolicy")
+	// kubectl wraps the text.
+	for _, want := range []string{"below the threshold less 10 points", "status.moves", "interval", "threshold"} {
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
+			t.Errorf("kubectl explain rsp.spec.reschedulePolicy lacks %q:\n%s", want, out)
+		}
+	}
 	for _, kind := range fedKinds {
 		out := kubectl(t, theLab.Host.Kubeconfig, "explain", kind.resource+".spec")
 		if !strings.Contains(out, "FIELDS") {

@@ -17,9 +17,12 @@ limitations under the License.
 package v1alpha1
 
 import (
+	"time"
+
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 )
@@ -37,6 +40,10 @@ const (
 	DefaultFailoverTolerationSeconds int32 = 300
 	DefaultFailoverGracePeriod       int32 = 600
 )
+
+// DefaultRebalanceInterval is the interval of an enabled reschedulePolicy
+// of a ReplicaSchedulingPolicy that sets none.
+const DefaultRebalanceInterval = 60 * time.Second
 
 // Former names of purge modes, still accepted on write. Untyped, so that
 // they stay out of the published enum.
@@ -252,5 +259,13 @@ func SetDefaults_CronFederatedHPARule(obj *CronFederatedHPARule) {
 	}
 	if obj.FailedHistoryLimit == nil {
 		obj.FailedHistoryLimit = ptr.To(DefaultCronHistoryLimit)
+	}
+}
+
+// SetDefaults_ReschedulePolicy sets the interval of an enabled policy that
+// has none to DefaultRebalanceInterval.
+func SetDefaults_ReschedulePolicy(obj *ReschedulePolicy) {
+	if obj.Enabled && obj.Interval == nil {
+		obj.Interval = &metav1.Duration{Duration: DefaultRebalanceInterval}
 	}
 }

@@ -18,10 +18,12 @@ package v1alpha1
 
 import (
 	"testing"
+	"time"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 )
@@ -194,4 +196,26 @@ func TestCronFederatedHPADefaults(t *testing.T) {
 		{Name: "a", Suspend: ptr.To(false), SuccessfulHistoryLimit: ptr.To[int32](3), FailedHistoryLimit: ptr.To[int32](3)},
 		{Name: "b", Suspend: ptr.To(true), SuccessfulHistoryLimit: ptr.To[int32](0), FailedHistoryLimit: ptr.To[int32](10)},
 	})
+}
+
+func TestReplicaSchedulingPolicyDefaults(t *testing.T) {
+	minute, tenSeconds := &metav1.Duration{Duration: time.Minute}, &metav1.Duration{Duration: 10 * time.Second}
+	tests := []struct {
+		name string
+		in   *ReschedulePolicy
+		want *ReschedulePolicy
+	}{
+		{name: "no reschedule policy stays none"},
+		{name: "enabled gets 60s", in: &ReschedulePolicy{Enabled: true}, want: &ReschedulePolicy{Enabled: true, Interval: minute}},
+		{name: "an interval is kept", in: &ReschedulePolicy{Enabled: true, Interval: tenSeconds},
+			want: &ReschedulePolicy{Enabled: true, Interval: tenSeconds}},
+		{name: "disabled gets no interval", in: &ReschedulePolicy{}, want: &ReschedulePolicy{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &ReplicaSchedulingPolicy{Spec: ReplicaSchedulingPolicySpec{ReschedulePolicy: tc.in}}
+			defaulted(t, p)
+			expectEqual(t, p.Spec.ReschedulePolicy, tc.want)
+		})
+	}
 }

@@ -636,6 +636,16 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
+	if err := s.AddGeneratedConversionFunc((*ReplicaMove)(nil), (*federation.ReplicaMove)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ReplicaMove_To_federation_ReplicaMove(a.(*ReplicaMove), b.(*federation.ReplicaMove), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.ReplicaMove)(nil), (*ReplicaMove)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_ReplicaMove_To_v1alpha1_ReplicaMove(a.(*federation.ReplicaMove), b.(*ReplicaMove), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddGeneratedConversionFunc((*ReplicaRequirements)(nil), (*federation.ReplicaRequirements)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1alpha1_ReplicaRequirements_To_federation_ReplicaRequirements(a.(*ReplicaRequirements), b.(*federation.ReplicaRequirements), scope)
 	}); err != nil {
@@ -643,6 +653,46 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}
 	if err := s.AddGeneratedConversionFunc((*federation.ReplicaRequirements)(nil), (*ReplicaRequirements)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_federation_ReplicaRequirements_To_v1alpha1_ReplicaRequirements(a.(*federation.ReplicaRequirements), b.(*ReplicaRequirements), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ReplicaSchedulingPolicy)(nil), (*federation.ReplicaSchedulingPolicy)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ReplicaSchedulingPolicy_To_federation_ReplicaSchedulingPolicy(a.(*ReplicaSchedulingPolicy), b.(*federation.ReplicaSchedulingPolicy), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.ReplicaSchedulingPolicy)(nil), (*ReplicaSchedulingPolicy)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_ReplicaSchedulingPolicy_To_v1alpha1_ReplicaSchedulingPolicy(a.(*federation.ReplicaSchedulingPolicy), b.(*ReplicaSchedulingPolicy), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ReplicaSchedulingPolicyList)(nil), (*federation.ReplicaSchedulingPolicyList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ReplicaSchedulingPolicyList_To_federation_ReplicaSchedulingPolicyList(a.(*ReplicaSchedulingPolicyList), b.(*federation.ReplicaSchedulingPolicyList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.ReplicaSchedulingPolicyList)(nil), (*ReplicaSchedulingPolicyList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_ReplicaSchedulingPolicyList_To_v1alpha1_ReplicaSchedulingPolicyList(a.(*federation.ReplicaSchedulingPolicyList), b.(*ReplicaSchedulingPolicyList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ReplicaSchedulingPolicySpec)(nil), (*federation.ReplicaSchedulingPolicySpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ReplicaSchedulingPolicySpec_To_federation_ReplicaSchedulingPolicySpec(a.(*ReplicaSchedulingPolicySpec), b.(*federation.ReplicaSchedulingPolicySpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.ReplicaSchedulingPolicySpec)(nil), (*ReplicaSchedulingPolicySpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_ReplicaSchedulingPolicySpec_To_v1alpha1_ReplicaSchedulingPolicySpec(a.(*federation.ReplicaSchedulingPolicySpec), b.(*ReplicaSchedulingPolicySpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ReplicaSchedulingPolicyStatus)(nil), (*federation.ReplicaSchedulingPolicyStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ReplicaSchedulingPolicyStatus_To_federation_ReplicaSchedulingPolicyStatus(a.(*ReplicaSchedulingPolicyStatus), b.(*federation.ReplicaSchedulingPolicyStatus), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.ReplicaSchedulingPolicyStatus)(nil), (*ReplicaSchedulingPolicyStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_ReplicaSchedulingPolicyStatus_To_v1alpha1_ReplicaSchedulingPolicyStatus(a.(*federation.ReplicaSchedulingPolicyStatus), b.(*ReplicaSchedulingPolicyStatus), scope)
 	}); err != nil {
 		return err
 	}
@@ -663,6 +713,26 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}
 	if err := s.AddGeneratedConversionFunc((*federation.ReplicasOverrider)(nil), (*ReplicasOverrider)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_federation_ReplicasOverrider_To_v1alpha1_ReplicasOverrider(a.(*federation.ReplicasOverrider), b.(*ReplicasOverrider), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ReschedulePolicy)(nil), (*federation.ReschedulePolicy)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ReschedulePolicy_To_federation_ReschedulePolicy(a.(*ReschedulePolicy), b.(*federation.ReschedulePolicy), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.ReschedulePolicy)(nil), (*ReschedulePolicy)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_ReschedulePolicy_To_v1alpha1_ReschedulePolicy(a.(*federation.ReschedulePolicy), b.(*ReschedulePolicy), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*RescheduleThreshold)(nil), (*federation.RescheduleThreshold)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_RescheduleThreshold_To_federation_RescheduleThreshold(a.(*RescheduleThreshold), b.(*federation.RescheduleThreshold), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.RescheduleThreshold)(nil), (*RescheduleThreshold)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_RescheduleThreshold_To_v1alpha1_RescheduleThreshold(a.(*federation.RescheduleThreshold), b.(*RescheduleThreshold), scope)
 	}); err != nil {
 		return err
 	}
@@ -2217,6 +2287,26 @@ func Convert_federation_PropagationSpec_To_v1alpha1_PropagationSpec(in *federati
 	return autoConvert_federation_PropagationSpec_To_v1alpha1_PropagationSpec(in, out, s)
 }
 
+func autoConvert_v1alpha1_ReplicaMove_To_federation_ReplicaMove(in *ReplicaMove, out *federation.ReplicaMove, s conversion.Scope) error {
+	*out = *(*federation.ReplicaMove)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_ReplicaMove_To_federation_ReplicaMove is an autogenerated conversion function.
+func Convert_v1alpha1_ReplicaMove_To_federation_ReplicaMove(in *ReplicaMove, out *federation.ReplicaMove, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ReplicaMove_To_federation_ReplicaMove(in, out, s)
+}
+
+func autoConvert_federation_ReplicaMove_To_v1alpha1_ReplicaMove(in *federation.ReplicaMove, out *ReplicaMove, s conversion.Scope) error {
+	*out = *(*ReplicaMove)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_ReplicaMove_To_v1alpha1_ReplicaMove is an autogenerated conversion function.
+func Convert_federation_ReplicaMove_To_v1alpha1_ReplicaMove(in *federation.ReplicaMove, out *ReplicaMove, s conversion.Scope) error {
+	return autoConvert_federation_ReplicaMove_To_v1alpha1_ReplicaMove(in, out, s)
+}
+
 func autoConvert_v1alpha1_ReplicaRequirements_To_federation_ReplicaRequirements(in *ReplicaRequirements, out *federation.ReplicaRequirements, s conversion.Scope) error {
 	*out = *(*federation.ReplicaRequirements)(unsafe.Pointer(in))
 	return nil
@@ -2235,6 +2325,100 @@ func autoConvert_federation_ReplicaRequirements_To_v1alpha1_ReplicaRequirements(
 // Convert_federation_ReplicaRequirements_To_v1alpha1_ReplicaRequirements is an autogenerated conversion function.
 func Convert_federation_ReplicaRequirements_To_v1alpha1_ReplicaRequirements(in *federation.ReplicaRequirements, out *ReplicaRequirements, s conversion.Scope) error {
 	return autoConvert_federation_ReplicaRequirements_To_v1alpha1_ReplicaRequirements(in, out, s)
+}
+
+func autoConvert_v1alpha1_ReplicaSchedulingPolicy_To_federation_ReplicaSchedulingPolicy(in *ReplicaSchedulingPolicy, out *federation.ReplicaSchedulingPolicy, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_v1alpha1_ReplicaSchedulingPolicySpec_To_federation_ReplicaSchedulingPolicySpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_v1alpha1_ReplicaSchedulingPolicyStatus_To_federation_ReplicaSchedulingPolicyStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_v1alpha1_ReplicaSchedulingPolicy_To_federation_ReplicaSchedulingPolicy is an autogenerated conversion function.
+func Convert_v1alpha1_ReplicaSchedulingPolicy_To_federation_ReplicaSchedulingPolicy(in *ReplicaSchedulingPolicy, out *federation.ReplicaSchedulingPolicy, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ReplicaSchedulingPolicy_To_federation_ReplicaSchedulingPolicy(in, out, s)
+}
+
+func autoConvert_federation_ReplicaSchedulingPolicy_To_v1alpha1_ReplicaSchedulingPolicy(in *federation.ReplicaSchedulingPolicy, out *ReplicaSchedulingPolicy, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_federation_ReplicaSchedulingPolicySpec_To_v1alpha1_ReplicaSchedulingPolicySpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_federation_ReplicaSchedulingPolicyStatus_To_v1alpha1_ReplicaSchedulingPolicyStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_federation_ReplicaSchedulingPolicy_To_v1alpha1_ReplicaSchedulingPolicy is an autogenerated conversion function.
+func Convert_federation_ReplicaSchedulingPolicy_To_v1alpha1_ReplicaSchedulingPolicy(in *federation.ReplicaSchedulingPolicy, out *ReplicaSchedulingPolicy, s conversion.Scope) error {
+	return autoConvert_federation_ReplicaSchedulingPolicy_To_v1alpha1_ReplicaSchedulingPolicy(in, out, s)
+}
+
+func autoConvert_v1alpha1_ReplicaSchedulingPolicyList_To_federation_ReplicaSchedulingPolicyList(in *ReplicaSchedulingPolicyList, out *federation.ReplicaSchedulingPolicyList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]federation.ReplicaSchedulingPolicy)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_v1alpha1_ReplicaSchedulingPolicyList_To_federation_ReplicaSchedulingPolicyList is an autogenerated conversion function.
+func Convert_v1alpha1_ReplicaSchedulingPolicyList_To_federation_ReplicaSchedulingPolicyList(in *ReplicaSchedulingPolicyList, out *federation.ReplicaSchedulingPolicyList, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ReplicaSchedulingPolicyList_To_federation_ReplicaSchedulingPolicyList(in, out, s)
+}
+
+func autoConvert_federation_ReplicaSchedulingPolicyList_To_v1alpha1_ReplicaSchedulingPolicyList(in *federation.ReplicaSchedulingPolicyList, out *ReplicaSchedulingPolicyList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]ReplicaSchedulingPolicy)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_federation_ReplicaSchedulingPolicyList_To_v1alpha1_ReplicaSchedulingPolicyList is an autogenerated conversion function.
+func Convert_federation_ReplicaSchedulingPolicyList_To_v1alpha1_ReplicaSchedulingPolicyList(in *federation.ReplicaSchedulingPolicyList, out *ReplicaSchedulingPolicyList, s conversion.Scope) error {
+	return autoConvert_federation_ReplicaSchedulingPolicyList_To_v1alpha1_ReplicaSchedulingPolicyList(in, out, s)
+}
+
+func autoConvert_v1alpha1_ReplicaSchedulingPolicySpec_To_federation_ReplicaSchedulingPolicySpec(in *ReplicaSchedulingPolicySpec, out *federation.ReplicaSchedulingPolicySpec, s conversion.Scope) error {
+	*out = *(*federation.ReplicaSchedulingPolicySpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_ReplicaSchedulingPolicySpec_To_federation_ReplicaSchedulingPolicySpec is an autogenerated conversion function.
+func Convert_v1alpha1_ReplicaSchedulingPolicySpec_To_federation_ReplicaSchedulingPolicySpec(in *ReplicaSchedulingPolicySpec, out *federation.ReplicaSchedulingPolicySpec, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ReplicaSchedulingPolicySpec_To_federation_ReplicaSchedulingPolicySpec(in, out, s)
+}
+
+func autoConvert_federation_ReplicaSchedulingPolicySpec_To_v1alpha1_ReplicaSchedulingPolicySpec(in *federation.ReplicaSchedulingPolicySpec, out *ReplicaSchedulingPolicySpec, s conversion.Scope) error {
+	*out = *(*ReplicaSchedulingPolicySpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_ReplicaSchedulingPolicySpec_To_v1alpha1_ReplicaSchedulingPolicySpec is an autogenerated conversion function.
+func Convert_federation_ReplicaSchedulingPolicySpec_To_v1alpha1_ReplicaSchedulingPolicySpec(in *federation.ReplicaSchedulingPolicySpec, out *ReplicaSchedulingPolicySpec, s conversion.Scope) error {
+	return autoConvert_federation_ReplicaSchedulingPolicySpec_To_v1alpha1_ReplicaSchedulingPolicySpec(in, out, s)
+}
+
+func autoConvert_v1alpha1_ReplicaSchedulingPolicyStatus_To_federation_ReplicaSchedulingPolicyStatus(in *ReplicaSchedulingPolicyStatus, out *federation.ReplicaSchedulingPolicyStatus, s conversion.Scope) error {
+	*out = *(*federation.ReplicaSchedulingPolicyStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_ReplicaSchedulingPolicyStatus_To_federation_ReplicaSchedulingPolicyStatus is an autogenerated conversion function.
+func Convert_v1alpha1_ReplicaSchedulingPolicyStatus_To_federation_ReplicaSchedulingPolicyStatus(in *ReplicaSchedulingPolicyStatus, out *federation.ReplicaSchedulingPolicyStatus, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ReplicaSchedulingPolicyStatus_To_federation_ReplicaSchedulingPolicyStatus(in, out, s)
+}
+
+func autoConvert_federation_ReplicaSchedulingPolicyStatus_To_v1alpha1_ReplicaSchedulingPolicyStatus(in *federation.ReplicaSchedulingPolicyStatus, out *ReplicaSchedulingPolicyStatus, s conversion.Scope) error {
+	*out = *(*ReplicaSchedulingPolicyStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_ReplicaSchedulingPolicyStatus_To_v1alpha1_ReplicaSchedulingPolicyStatus is an autogenerated conversion function.
+func Convert_federation_ReplicaSchedulingPolicyStatus_To_v1alpha1_ReplicaSchedulingPolicyStatus(in *federation.ReplicaSchedulingPolicyStatus, out *ReplicaSchedulingPolicyStatus, s conversion.Scope) error {
+	return autoConvert_federation_ReplicaSchedulingPolicyStatus_To_v1alpha1_ReplicaSchedulingPolicyStatus(in, out, s)
 }
 
 func autoConvert_v1alpha1_ReplicaSchedulingStrategy_To_federation_ReplicaSchedulingStrategy(in *ReplicaSchedulingStrategy, out *federation.ReplicaSchedulingStrategy, s conversion.Scope) error {
@@ -2275,6 +2459,46 @@ func autoConvert_federation_ReplicasOverrider_To_v1alpha1_ReplicasOverrider(in *
 // Convert_federation_ReplicasOverrider_To_v1alpha1_ReplicasOverrider is an autogenerated conversion function.
 func Convert_federation_ReplicasOverrider_To_v1alpha1_ReplicasOverrider(in *federation.ReplicasOverrider, out *ReplicasOverrider, s conversion.Scope) error {
 	return autoConvert_federation_ReplicasOverrider_To_v1alpha1_ReplicasOverrider(in, out, s)
+}
+
+func autoConvert_v1alpha1_ReschedulePolicy_To_federation_ReschedulePolicy(in *ReschedulePolicy, out *federation.ReschedulePolicy, s conversion.Scope) error {
+	*out = *(*federation.ReschedulePolicy)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_ReschedulePolicy_To_federation_ReschedulePolicy is an autogenerated conversion function.
+func Convert_v1alpha1_ReschedulePolicy_To_federation_ReschedulePolicy(in *ReschedulePolicy, out *federation.ReschedulePolicy, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ReschedulePolicy_To_federation_ReschedulePolicy(in, out, s)
+}
+
+func autoConvert_federation_ReschedulePolicy_To_v1alpha1_ReschedulePolicy(in *federation.ReschedulePolicy, out *ReschedulePolicy, s conversion.Scope) error {
+	*out = *(*ReschedulePolicy)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_ReschedulePolicy_To_v1alpha1_ReschedulePolicy is an autogenerated conversion function.
+func Convert_federation_ReschedulePolicy_To_v1alpha1_ReschedulePolicy(in *federation.ReschedulePolicy, out *ReschedulePolicy, s conversion.Scope) error {
+	return autoConvert_federation_ReschedulePolicy_To_v1alpha1_ReschedulePolicy(in, out, s)
+}
+
+func autoConvert_v1alpha1_RescheduleThreshold_To_federation_RescheduleThreshold(in *RescheduleThreshold, out *federation.RescheduleThreshold, s conversion.Scope) error {
+	*out = *(*federation.RescheduleThreshold)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_RescheduleThreshold_To_federation_RescheduleThreshold is an autogenerated conversion function.
+func Convert_v1alpha1_RescheduleThreshold_To_federation_RescheduleThreshold(in *RescheduleThreshold, out *federation.RescheduleThreshold, s conversion.Scope) error {
+	return autoConvert_v1alpha1_RescheduleThreshold_To_federation_RescheduleThreshold(in, out, s)
+}
+
+func autoConvert_federation_RescheduleThreshold_To_v1alpha1_RescheduleThreshold(in *federation.RescheduleThreshold, out *RescheduleThreshold, s conversion.Scope) error {
+	*out = *(*RescheduleThreshold)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_RescheduleThreshold_To_v1alpha1_RescheduleThreshold is an autogenerated conversion function.
+func Convert_federation_RescheduleThreshold_To_v1alpha1_RescheduleThreshold(in *federation.RescheduleThreshold, out *RescheduleThreshold, s conversion.Scope) error {
+	return autoConvert_federation_RescheduleThreshold_To_v1alpha1_RescheduleThreshold(in, out, s)
 }
 
 func autoConvert_v1alpha1_ResourceBinding_To_federation_ResourceBinding(in *ResourceBinding, out *federation.ResourceBinding, s conversion.Scope) error {

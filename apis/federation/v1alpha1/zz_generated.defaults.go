@@ -41,6 +41,10 @@ func RegisterDefaults(scheme *runtime.Scheme) error {
 	scheme.AddTypeDefaultingFunc(&FederatedHPAList{}, func(obj interface{}) { SetObjectDefaults_FederatedHPAList(obj.(*FederatedHPAList)) })
 	scheme.AddTypeDefaultingFunc(&PropagationPolicy{}, func(obj interface{}) { SetObjectDefaults_PropagationPolicy(obj.(*PropagationPolicy)) })
 	scheme.AddTypeDefaultingFunc(&PropagationPolicyList{}, func(obj interface{}) { SetObjectDefaults_PropagationPolicyList(obj.(*PropagationPolicyList)) })
+	scheme.AddTypeDefaultingFunc(&ReplicaSchedulingPolicy{}, func(obj interface{}) { SetObjectDefaults_ReplicaSchedulingPolicy(obj.(*ReplicaSchedulingPolicy)) })
+	scheme.AddTypeDefaultingFunc(&ReplicaSchedulingPolicyList{}, func(obj interface{}) {
+		SetObjectDefaults_ReplicaSchedulingPolicyList(obj.(*ReplicaSchedulingPolicyList))
+	})
 	scheme.AddTypeDefaultingFunc(&ResourceBinding{}, func(obj interface{}) { SetObjectDefaults_ResourceBinding(obj.(*ResourceBinding)) })
 	scheme.AddTypeDefaultingFunc(&ResourceBindingList{}, func(obj interface{}) { SetObjectDefaults_ResourceBindingList(obj.(*ResourceBindingList)) })
 	return nil
@@ -142,6 +146,19 @@ func SetObjectDefaults_PropagationPolicyList(in *PropagationPolicyList) {
 	for i := range in.Items {
 		a := &in.Items[i]
 		SetObjectDefaults_PropagationPolicy(a)
+	}
+}
+
+func SetObjectDefaults_ReplicaSchedulingPolicy(in *ReplicaSchedulingPolicy) {
+	if in.Spec.ReschedulePolicy != nil {
+		SetDefaults_ReschedulePolicy(in.Spec.ReschedulePolicy)
+	}
+}
+
+func SetObjectDefaults_ReplicaSchedulingPolicyList(in *ReplicaSchedulingPolicyList) {
+	for i := range in.Items {
+		a := &in.Items[i]
+		SetObjectDefaults_ReplicaSchedulingPolicy(a)
 	}
 }
 

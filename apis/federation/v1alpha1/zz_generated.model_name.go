@@ -322,8 +322,33 @@ func (in PropagationSpec) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ReplicaMove) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.ReplicaMove"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ReplicaRequirements) OpenAPIModelName() string {
 	return "com.github.fedhq.fed.apis.federation.v1alpha1.ReplicaRequirements"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ReplicaSchedulingPolicy) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.ReplicaSchedulingPolicy"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ReplicaSchedulingPolicyList) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.ReplicaSchedulingPolicyList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ReplicaSchedulingPolicySpec) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.ReplicaSchedulingPolicySpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ReplicaSchedulingPolicyStatus) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.ReplicaSchedulingPolicyStatus"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
@@ -334,6 +359,16 @@ func (in ReplicaSchedulingStrategy) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ReplicasOverrider) OpenAPIModelName() string {
 	return "com.github.fedhq.fed.apis.federation.v1alpha1.ReplicasOverrider"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ReschedulePolicy) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.ReschedulePolicy"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in RescheduleThreshold) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.RescheduleThreshold"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.

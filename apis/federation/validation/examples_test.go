@@ -21,9 +21,11 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -78,6 +80,8 @@ func TestSeedExamples(t *testing.T) {
 			errs = validation.ValidateOverridePolicy(o)
 		case *federation.ResourceInterpreterCustomization:
 			errs = validation.ValidateResourceInterpreterCustomization(o)
+		case *federation.ReplicaSchedulingPolicy:
+			errs = validation.ValidateReplicaSchedulingPolicy(o)
 		case *federation.ResourceBinding:
 			errs = validation.ValidateResourceBinding(o)
 		case *federation.Work:
@@ -114,6 +118,7 @@ func TestSeedDefaults(t *testing.T) {
 	policies := map[string]*federation.PropagationPolicy{}
 	var fhpa *federation.FederatedHPA
 	var cron *federation.CronFederatedHPA
+	var rsp *federation.ReplicaSchedulingPolicy
 	for _, obj := range decodeExamples(t) {
 		switch o := obj.(type) {
 		case *federation.PropagationPolicy:
@@ -122,6 +127,8 @@ func TestSeedDefaults(t *testing.T) {
 			fhpa = o
 		case *federation.CronFederatedHPA:
 			cron = o
+		case *federation.ReplicaSchedulingPolicy:
+			rsp = o
 		}
 	}
 
@@ -162,6 +169,11 @@ func TestSeedDefaults(t *testing.T) {
 			}},
 		ScaleDown: &autoscalingv2.HPAScalingRules{StabilizationWindowSeconds: ptr.To[int32](10), SelectPolicy: &maxPolicy,
 			Policies: []autoscalingv2.HPAScalingPolicy{{Type: autoscalingv2.PercentScalingPolicy, Value: 100, PeriodSeconds: 15}}},
+	})
+
+	expectEqual(t, "replica-reschedule reschedulePolicy", rsp.Spec.ReschedulePolicy, &federation.ReschedulePolicy{
+		Enabled: true, Interval: &metav1.Duration{Duration: time.Minute},
+		Threshold: &federation.RescheduleThreshold{CPUUtilization: ptr.To[int32](80), MemoryUtilization: ptr.To[int32](80)},
 	})
 
 	rule := cron.Spec.Rules[0]

@@ -156,12 +156,24 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationfederationv1alpha1.PropagationPolicyApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("PropagationSpec"):
 		return &applyconfigurationfederationv1alpha1.PropagationSpecApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("ReplicaMove"):
+		return &applyconfigurationfederationv1alpha1.ReplicaMoveApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("ReplicaRequirements"):
 		return &applyconfigurationfederationv1alpha1.ReplicaRequirementsApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("ReplicaSchedulingPolicy"):
+		return &applyconfigurationfederationv1alpha1.ReplicaSchedulingPolicyApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("ReplicaSchedulingPolicySpec"):
+		return &applyconfigurationfederationv1alpha1.ReplicaSchedulingPolicySpecApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("ReplicaSchedulingPolicyStatus"):
+		return &applyconfigurationfederationv1alpha1.ReplicaSchedulingPolicyStatusApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("ReplicaSchedulingStrategy"):
 		return &applyconfigurationfederationv1alpha1.ReplicaSchedulingStrategyApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("ReplicasOverrider"):
 		return &applyconfigurationfederationv1alpha1.ReplicasOverriderApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("ReschedulePolicy"):
+		return &applyconfigurationfederationv1alpha1.ReschedulePolicyApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("RescheduleThreshold"):
+		return &applyconfigurationfederationv1alpha1.RescheduleThresholdApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("ResourceBinding"):
 		return &applyconfigurationfederationv1alpha1.ResourceBindingApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("ResourceBindingSpec"):

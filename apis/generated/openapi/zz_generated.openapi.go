@@ -111,9 +111,16 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		federationv1alpha1.PropagationPolicy{}.OpenAPIModelName():                    schema_fed_apis_federation_v1alpha1_PropagationPolicy(ref),
 		federationv1alpha1.PropagationPolicyList{}.OpenAPIModelName():                schema_fed_apis_federation_v1alpha1_PropagationPolicyList(ref),
 		federationv1alpha1.PropagationSpec{}.OpenAPIModelName():                      schema_fed_apis_federation_v1alpha1_PropagationSpec(ref),
+		federationv1alpha1.ReplicaMove{}.OpenAPIModelName():                          schema_fed_apis_federation_v1alpha1_ReplicaMove(ref),
 		federationv1alpha1.ReplicaRequirements{}.OpenAPIModelName():                  schema_fed_apis_federation_v1alpha1_ReplicaRequirements(ref),
+		federationv1alpha1.ReplicaSchedulingPolicy{}.OpenAPIModelName():              schema_fed_apis_federation_v1alpha1_ReplicaSchedulingPolicy(ref),
+		federationv1alpha1.ReplicaSchedulingPolicyList{}.OpenAPIModelName():          schema_fed_apis_federation_v1alpha1_ReplicaSchedulingPolicyList(ref),
+		federationv1alpha1.ReplicaSchedulingPolicySpec{}.OpenAPIModelName():          schema_fed_apis_federation_v1alpha1_ReplicaSchedulingPolicySpec(ref),
+		federationv1alpha1.ReplicaSchedulingPolicyStatus{}.OpenAPIModelName():        schema_fed_apis_federation_v1alpha1_ReplicaSchedulingPolicyStatus(ref),
 		federationv1alpha1.ReplicaSchedulingStrategy{}.OpenAPIModelName():            schema_fed_apis_federation_v1alpha1_ReplicaSchedulingStrategy(ref),
 		federationv1alpha1.ReplicasOverrider{}.OpenAPIModelName():                    schema_fed_apis_federation_v1alpha1_ReplicasOverrider(ref),
+		federationv1alpha1.ReschedulePolicy{}.OpenAPIModelName():                     schema_fed_apis_federation_v1alpha1_ReschedulePolicy(ref),
+		federationv1alpha1.RescheduleThreshold{}.OpenAPIModelName():                  schema_fed_apis_federation_v1alpha1_RescheduleThreshold(ref),
 		federationv1alpha1.ResourceBinding{}.OpenAPIModelName():                      schema_fed_apis_federation_v1alpha1_ResourceBinding(ref),
 		federationv1alpha1.ResourceBindingList{}.OpenAPIModelName():                  schema_fed_apis_federation_v1alpha1_ResourceBindingList(ref),
 		federationv1alpha1.ResourceBindingSpec{}.OpenAPIModelName():                  schema_fed_apis_federation_v1alpha1_ResourceBindingSpec(ref),
@@ -4151,6 +4158,59 @@ func schema_fed_apis_federation_v1alpha1_PropagationSpec(ref common.ReferenceCal
 	}
 }
 
+func schema_fed_apis_federation_v1alpha1_ReplicaMove(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ReplicaMove is replicas of one workload that fed moved from one member cluster to another.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"time": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Time is when fed moved the replicas.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"template": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Template is the workload template whose replicas moved, as its binding names it.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(federationv1alpha1.ObjectReference{}.OpenAPIModelName()),
+						},
+					},
+					"fromCluster": {
+						SchemaProps: spec.SchemaProps{
+							Description: "FromCluster is the member the replicas left, the one over the threshold.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"toCluster": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ToCluster is the member the replicas went to.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"replicas": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Replicas is how many replicas moved, at least 1.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+				},
+				Required: []string{"time", "template", "fromCluster", "toCluster", "replicas"},
+			},
+		},
+		Dependencies: []string{
+			federationv1alpha1.ObjectReference{}.OpenAPIModelName(), metav1.Time{}.OpenAPIModelName()},
+	}
+}
+
 func schema_fed_apis_federation_v1alpha1_ReplicaRequirements(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -4183,6 +4243,207 @@ func schema_fed_apis_federation_v1alpha1_ReplicaRequirements(ref common.Referenc
 		},
 		Dependencies: []string{
 			federationv1alpha1.NodeClaim{}.OpenAPIModelName(), resource.Quantity{}.OpenAPIModelName()},
+	}
+}
+
+func schema_fed_apis_federation_v1alpha1_ReplicaSchedulingPolicy(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ReplicaSchedulingPolicy says when fed rebalances, by load, the replicas of the workloads it divides among member clusters dynamically (a replicaScheduling with weightPreference.dynamicWeight AvailableReplicas, or replicaDivisionPreference Aggregated). While its reschedulePolicy is enabled, fed moves replicas of such workloads off a member whose pods request more than the threshold of its allocatable CPU or memory, to members below the threshold less 10 points, every interval; each move is an event on the template and an entry of status.moves. Workloads divided by static weights, and duplicated ones, are left alone. Cluster-scoped.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Standard object metadata.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(metav1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Spec is which workloads the policy rebalances, how often, and above which load.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(federationv1alpha1.ReplicaSchedulingPolicySpec{}.OpenAPIModelName()),
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Status is when fed last rebalanced under the policy and the replicas it moved.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(federationv1alpha1.ReplicaSchedulingPolicyStatus{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"spec"},
+			},
+		},
+		Dependencies: []string{
+			federationv1alpha1.ReplicaSchedulingPolicySpec{}.OpenAPIModelName(), federationv1alpha1.ReplicaSchedulingPolicyStatus{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_fed_apis_federation_v1alpha1_ReplicaSchedulingPolicyList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ReplicaSchedulingPolicyList is a list of ReplicaSchedulingPolicies.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Standard list metadata.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(metav1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Items are the policies.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(federationv1alpha1.ReplicaSchedulingPolicy{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			federationv1alpha1.ReplicaSchedulingPolicy{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_fed_apis_federation_v1alpha1_ReplicaSchedulingPolicySpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ReplicaSchedulingPolicySpec is the content of a ReplicaSchedulingPolicy.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"resourceSelectors": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "ResourceSelectors pick the templates the policy rebalances, among the workloads divided dynamically; a template matched by any selector is rebalanced. Empty: every dynamically divided workload of the fleet.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(federationv1alpha1.ResourceSelector{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"reschedulePolicy": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ReschedulePolicy is whether, how often and above which load fed moves replicas of the selected workloads between member clusters.",
+							Ref:         ref(federationv1alpha1.ReschedulePolicy{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"reschedulePolicy"},
+			},
+		},
+		Dependencies: []string{
+			federationv1alpha1.ReschedulePolicy{}.OpenAPIModelName(), federationv1alpha1.ResourceSelector{}.OpenAPIModelName()},
+	}
+}
+
+func schema_fed_apis_federation_v1alpha1_ReplicaSchedulingPolicyStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ReplicaSchedulingPolicyStatus is the observed state of a ReplicaSchedulingPolicy.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"conditions": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"type",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Conditions are the latest observations of the policy.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(metav1.Condition{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"lastRebalanceTime": {
+						SchemaProps: spec.SchemaProps{
+							Description: "LastRebalanceTime is when fed last compared the members' load with the threshold under this policy, whether or not it moved replicas.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"moves": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Moves are the last moves, at most 20, oldest first.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(federationv1alpha1.ReplicaMove{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			federationv1alpha1.ReplicaMove{}.OpenAPIModelName(), metav1.Condition{}.OpenAPIModelName(), metav1.Time{}.OpenAPIModelName()},
 	}
 }
 
@@ -4248,6 +4509,67 @@ func schema_fed_apis_federation_v1alpha1_ReplicasOverrider(ref common.ReferenceC
 					},
 				},
 				Required: []string{"value"},
+			},
+		},
+	}
+}
+
+func schema_fed_apis_federation_v1alpha1_ReschedulePolicy(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ReschedulePolicy is when fed moves replicas of dynamically divided workloads: every interval, fed moves replicas off a member whose pods request more than the threshold of its allocatable CPU or memory, to members below the threshold less 10 points; each move is an event on the template and an entry of status.moves.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"enabled": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Enabled turns rebalancing on. When false, the policy is kept but fed moves no replicas under it.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"interval": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Interval is how often fed compares the members' load with the threshold and moves replicas: at least 10s. Defaults to 60s when enabled. It reads back as Go prints a duration: 60s as 1m0s.",
+							Ref:         ref(metav1.Duration{}.OpenAPIModelName()),
+						},
+					},
+					"threshold": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Threshold is the load above which a member gives replicas away. A member over either threshold that is set gives replicas to members below every threshold that is set less 10 points (below 70% for a threshold of 80). Required when enabled, with at least one of cpuUtilization and memoryUtilization.",
+							Ref:         ref(federationv1alpha1.RescheduleThreshold{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			federationv1alpha1.RescheduleThreshold{}.OpenAPIModelName(), metav1.Duration{}.OpenAPIModelName()},
+	}
+}
+
+func schema_fed_apis_federation_v1alpha1_RescheduleThreshold(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "RescheduleThreshold is the load of a member cluster above which fed moves replicas off it, by resource.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"cpuUtilization": {
+						SchemaProps: spec.SchemaProps{
+							Description: "CPUUtilization is a percentage, 1 to 100, of a member's allocatable CPU: when the CPU its pods request is above it, fed moves replicas off the member, to members whose pods request less than cpuUtilization less 10 points of their allocatable CPU. Unset: CPU does not count.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"memoryUtilization": {
+						SchemaProps: spec.SchemaProps{
+							Description: "MemoryUtilization is a percentage, 1 to 100, of a member's allocatable memory: when the memory its pods request is above it, fed moves replicas off the member, to members whose pods request less than memoryUtilization less 10 points of their allocatable memory. Unset: memory does not count.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+				},
 			},
 		},
 	}

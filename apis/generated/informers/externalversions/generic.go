@@ -77,6 +77,8 @@ func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Federation().V1alpha1().OverridePolicies().Informer()}, nil
 	case federationv1alpha1.SchemeGroupVersion.WithResource("propagationpolicies"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Federation().V1alpha1().PropagationPolicies().Informer()}, nil
+	case federationv1alpha1.SchemeGroupVersion.WithResource("replicaschedulingpolicies"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Federation().V1alpha1().ReplicaSchedulingPolicies().Informer()}, nil
 	case federationv1alpha1.SchemeGroupVersion.WithResource("resourcebindings"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Federation().V1alpha1().ResourceBindings().Informer()}, nil
 	case federationv1alpha1.SchemeGroupVersion.WithResource("resourceinterpretercustomizations"):

@@ -78,6 +78,10 @@ type PropagationPolicyListerExpansion interface{}
 // PropagationPolicyNamespaceLister.
 type PropagationPolicyNamespaceListerExpansion interface{}
 
+// ReplicaSchedulingPolicyListerExpansion allows custom methods to be added to
+// ReplicaSchedulingPolicyLister.
+type ReplicaSchedulingPolicyListerExpansion interface{}
+
 // ResourceBindingListerExpansion allows custom methods to be added to
 // ResourceBindingLister.
 type ResourceBindingListerExpansion interface{}

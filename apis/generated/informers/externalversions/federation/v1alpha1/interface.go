@@ -42,6 +42,8 @@ type Interface interface {
 	OverridePolicies() TypedOverridePolicyInformer
 	// PropagationPolicies returns a PropagationPolicyInformer.
 	PropagationPolicies() TypedPropagationPolicyInformer
+	// ReplicaSchedulingPolicies returns a ReplicaSchedulingPolicyInformer.
+	ReplicaSchedulingPolicies() TypedReplicaSchedulingPolicyInformer
 	// ResourceBindings returns a ResourceBindingInformer.
 	ResourceBindings() TypedResourceBindingInformer
 	// ResourceInterpreterCustomizations returns a ResourceInterpreterCustomizationInformer.
@@ -104,6 +106,11 @@ func (v *version) OverridePolicies() TypedOverridePolicyInformer {
 // PropagationPolicies returns a TypedPropagationPolicyInformer.
 func (v *version) PropagationPolicies() TypedPropagationPolicyInformer {
 	return &propagationPolicyInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
+}
+
+// ReplicaSchedulingPolicies returns a TypedReplicaSchedulingPolicyInformer.
+func (v *version) ReplicaSchedulingPolicies() TypedReplicaSchedulingPolicyInformer {
+	return &replicaSchedulingPolicyInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
 }
 
 // ResourceBindings returns a TypedResourceBindingInformer.

@@ -37,6 +37,7 @@ type FederationV1alpha1Interface interface {
 	MultiClusterServicesGetter
 	OverridePoliciesGetter
 	PropagationPoliciesGetter
+	ReplicaSchedulingPoliciesGetter
 	ResourceBindingsGetter
 	ResourceInterpreterCustomizationsGetter
 	WorksGetter
@@ -81,6 +82,10 @@ func (c *FederationV1alpha1Client) OverridePolicies(namespace string) OverridePo
 
 func (c *FederationV1alpha1Client) PropagationPolicies(namespace string) PropagationPolicyInterface {
 	return newPropagationPolicies(c, namespace)
+}
+
+func (c *FederationV1alpha1Client) ReplicaSchedulingPolicies() ReplicaSchedulingPolicyInterface {
+	return newReplicaSchedulingPolicies(c)
 }
 
 func (c *FederationV1alpha1Client) ResourceBindings(namespace string) ResourceBindingInterface {

@@ -36,6 +36,8 @@ type OverridePolicyExpansion interface{}
 
 type PropagationPolicyExpansion interface{}
 
+type ReplicaSchedulingPolicyExpansion interface{}
+
 type ResourceBindingExpansion interface{}
 
 type ResourceInterpreterCustomizationExpansion interface{}

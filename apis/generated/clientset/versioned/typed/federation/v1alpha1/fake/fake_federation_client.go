@@ -64,6 +64,10 @@ func (c *FakeFederationV1alpha1) PropagationPolicies(namespace string) v1alpha1.
 	return newFakePropagationPolicies(c, namespace)
 }
 
+func (c *FakeFederationV1alpha1) ReplicaSchedulingPolicies() v1alpha1.ReplicaSchedulingPolicyInterface {
+	return newFakeReplicaSchedulingPolicies(c)
+}
+
 func (c *FakeFederationV1alpha1) ResourceBindings(namespace string) v1alpha1.ResourceBindingInterface {
 	return newFakeResourceBindings(c, namespace)
 }
