@@ -48,6 +48,7 @@ import (
 	"github.com/fedhq/fed/controllers/internal/works"
 	"github.com/fedhq/fed/controllers/mcs"
 	"github.com/fedhq/fed/controllers/namespace"
+	"github.com/fedhq/fed/controllers/rebalancer"
 	"github.com/fedhq/fed/controllers/scheduler"
 	"github.com/fedhq/fed/controllers/searchcache"
 	"github.com/fedhq/fed/controllers/workstatus"
@@ -192,6 +193,10 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 	if err != nil {
 		return nil, err
 	}
+	rebalancerController, err := rebalancer.NewController(fedClient, fed.ReplicaSchedulingPolicies(), clusters, bindingAccess, tmpls, recorder)
+	if err != nil {
+		return nil, err
+	}
 	deschedulerController := descheduler.NewController(bindingAccess, workAccess, mbs, recorder,
 		descheduler.Options{Interval: cfg.Failover.DeschedulingInterval, Threshold: cfg.Failover.UnschedulableThreshold})
 	bindingController, err := binding.NewController(fedClient, tmpls, bindingAccess, workAccess,
@@ -267,6 +272,7 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 		go evictionController.Run(ctx, 2)
 		go failoverController.Run(ctx, 2)
 		go deschedulerController.Run(ctx, 2)
+		go rebalancerController.Run(ctx, 1)
 		go namespaceController.Run(ctx, 2)
 		go mcsController.Run(ctx, 2)
 	}()

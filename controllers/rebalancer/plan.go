@@ -29,7 +29,7 @@ import (
 
 // margin is the hysteresis: a cluster takes replicas only while it stays this many
 // points below the threshold, so that a move never makes the cluster it fills hot.
-const margin = 10
+const margin = int64(federationv1alpha1.RebalanceMargin)
 
 // Threshold is the part of a cluster's allocatable CPU and memory its pods may request,
 // in percent; 0 leaves a resource out.
