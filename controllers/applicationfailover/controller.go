@@ -159,7 +159,7 @@ func (c *Controller) reconcile(ctx context.Context, k bindings.Key) error {
 		c.forget(k, &item.ClusterName)
 	}
 	ref := b.Spec.Resource
-	obj := &corev1.ObjectReference{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, UID: ref.UID}
+	obj := ref.Event()
 	for _, item := range failed {
 		c.recorder.Eventf(obj, corev1.EventTypeWarning, "ApplicationFailover", "moving away from %s: unhealthy there for %s (purge mode %s)",
 			item.ClusterName, toleration, app.PurgeMode)

@@ -149,7 +149,7 @@ func (c *Controller) reconcile(ctx context.Context, k bindings.Key) error {
 		return err
 	}
 	ref := b.Spec.Resource
-	c.recorder.Eventf(&corev1.ObjectReference{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, UID: ref.UID},
+	c.recorder.Eventf(ref.Event(),
 		corev1.EventTypeNormal, "Descheduled", "replicas unschedulable for over %s moved to clusters with room: %s", c.opts.Threshold, strings.Join(moved, ", "))
 	return nil
 }

@@ -138,7 +138,7 @@ func (c *Controller) reconcile(ctx context.Context, k bindings.Key) error {
 			return err
 		}
 		ref := b.Spec.Resource
-		c.recorder.Eventf(&corev1.ObjectReference{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, UID: ref.UID},
+		c.recorder.Eventf(ref.Event(),
 			corev1.EventTypeNormal, "EvictionDone", "removing the copies on the clusters left: %s", strings.Join(ended, ", "))
 	}
 	if !next.IsZero() {

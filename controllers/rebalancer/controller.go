@@ -167,7 +167,7 @@ func (c *Controller) pass(ctx context.Context, rsp *federationv1alpha1.ReplicaSc
 			return out, err
 		}
 		ref := b.Spec.Resource
-		obj := &corev1.ObjectReference{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, UID: ref.UID}
+		obj := ref.Event()
 		for _, m := range moves {
 			c.recorder.Eventf(obj, corev1.EventTypeNormal, "Rebalanced", "moved %d replica(s) from %s to %s: %s requests more than %s of its allocatable (ReplicaSchedulingPolicy %s)",
 				m.Replicas, m.From, m.To, m.From, th, rsp.Name)

@@ -211,7 +211,7 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 
 // event records an event on the template of a binding.
 func (c *Controller) event(ref federationv1alpha1.ObjectReference, eventType, reason, format string, args ...any) {
-	c.recorder.Eventf(&corev1.ObjectReference{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, UID: ref.UID},
+	c.recorder.Eventf(ref.Event(),
 		eventType, reason, format, args...)
 }
 

@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -173,3 +174,9 @@ func (p *Placement) ReplicasDivided() bool {
 // DerivedServiceName is the Service fed makes, in each cluster that imports a
 // multi-cluster service, for the service's endpoints in the clusters that export it.
 func DerivedServiceName(service string) string { return "derived-" + service }
+
+// Event is the reference events about a template are recorded with (in the fleet, where
+// kubectl describe of the template finds them).
+func (r ObjectReference) Event() *corev1.ObjectReference {
+	return &corev1.ObjectReference{APIVersion: r.APIVersion, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, UID: r.UID}
+}
