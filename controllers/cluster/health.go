@@ -72,6 +72,12 @@ func nextStatus(old clusterv1alpha1.ClusterStatus, obs observation, failures, th
 			cond.Status, cond.Reason = metav1.ConditionUnknown, ReasonClusterUnreachable
 		}
 		cond.Message = obs.message
+		if old := meta.FindStatusCondition(old.Conditions, clusterv1alpha1.ClusterConditionReady); old != nil && old.Status != metav1.ConditionTrue {
+			// Not Ready since it left True, whichever way it failed since: the eviction
+			// timeout counts from then, so that a member flapping between not ready and
+			// unreachable is evicted too.
+			cond.LastTransitionTime = old.LastTransitionTime
+		}
 	}
 	meta.SetStatusCondition(&status.Conditions, cond)
 	return status
@@ -105,10 +111,14 @@ func desiredTaints(taints []corev1.Taint, ready *metav1.Condition, now time.Time
 	}
 	out := make([]corev1.Taint, 0, len(taints)+2)
 	has := map[corev1.TaintEffect]bool{}
+	var executeSince *metav1.Time // of a NoExecute health taint of the other key
 	for _, t := range taints {
 		if isHealthTaint(t.Key) && (t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute) {
 			wanted := t.Key == want && (t.Effect == corev1.TaintEffectNoSchedule || wantExecute)
 			if !wanted || has[t.Effect] {
+				if t.Effect == corev1.TaintEffectNoExecute && t.TimeAdded != nil {
+					executeSince = t.TimeAdded
+				}
 				changed = true
 				continue
 			}
@@ -121,7 +131,13 @@ func desiredTaints(taints []corev1.Taint, ready *metav1.Condition, now time.Time
 		changed = true
 	}
 	if want != "" && wantExecute && !has[corev1.TaintEffectNoExecute] {
-		out = append(out, corev1.Taint{Key: want, Effect: corev1.TaintEffectNoExecute, TimeAdded: &metav1.Time{Time: now}})
+		// A member that went from not ready to unreachable (or back) keeps the time its
+		// NoExecute taint began, for the tolerationSeconds that count from it.
+		added := &metav1.Time{Time: now}
+		if executeSince != nil {
+			added = executeSince
+		}
+		out = append(out, corev1.Taint{Key: want, Effect: corev1.TaintEffectNoExecute, TimeAdded: added})
 		changed = true
 	}
 	if !changed {

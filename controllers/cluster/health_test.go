@@ -108,6 +108,15 @@ func TestNextStatus(t *testing.T) {
 		failures: 5,
 		want:     unreachableStatus,
 	}, {
+		name:     "unreachable, then not ready: not Ready since it left True",
+		old:      unreachableStatus,
+		obs:      observation{health: notReady, message: "readyz failed"},
+		failures: 5,
+		want: clusterv1alpha1.ClusterStatus{
+			KubernetesVersion: unreachableStatus.KubernetesVersion,
+			Conditions:        []metav1.Condition{readyCond(metav1.ConditionFalse, ReasonClusterNotReady, "readyz failed", earlier)},
+		},
+	}, {
 		name: "back from unreachable",
 		old:  unreachableStatus,
 		obs:  healthyObs,
@@ -145,9 +154,9 @@ func TestDesiredTaints(t *testing.T) {
 	unreachableLong := readyCond(metav1.ConditionUnknown, ReasonClusterUnreachable, "", longAgo)
 	notReadyLong := readyCond(metav1.ConditionFalse, ReasonClusterNotReady, "", longAgo)
 	unreachableExecute := corev1.Taint{Key: clusterv1alpha1.TaintClusterUnreachable, Effect: corev1.TaintEffectNoExecute, TimeAdded: &now}
-	notReadyExecute := corev1.Taint{Key: clusterv1alpha1.TaintClusterNotReady, Effect: corev1.TaintEffectNoExecute, TimeAdded: &now}
 	earlierExecute := corev1.Taint{Key: clusterv1alpha1.TaintClusterUnreachable, Effect: corev1.TaintEffectNoExecute, TimeAdded: &longAgo}
 	otherNoExecute := corev1.Taint{Key: "drill", Effect: corev1.TaintEffectNoExecute}
+	notReadyEarlier := corev1.Taint{Key: clusterv1alpha1.TaintClusterNotReady, Effect: corev1.TaintEffectNoExecute, TimeAdded: &longAgo}
 
 	tests := []struct {
 		name        string
@@ -177,8 +186,8 @@ func TestDesiredTaints(t *testing.T) {
 			want: []corev1.Taint{unreachableTaint, unreachableExecute}, wantChanged: true},
 		{name: "NoExecute keeps its time", taints: []corev1.Taint{unreachableTaint, earlierExecute}, ready: &unreachableLong,
 			want: []corev1.Taint{unreachableTaint, earlierExecute}},
-		{name: "not ready swaps the NoExecute taint", taints: []corev1.Taint{unreachableTaint, earlierExecute}, ready: &notReadyLong,
-			want: []corev1.Taint{notReadyTaint, notReadyExecute}, wantChanged: true},
+		{name: "not ready swaps the NoExecute taint, keeping its time", taints: []corev1.Taint{unreachableTaint, earlierExecute}, ready: &notReadyLong,
+			want: []corev1.Taint{notReadyTaint, notReadyEarlier}, wantChanged: true},
 		{name: "unreachable for less than the grace period", taints: []corev1.Taint{unreachableTaint}, ready: &unreachableC,
 			want: []corev1.Taint{unreachableTaint}, wantRecheck: grace},
 	}

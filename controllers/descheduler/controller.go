@@ -26,11 +26,13 @@ package descheduler
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -129,7 +131,7 @@ func (c *Controller) reconcile(ctx context.Context, k bindings.Key) error {
 	for _, t := range b.Spec.Clusters {
 		n := int32(0)
 		if t.Replicas > 0 && ws[t.Name] != nil {
-			if n, err = c.unschedulable(ctx, t.Name, ws[t.Name], now); err != nil {
+			if n, err = c.unschedulable(ctx, t.Name, t.Replicas, ws[t.Name], now); err != nil {
 				n = 0 // a member that cannot be read keeps its replicas
 			}
 		}
@@ -157,8 +159,12 @@ func (c *Controller) reconcile(ctx context.Context, k bindings.Key) error {
 // unschedulable counts the pods of a Work's workload in its cluster that the member's
 // scheduler has left Unschedulable since before now less Threshold. The pods are those
 // the workload's spec.selector selects in its namespace.
-func (c *Controller) unschedulable(ctx context.Context, cluster string, w *federationv1alpha1.Work, now time.Time) (int32, error) {
-	if len(w.Spec.Workload.Manifests) == 0 {
+func (c *Controller) unschedulable(ctx context.Context, cluster string, replicas int32, w *federationv1alpha1.Work, now time.Time) (int32, error) {
+	// Only once the member has what the binding says: otherwise the pods counted may be
+	// the ones a previous pass already took replicas for.
+	applied := meta.FindStatusCondition(w.Status.Conditions, federationv1alpha1.WorkConditionApplied)
+	if len(w.Spec.Workload.Manifests) == 0 || applied == nil || applied.Status != metav1.ConditionTrue || applied.ObservedGeneration != w.Generation ||
+		w.Annotations[federationv1alpha1.AnnotationReplicas] != strconv.Itoa(int(replicas)) {
 		return 0, nil
 	}
 	m := &unstructured.Unstructured{}

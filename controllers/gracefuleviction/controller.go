@@ -119,27 +119,38 @@ func (c *Controller) reconcile(ctx context.Context, k bindings.Key) error {
 	waiting := c.replacing(b.Spec, ws)
 	now := time.Now()
 	var kept []federationv1alpha1.GracefulEvictionTask
-	var ended []string
+	var ended, stayed []string
 	var next time.Time
 	for _, task := range b.Spec.GracefulEvictionTasks {
-		why, due := assess(task, waiting, now)
-		if why == "" {
+		// A cluster the scheduler could not move the workload from (no other had room)
+		// is still a target: its own copy is not a replacement to wait for.
+		target := slices.ContainsFunc(b.Spec.Clusters, func(t federationv1alpha1.TargetCluster) bool { return t.Name == task.FromCluster })
+		why, due := assess(task, slices.DeleteFunc(slices.Clone(waiting), func(s string) bool { return s == task.FromCluster }), now)
+		switch {
+		case why == "":
 			kept = append(kept, task)
 			if !due.IsZero() && (next.IsZero() || due.Before(next)) {
 				next = due
 			}
-			continue
+		case target:
+			stayed = append(stayed, task.FromCluster)
+		default:
+			ended = append(ended, fmt.Sprintf("%s (%s)", task.FromCluster, why))
 		}
-		ended = append(ended, fmt.Sprintf("%s (%s)", task.FromCluster, why))
 	}
-	if len(ended) > 0 {
+	if len(ended)+len(stayed) > 0 {
 		b.Spec.GracefulEvictionTasks = kept
 		if err := b.Update(ctx); err != nil {
 			return err
 		}
-		ref := b.Spec.Resource
-		c.recorder.Eventf(ref.Event(),
-			corev1.EventTypeNormal, "EvictionDone", "removing the copies on the clusters left: %s", strings.Join(ended, ", "))
+		if len(ended) > 0 {
+			c.recorder.Eventf(b.Spec.Resource.Event(), corev1.EventTypeNormal, "EvictionDone", "removing the copies on the clusters left: %s",
+				strings.Join(ended, ", "))
+		}
+		if len(stayed) > 0 {
+			c.recorder.Eventf(b.Spec.Resource.Event(), corev1.EventTypeWarning, "EvictionFailed",
+				"no other cluster could take the replicas: the workload stays on %s", strings.Join(stayed, ", "))
+		}
 	}
 	if !next.IsZero() {
 		return reconciler.RequeueAfter(next.Sub(now), nil)
@@ -191,9 +202,13 @@ func (c *Controller) healthy(w *federationv1alpha1.Work, target federationv1alph
 	if w == nil || w.DeletionTimestamp != nil || len(w.Spec.Workload.Manifests) == 0 {
 		return false
 	}
-	avail := meta.FindStatusCondition(w.Status.Conditions, federationv1alpha1.WorkConditionAvailable)
-	if avail == nil || avail.Status != metav1.ConditionTrue || avail.ObservedGeneration != w.Generation {
-		return false
+	// Applied and Available as of the Work's generation: workstatus also writes Available
+	// when an apply failed or the member does not answer, from the objects as they were.
+	for _, t := range []string{federationv1alpha1.WorkConditionApplied, federationv1alpha1.WorkConditionAvailable} {
+		c := meta.FindStatusCondition(w.Status.Conditions, t)
+		if c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != w.Generation {
+			return false
+		}
 	}
 	// The Work may still be the one before the binding moved replicas here.
 	return target.Replicas == 0 || w.Annotations[federationv1alpha1.AnnotationReplicas] == strconv.Itoa(int(target.Replicas))

@@ -72,9 +72,12 @@ func TestReplacing(t *testing.T) {
 		w := &federationv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Generation: generation,
 			Annotations: map[string]string{federationv1alpha1.AnnotationReplicas: strconv.Itoa(replicas)}}}
 		w.Spec.Workload.Manifests = []runtime.RawExtension{{Raw: []byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"a"}}`)}}
-		w.Status.Conditions = []metav1.Condition{{Type: federationv1alpha1.WorkConditionAvailable, Status: status, ObservedGeneration: observed}}
+		w.Status.Conditions = []metav1.Condition{{Type: federationv1alpha1.WorkConditionAvailable, Status: status, ObservedGeneration: observed},
+			{Type: federationv1alpha1.WorkConditionApplied, Status: metav1.ConditionTrue, ObservedGeneration: generation}}
 		return w
 	}
+	notApplied := work(4, 2, 2, metav1.ConditionTrue)
+	notApplied.Status.Conditions[1].Status = metav1.ConditionFalse
 	spec := &federationv1alpha1.ResourceBindingSpec{Clusters: []federationv1alpha1.TargetCluster{{Name: "member1", Replicas: 4}, {Name: "member3", Replicas: 2}}}
 	for _, tc := range []struct {
 		name  string
@@ -84,6 +87,8 @@ func TestReplacing(t *testing.T) {
 		{name: "all healthy", works: map[string]*federationv1alpha1.Work{"member1": work(4, 2, 2, metav1.ConditionTrue), "member3": work(2, 1, 1, metav1.ConditionTrue)}},
 		{name: "no Work yet", works: map[string]*federationv1alpha1.Work{"member1": work(4, 2, 2, metav1.ConditionTrue)}, want: []string{"member3"}},
 		{name: "still the replicas from before", works: map[string]*federationv1alpha1.Work{"member1": work(2, 1, 1, metav1.ConditionTrue), "member3": work(2, 1, 1, metav1.ConditionTrue)},
+			want: []string{"member1"}},
+		{name: "not applied at its generation", works: map[string]*federationv1alpha1.Work{"member1": notApplied, "member3": work(2, 1, 1, metav1.ConditionTrue)},
 			want: []string{"member1"}},
 		{name: "Available of an older generation", works: map[string]*federationv1alpha1.Work{"member1": work(4, 2, 1, metav1.ConditionTrue), "member3": work(2, 1, 1, metav1.ConditionFalse)},
 			want: []string{"member1", "member3"}},

@@ -18,6 +18,7 @@ package rebalancer
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -37,11 +38,12 @@ type Threshold struct {
 	CPU, Memory int64
 }
 
-// load is what a cluster's pods request of its CPU and memory, in milli-units, as its
-// resource summary says (bound and pending pods alike), kept current as moves are planned.
+// load is what a cluster's pods request of its CPU and memory, as its resource summary
+// says (bound and pending pods alike), kept current as moves are planned. Amounts are
+// floats (cores, bytes): a member of hundreds of terabytes overflows milli-units times 100.
 type load struct {
 	name                   string
-	requested, allocatable map[corev1.ResourceName]int64
+	requested, allocatable map[corev1.ResourceName]float64
 }
 
 func loadOf(c *clusterv1alpha1.Cluster) *load {
@@ -49,7 +51,7 @@ func loadOf(c *clusterv1alpha1.Cluster) *load {
 	if s == nil {
 		return nil
 	}
-	l := &load{name: c.Name, requested: map[corev1.ResourceName]int64{}, allocatable: map[corev1.ResourceName]int64{}}
+	l := &load{name: c.Name, requested: map[corev1.ResourceName]float64{}, allocatable: map[corev1.ResourceName]float64{}}
 	for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
 		a, ok := s.Allocatable[r]
 		if !ok || a.Sign() <= 0 {
@@ -57,13 +59,13 @@ func loadOf(c *clusterv1alpha1.Cluster) *load {
 		}
 		used := s.Allocated[r].DeepCopy()
 		used.Add(s.Allocating[r])
-		l.allocatable[r], l.requested[r] = a.MilliValue(), used.MilliValue()
+		l.allocatable[r], l.requested[r] = a.AsApproximateFloat64(), used.AsApproximateFloat64()
 	}
 	return l
 }
 
 // percent is how much of a resource the cluster's pods request.
-func (l *load) percent(r corev1.ResourceName) int64 {
+func (l *load) percent(r corev1.ResourceName) float64 {
 	return l.requested[r] * 100 / l.allocatable[r]
 }
 
@@ -79,7 +81,7 @@ var resources = []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory}
 // hot tells whether a cluster's pods request more than the threshold of a resource.
 func (l *load) hot(t Threshold) bool {
 	for _, r := range resources {
-		if th := t.of(r); th > 0 && l.percent(r) > th {
+		if th := t.of(r); th > 0 && l.percent(r) > float64(th) {
 			return true
 		}
 	}
@@ -89,15 +91,15 @@ func (l *load) hot(t Threshold) bool {
 // excess is how many replicas requesting per must leave a hot cluster to bring it to the
 // threshold: the most any resource needs. A resource the replica does not request cannot
 // be helped by moving it.
-func (l *load) excess(t Threshold, per map[corev1.ResourceName]int64) int64 {
+func (l *load) excess(t Threshold, per map[corev1.ResourceName]float64) int64 {
 	var n int64
 	for _, r := range resources {
 		th, p := t.of(r), per[r]
 		if th <= 0 || p <= 0 {
 			continue
 		}
-		if over := l.requested[r] - l.allocatable[r]*th/100; over > 0 {
-			n = max(n, (over+p-1)/p)
+		if over := l.requested[r] - l.allocatable[r]*float64(th)/100; over > 0 {
+			n = max(n, int64(math.Min(math.Ceil(over/p), math.MaxInt32)))
 		}
 	}
 	return n
@@ -105,7 +107,7 @@ func (l *load) excess(t Threshold, per map[corev1.ResourceName]int64) int64 {
 
 // headroom is how many replicas requesting per a cluster takes while staying margin
 // points below the threshold of every resource.
-func (l *load) headroom(t Threshold, per map[corev1.ResourceName]int64) int64 {
+func (l *load) headroom(t Threshold, per map[corev1.ResourceName]float64) int64 {
 	n := int64(-1)
 	for _, r := range resources {
 		p := per[r]
@@ -114,9 +116,9 @@ func (l *load) headroom(t Threshold, per map[corev1.ResourceName]int64) int64 {
 		}
 		limit := l.allocatable[r] // a resource without a threshold may fill up
 		if th := t.of(r); th > 0 {
-			limit = l.allocatable[r] * max(th-margin, 0) / 100
+			limit = l.allocatable[r] * float64(max(th-margin, 0)) / 100
 		}
-		room := max((limit-l.requested[r])/p, 0)
+		room := int64(math.Min(math.Max(math.Floor((limit-l.requested[r])/p), 0), math.MaxInt32))
 		if n < 0 || room < n {
 			n = room
 		}
@@ -124,9 +126,9 @@ func (l *load) headroom(t Threshold, per map[corev1.ResourceName]int64) int64 {
 	return max(n, 0)
 }
 
-func (l *load) add(per map[corev1.ResourceName]int64, replicas int64) {
+func (l *load) add(per map[corev1.ResourceName]float64, replicas int64) {
 	for r, p := range per {
-		l.requested[r] += p * replicas
+		l.requested[r] += p * float64(replicas)
 	}
 }
 
@@ -143,10 +145,10 @@ type Move struct {
 // the workload requests neither CPU nor memory.
 func plan(targets []federationv1alpha1.TargetCluster, request corev1.ResourceList, loads map[string]*load, allowed func(string) bool,
 	t Threshold) ([]federationv1alpha1.TargetCluster, []Move) {
-	per := map[corev1.ResourceName]int64{}
+	per := map[corev1.ResourceName]float64{}
 	for _, r := range resources {
 		if q, ok := request[r]; ok && q.Cmp(resource.Quantity{}) > 0 {
-			per[r] = q.MilliValue()
+			per[r] = q.AsApproximateFloat64()
 		}
 	}
 	if len(per) == 0 {

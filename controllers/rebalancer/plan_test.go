@@ -39,6 +39,14 @@ func cluster(name string, cpu, usedCPU string) *clusterv1alpha1.Cluster {
 	return c
 }
 
+// bigMemory has 1000 CPUs, none requested, and mem of memory, used of it requested.
+func bigMemory(name, mem, used string) *clusterv1alpha1.Cluster {
+	c := cluster(name, "1000", "0")
+	c.Status.ResourceSummary.Allocatable[corev1.ResourceMemory] = resource.MustParse(mem)
+	c.Status.ResourceSummary.Allocated[corev1.ResourceMemory] = resource.MustParse(used)
+	return c
+}
+
 func loads(clusters ...*clusterv1alpha1.Cluster) map[string]*load {
 	out := map[string]*load{}
 	for _, c := range clusters {
@@ -73,13 +81,14 @@ func TestPlan(t *testing.T) {
 	all := func(string) bool { return true }
 	th := Threshold{CPU: 40}
 	for _, c := range []struct {
-		name     string
-		clusters []*clusterv1alpha1.Cluster
-		targets  string
-		request  corev1.ResourceList
-		allowed  func(string) bool
-		want     string
-		moves    int
+		name      string
+		clusters  []*clusterv1alpha1.Cluster
+		targets   string
+		request   corev1.ResourceList
+		allowed   func(string) bool
+		threshold Threshold
+		want      string
+		moves     int
 	}{
 		{name: "a hot cluster gives what brings it to the threshold", clusters: []*clusterv1alpha1.Cluster{cluster("member1", "4", "2"), cluster("member3", "48", "1")},
 			targets: "member1=4", request: half, allowed: all, want: "member1=3 member3=1", moves: 1},
@@ -93,11 +102,18 @@ func TestPlan(t *testing.T) {
 			targets: "member1=2 member3=1", request: half, allowed: all, want: "member3=3", moves: 1},
 		{name: "the coolest cluster first, then the next", clusters: []*clusterv1alpha1.Cluster{cluster("member1", "10", "10"), cluster("member2", "4", "0"), cluster("member3", "4", "500m")},
 			targets: "member1=20", request: half, allowed: all, want: "member1=17 member2=2 member3=1", moves: 2},
+		{name: "a member of hundreds of terabytes", clusters: []*clusterv1alpha1.Cluster{bigMemory("member1", "120Ti", "100Ti"), bigMemory("member3", "120Ti", "1Ti")},
+			targets: "member1=4", request: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("10Ti")}, allowed: all, threshold: Threshold{Memory: 80},
+			want: "member1=3 member3=1", moves: 1},
 		{name: "a workload that requests no CPU does not move", clusters: []*clusterv1alpha1.Cluster{cluster("member1", "4", "4"), cluster("member3", "48", "0")},
 			targets: "member1=4", request: nil, allowed: all, want: "member1=4"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, moves := plan(targetsOf(c.targets), c.request, loads(c.clusters...), c.allowed, th)
+			t0 := th
+			if c.threshold != (Threshold{}) {
+				t0 = c.threshold
+			}
+			got, moves := plan(targetsOf(c.targets), c.request, loads(c.clusters...), c.allowed, t0)
 			if show(got) != c.want || len(moves) != c.moves {
 				t.Fatalf("plan = %s, %v; want %s, %d moves", show(got), moves, c.want, c.moves)
 			}

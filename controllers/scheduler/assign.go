@@ -49,11 +49,40 @@ func (s *scheduling) tooSmall(chosen []candidate) *Unschedulable {
 // largest-remainder division keeps to adding (or removing) replicas save in rare rounding
 // cases, and a change of the weights moves replicas as the new weights say.
 func (s *scheduling) divideFixed(chosen []candidate, floor int64) ([]int64, error) {
-	counts, ok := divideCapped(s.replicas, slotsOf(chosen), floor)
+	var primaries, backups []candidate
+	var at []int // where each of primaries, then backups, is in chosen
+	for i, c := range chosen {
+		if !c.backup {
+			primaries, at = append(primaries, c), append(at, i)
+		}
+	}
+	for i, c := range chosen {
+		if c.backup {
+			backups, at = append(backups, c), append(at, i)
+		}
+	}
+	// Clusters with a weight are filled first, up to what they can hold; backups (weight
+	// 0) share what is left.
+	first := s.replicas
+	if len(backups) > 0 {
+		first = min(s.replicas, capacityOf(primaries))
+	}
+	counts, ok := divideCapped(first, slotsOf(primaries), floor)
 	if !ok {
 		return nil, s.tooSmall(chosen)
 	}
-	return counts, nil
+	if len(backups) > 0 {
+		rest, ok := divideCapped(s.replicas-first, slotsOf(backups), floor)
+		if !ok {
+			return nil, s.tooSmall(chosen)
+		}
+		counts = append(counts, rest...)
+	}
+	out := make([]int64, len(chosen))
+	for k, i := range at {
+		out[i] = counts[k]
+	}
+	return out, nil
 }
 
 // divideDynamic divides by available replicas (the seeds: available 6/12/18 share 12

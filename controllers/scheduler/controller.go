@@ -187,7 +187,10 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 		c.queue.AddAfter(k, result.Recheck.Sub(now))
 	}
 	if u != nil {
-		if old := meta.FindStatusCondition(b.Status.Conditions, federationv1alpha1.BindingConditionScheduled); old == nil || old.Message != u.Message {
+		// Once per reason: the message counts the room left, which changes with every
+		// probe of a busy member.
+		if old := meta.FindStatusCondition(b.Status.Conditions, federationv1alpha1.BindingConditionScheduled); old == nil ||
+			old.Status != metav1.ConditionFalse || old.Reason != u.Reason {
 			c.event(b.Spec.Resource, corev1.EventTypeWarning, "ScheduleFailed", "%s", u.Message)
 		}
 	}

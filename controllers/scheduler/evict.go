@@ -18,6 +18,7 @@ package scheduler
 
 import (
 	"fmt"
+	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -44,6 +45,9 @@ func evictionTasks(spec *federationv1alpha1.ResourceBindingSpec, previous []fede
 	}
 	var out []federationv1alpha1.GracefulEvictionTask
 	for _, e := range evicted {
+		if slices.ContainsFunc(spec.GracefulEvictionTasks, func(t federationv1alpha1.GracefulEvictionTask) bool { return t.FromCluster == e.Cluster }) {
+			continue // already being left (an application failover, say)
+		}
 		task := federationv1alpha1.GracefulEvictionTask{
 			FromCluster:        e.Cluster,
 			PurgeMode:          mode,

@@ -301,6 +301,9 @@ type candidate struct {
 	// placements.
 	capacity int64
 	weight   int64
+	// backup is a cluster of weight 0 in a static weight list, there because those with a
+	// weight cannot hold every replica: it gets only what they cannot hold.
+	backup bool
 }
 
 // preferred orders candidates: those of the previous result first, then those that can
@@ -406,7 +409,7 @@ func (s *scheduling) candidates(affinity *federationv1alpha1.ClusterAffinity) ([
 			case modeStatic:
 				if c.weight = st.staticW; c.weight <= 0 {
 					unweighted = append(unweighted, st.cluster.Name)
-					c.weight = 1
+					c.weight, c.backup = 1, true
 					backups = append(backups, c)
 					continue
 				}

@@ -18,6 +18,7 @@ package policy
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -157,8 +158,8 @@ func NoExecute(taints []corev1.Taint, tolerations []corev1.Toleration, now time.
 			}
 			longest = max(longest, *tol.TolerationSeconds)
 		}
-		if forever {
-			continue
+		if forever || longest > maxTolerationSeconds {
+			continue // longer than a Duration holds: as good as forever
 		}
 		if !matched {
 			return true, time.Time{}, t
@@ -177,6 +178,9 @@ func NoExecute(taints []corev1.Taint, tolerations []corev1.Toleration, now time.
 	}
 	return false, next, nil
 }
+
+// maxTolerationSeconds is the longest toleration a time.Duration can count.
+const maxTolerationSeconds = int64(math.MaxInt64 / time.Second)
 
 // DividedByRoom tells whether a placement divides replicas by the clusters' room:
 // Divided with dynamicWeight AvailableReplicas, or Aggregated. These are the workloads

@@ -161,6 +161,8 @@ func TestNoExecute(t *testing.T) {
 			tolerations: []corev1.Toleration{tolerate("a", ptr.To[int64](30)), tolerate("b", ptr.To[int64](60))}, next: 10 * time.Second},
 		{name: "one untolerated of two", taints: []corev1.Taint{taint("a", 0), taint("b", 0)},
 			tolerations: []corev1.Toleration{tolerate("a", nil)}, evicted: true},
+		{name: "a toleration too long to count is forever", taints: []corev1.Taint{taint("a", time.Hour)},
+			tolerations: []corev1.Toleration{tolerate("a", ptr.To[int64](9_999_999_999))}},
 		{name: "no TimeAdded counts from now", taints: []corev1.Taint{{Key: "a", Effect: corev1.TaintEffectNoExecute}},
 			tolerations: []corev1.Toleration{tolerate("a", ptr.To[int64](5))}, next: 5 * time.Second},
 	} {
