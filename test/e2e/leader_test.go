@@ -1,0 +1,185 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clientsetscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	"github.com/fedhq/fed/apis/generated/clientset/versioned"
+	"github.com/fedhq/fed/test/lab"
+)
+
+// TestLeaderElectionEtcd3 runs two fed-apiservers on the lab's etcd, as two replicas of a
+// Deployment would: both serve the API, the one that holds the Lease runs the controllers
+// (it probes a Cluster both see). Killed without a chance to release the Lease, the other
+// takes it over once it expires, and propagation goes on through it: a Deployment applied
+// to the fleet then reaches member1.
+func TestLeaderElectionEtcd3(t *testing.T) {
+	ctx := context.Background()
+	suffix := fmt.Sprint(time.Now().UnixNano() % 1_000_000_000)
+	lease := "fed-e2e-" + suffix
+	const leaseDuration = 6 * time.Second
+	start := func(name string) *lab.FedServer {
+		startCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		defer cancel()
+		f, stop, err := theLab.StartFedServer(startCtx, name, "--storage-backend=etcd3", "--etcd-servers="+theLab.EtcdURL(),
+			"--etcd-prefix=/fed-e2e-ha-"+suffix, "--data-dir="+filepath.Join(t.TempDir(), "data"),
+			"--leader-elect-resource-name="+lease, "--leader-elect-lease-duration="+leaseDuration.String(),
+			"--leader-elect-renew-deadline=4s", "--leader-elect-retry-period=1s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(stop)
+		return f
+	}
+	a, b := start("fed-ha-a"), start("fed-ha-b")
+	host, _ := hostClients(t)
+	t.Cleanup(func() {
+		_ = host.CoordinationV1().Leases(clusterv1alpha1.FedNamespace).Delete(context.Background(), lease, metav1.DeleteOptions{})
+	})
+	clients := map[*lab.FedServer]*rest.Config{}
+	for _, f := range []*lab.FedServer{a, b} {
+		cfg, err := theLab.FedRESTConfig(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clients[f] = cfg
+	}
+	// leading reads leader_election_master_status off a replica's /metrics.
+	leading := func(f *lab.FedServer) (bool, error) {
+		rc, err := rest.UnversionedRESTClientFor(withCodecs(clients[f]))
+		if err != nil {
+			return false, err
+		}
+		raw, err := rc.Get().AbsPath("/metrics").DoRaw(ctx)
+		if err != nil {
+			return false, err
+		}
+		return strings.Contains(string(raw), `leader_election_master_status{name="`+lease+`"} 1`), nil
+	}
+	leader := func() (*lab.FedServer, error) {
+		var holders []*lab.FedServer
+		for _, f := range []*lab.FedServer{a, b} {
+			ok, err := leading(f)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", f.Name, err)
+			}
+			if ok {
+				holders = append(holders, f)
+			}
+		}
+		if len(holders) != 1 {
+			return nil, fmt.Errorf("%d replicas run the controllers, want 1", len(holders))
+		}
+		return holders[0], nil
+	}
+	var first *lab.FedServer
+	waitFor(t, 30*time.Second, func() (err error) { first, err = leader(); return err })
+	l, err := host.CoordinationV1().Leases(clusterv1alpha1.FedNamespace).Get(ctx, lease, metav1.GetOptions{})
+	if err != nil || l.Spec.HolderIdentity == nil {
+		t.Fatalf("the Lease %s: %+v, %v", lease, l, err)
+	}
+	t.Logf("%s runs the controllers, Lease held by %s", first.Name, *l.Spec.HolderIdentity)
+
+	// Both serve the API: a Cluster written through one is read through the other, and the
+	// leader's cluster controller probes it.
+	_, labFed := hostClients(t)
+	member1, err := labFed.ClusterV1alpha1().Clusters().Get(ctx, "member1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fedA, fedB := versioned.NewForConfigOrDie(clients[a]), versioned.NewForConfigOrDie(clients[b])
+	cluster := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "member1"}, Spec: *member1.Spec.DeepCopy()}
+	cluster.Spec.Taints = nil
+	if _, err := fedA.ClusterV1alpha1().Clusters().Create(ctx, cluster, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, func() error {
+		c, err := fedB.ClusterV1alpha1().Clusters().Get(ctx, "member1", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		return readyAndUntainted(c)
+	})
+
+	if err := first.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	other := a
+	if first == a {
+		other = b
+	}
+	waitFor(t, leaseDuration+20*time.Second, func() error {
+		ok, err := leading(other)
+		if err != nil || !ok {
+			return fmt.Errorf("%s does not run the controllers yet (%v)", other.Name, err)
+		}
+		return nil
+	})
+	t.Logf("%s took over %s after %s was killed (Lease duration %s)", other.Name, time.Since(killed).Round(100*time.Millisecond), first.Name, leaseDuration)
+
+	// Propagation goes on through the remaining replica.
+	ns := "e2e-ha-" + suffix
+	kc, err := clientcmd.LoadFromFile(theLab.Host.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range kc.Clusters {
+		c.Server = other.URL() + federationv1alpha1.FleetPath
+	}
+	fleet := filepath.Join(t.TempDir(), "fleet.kubeconfig")
+	if err := clientcmd.WriteToFile(*kc, fleet); err != nil {
+		t.Fatal(err)
+	}
+	kubectl(t, fleet, "create", "namespace", ns)
+	t.Cleanup(func() { _, _ = runKubectl(memberKubeconfig("member1"), "delete", "namespace", ns, "--wait=false") })
+	kubectlStdin(t, fleet, `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ha
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: ha}
+  template:
+    metadata:
+      labels: {app: ha}
+    spec:
+      containers:
+      - {name: app, image: nginx}
+---
+apiVersion: federation.fedhq.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: ha
+spec:
+  resourceSelectors:
+  - {apiVersion: apps/v1, kind: Deployment, name: ha}
+  placement: {clusterAffinity: {clusterNames: [member1]}}
+`, "apply", "-n", ns, "-f", "-")
+	expectOutput(t, time.Minute, memberKubeconfig("member1"), "1 true", "get", "deploy", "ha", "-n", ns, "--ignore-not-found",
+		"-o", `jsonpath={.spec.replicas} {.metadata.labels.federation\.fedhq\.io/managed}`)
+	kubectl(t, fleet, "delete", "deploy", "ha", "-n", ns)
+	expectOutput(t, time.Minute, memberKubeconfig("member1"), "", "get", "deploy", "ha", "-n", ns, "--ignore-not-found", "-o", "name")
+	if err := versioned.NewForConfigOrDie(clients[other]).ClusterV1alpha1().Clusters().Delete(ctx, "member1", metav1.DeleteOptions{}); err != nil {
+		t.Errorf("deleting the etcd3 fleet's Cluster: %v", err)
+	}
+}
+
+// withCodecs makes a client configuration usable for an unversioned REST client.
+func withCodecs(cfg *rest.Config) *rest.Config {
+	c := rest.CopyConfig(cfg)
+	c.NegotiatedSerializer = clientsetscheme.Codecs.WithoutConversion()
+	return c
+}
