@@ -91,25 +91,56 @@ func TestLeaderElectionEtcd3(t *testing.T) {
 	}
 	t.Logf("%s runs the controllers, Lease held by %s", first.Name, *l.Spec.HolderIdentity)
 
-	// Both serve the API: a Cluster written through one is read through the other, and the
-	// leader's cluster controller probes it.
-	_, labFed := hostClients(t)
-	member1, err := labFed.ClusterV1alpha1().Clusters().Get(ctx, "member1", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fedA, fedB := versioned.NewForConfigOrDie(clients[a]), versioned.NewForConfigOrDie(clients[b])
-	cluster := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "member1"}, Spec: *member1.Spec.DeepCopy()}
-	cluster.Spec.Taints = nil
-	if _, err := fedA.ClusterV1alpha1().Clusters().Create(ctx, cluster, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, 30*time.Second, func() error {
-		c, err := fedB.ClusterV1alpha1().Clusters().Get(ctx, "member1", metav1.GetOptions{})
+	// Both serve the API, and the leader's detector binds a template written through one
+	// replica, read through the other. (No member yet: a second fed managing the lab's
+	// members from its start would take their namespaces for its own.)
+	fleetOf := func(f *lab.FedServer) string {
+		kc, err := clientcmd.LoadFromFile(theLab.Host.Kubeconfig)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
-		return readyAndUntainted(c)
+		for _, c := range kc.Clusters {
+			c.Server = f.URL() + federationv1alpha1.FleetPath
+		}
+		path := filepath.Join(t.TempDir(), f.Name+".kubeconfig")
+		if err := clientcmd.WriteToFile(*kc, path); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	ns := "e2e-ha-" + suffix
+	kubectl(t, fleetOf(a), "create", "namespace", ns)
+	t.Cleanup(func() { _, _ = runKubectl(memberKubeconfig("member1"), "delete", "namespace", ns, "--wait=false") })
+	apply := func(f *lab.FedServer, name string) {
+		kubectlStdin(t, fleetOf(f), fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: %[1]s
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: %[1]s}
+  template:
+    metadata:
+      labels: {app: %[1]s}
+    spec:
+      containers:
+      - {name: app, image: nginx}
+---
+apiVersion: federation.fedhq.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: %[1]s
+spec:
+  resourceSelectors:
+  - {apiVersion: apps/v1, kind: Deployment, name: %[1]s}
+  placement: {clusterAffinity: {clusterNames: [member1]}}
+`, name), "apply", "-n", ns, "-f", "-")
+	}
+	apply(a, "before")
+	waitFor(t, 30*time.Second, func() error {
+		_, err := versioned.NewForConfigOrDie(clients[b]).FederationV1alpha1().ResourceBindings(ns).Get(ctx, "before-deployment", metav1.GetOptions{})
+		return err
 	})
 
 	if err := first.Kill(); err != nil {
@@ -129,52 +160,32 @@ func TestLeaderElectionEtcd3(t *testing.T) {
 	})
 	t.Logf("%s took over %s after %s was killed (Lease duration %s)", other.Name, time.Since(killed).Round(100*time.Millisecond), first.Name, leaseDuration)
 
-	// Propagation goes on through the remaining replica.
-	ns := "e2e-ha-" + suffix
-	kc, err := clientcmd.LoadFromFile(theLab.Host.Kubeconfig)
+	// Propagation goes on through the remaining replica: it probes a member and places a
+	// Deployment there.
+	_, labFed := hostClients(t)
+	member1, err := labFed.ClusterV1alpha1().Clusters().Get(ctx, "member1", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range kc.Clusters {
-		c.Server = other.URL() + federationv1alpha1.FleetPath
-	}
-	fleet := filepath.Join(t.TempDir(), "fleet.kubeconfig")
-	if err := clientcmd.WriteToFile(*kc, fleet); err != nil {
+	fedOther := versioned.NewForConfigOrDie(clients[other])
+	cluster := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "member1"}, Spec: *member1.Spec.DeepCopy()}
+	cluster.Spec.Taints = nil
+	if _, err := fedOther.ClusterV1alpha1().Clusters().Create(ctx, cluster, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	kubectl(t, fleet, "create", "namespace", ns)
-	t.Cleanup(func() { _, _ = runKubectl(memberKubeconfig("member1"), "delete", "namespace", ns, "--wait=false") })
-	kubectlStdin(t, fleet, `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: ha
-spec:
-  replicas: 1
-  selector:
-    matchLabels: {app: ha}
-  template:
-    metadata:
-      labels: {app: ha}
-    spec:
-      containers:
-      - {name: app, image: nginx}
----
-apiVersion: federation.fedhq.io/v1alpha1
-kind: PropagationPolicy
-metadata:
-  name: ha
-spec:
-  resourceSelectors:
-  - {apiVersion: apps/v1, kind: Deployment, name: ha}
-  placement: {clusterAffinity: {clusterNames: [member1]}}
-`, "apply", "-n", ns, "-f", "-")
+	t.Cleanup(func() { _ = fedOther.ClusterV1alpha1().Clusters().Delete(context.Background(), "member1", metav1.DeleteOptions{}) })
+	waitFor(t, 30*time.Second, func() error {
+		c, err := fedOther.ClusterV1alpha1().Clusters().Get(ctx, "member1", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		return readyAndUntainted(c)
+	})
+	apply(other, "ha")
 	expectOutput(t, time.Minute, memberKubeconfig("member1"), "1 true", "get", "deploy", "ha", "-n", ns, "--ignore-not-found",
 		"-o", `jsonpath={.spec.replicas} {.metadata.labels.federation\.fedhq\.io/managed}`)
-	kubectl(t, fleet, "delete", "deploy", "ha", "-n", ns)
-	expectOutput(t, time.Minute, memberKubeconfig("member1"), "", "get", "deploy", "ha", "-n", ns, "--ignore-not-found", "-o", "name")
-	if err := versioned.NewForConfigOrDie(clients[other]).ClusterV1alpha1().Clusters().Delete(ctx, "member1", metav1.DeleteOptions{}); err != nil {
-		t.Errorf("deleting the etcd3 fleet's Cluster: %v", err)
-	}
+	kubectl(t, fleetOf(other), "delete", "deploy", "ha", "before", "-n", ns)
+	expectOutput(t, time.Minute, memberKubeconfig("member1"), "", "get", "deploy", "ha", "before", "-n", ns, "--ignore-not-found", "-o", "name")
 }
 
 // withCodecs makes a client configuration usable for an unversioned REST client.
