@@ -50,6 +50,9 @@ type Config struct {
 	HPASyncPeriod time.Duration
 	// Failover tunes how workloads leave failed clusters and unschedulable replicas move.
 	Failover controllers.Failover
+	// LeaderElection, when set, runs the controllers only in the replica that holds its
+	// Lease.
+	LeaderElection *controllers.LeaderElection
 }
 
 type completedConfig struct {
@@ -59,6 +62,7 @@ type completedConfig struct {
 	Metrics          metricsadapter.Options
 	HPASyncPeriod    time.Duration
 	Failover         controllers.Failover
+	LeaderElection   *controllers.LeaderElection
 	// fleet is the fleet API's handler, which the handler chain reaches once New made it.
 	fleet *atomic.Pointer[fleet.Fleet]
 	// members is the fleet proxy's access to the members, once the controllers run.
@@ -157,7 +161,7 @@ func (c *Config) Complete() CompletedConfig {
 		return buildChain(routed, conf)
 	}
 	return CompletedConfig{&completedConfig{GenericConfig: gc.Complete(), HostClientConfig: c.HostClientConfig, SearchCache: c.SearchCache,
-		Metrics: c.Metrics, HPASyncPeriod: c.HPASyncPeriod, Failover: c.Failover, fleet: fleetHandler, members: members, fleetProxy: fleetProxy}}
+		Metrics: c.Metrics, HPASyncPeriod: c.HPASyncPeriod, Failover: c.Failover, LeaderElection: c.LeaderElection, fleet: fleetHandler, members: members, fleetProxy: fleetProxy}}
 }
 
 // Server is fed-apiserver.
@@ -222,7 +226,7 @@ func (c CompletedConfig) New() (*Server, error) {
 		// client, so they need it serving: a post-start hook, stopped with the server.
 		s.AddPostStartHookOrDie("start-fed-controllers", func(hookContext genericapiserver.PostStartHookContext) error {
 			started, err := controllers.Start(hookContext, controllers.Config{Fed: hookContext.LoopbackClientConfig, Host: host, SearchCache: c.SearchCache,
-				Metrics: fleetMetrics, HPASyncPeriod: c.HPASyncPeriod, Failover: c.Failover})
+				Metrics: fleetMetrics, HPASyncPeriod: c.HPASyncPeriod, Failover: c.Failover, LeaderElection: c.LeaderElection})
 			if err != nil {
 				return err
 			}

@@ -97,6 +97,9 @@ type Config struct {
 	HPASyncPeriod time.Duration
 	// Failover tunes failover and the descheduler; zero values take the defaults.
 	Failover Failover
+	// LeaderElection, when set, runs the controllers (but the search cache's, which each
+	// replica has of its own) only while this replica holds its Lease.
+	LeaderElection *LeaderElection
 }
 
 // Members is what the controllers share with the rest of the server once they run: the
@@ -253,37 +256,45 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 	fedFactory.Start(ctx.Done())
 	hostFactory.Start(ctx.Done())
 	tmpls.Start(ctx)
-	go clusterController.Run(ctx, cfg.ClusterWorkers)
-	go func() {
-		// The pipeline asks the interpreter, which needs the customizations read first.
-		if !cache.WaitForCacheSync(ctx.Done(), rics.Informer().HasSynced) {
-			return
-		}
-		// Each step waits mostly on a write to fed's storage or a member (a few
-		// milliseconds each, little CPU), so many workers keep the pipeline busy.
-		go detectorController.Run(ctx, 16)
-		go schedulerController.Run(ctx, 16)
-		go bindingController.Run(ctx, 16)
-		// Status writes have fewer workers than the steps that propagate: under load,
-		// propagation goes first, and what changed several times meanwhile gets one write.
-		go bindingStatusController.Run(ctx, 4)
-		go workStatusController.Run(ctx, 4)
-		go executionController.Run(ctx, 32)
-		go evictionController.Run(ctx, 2)
-		go failoverController.Run(ctx, 2)
-		go deschedulerController.Run(ctx, 2)
-		go rebalancerController.Run(ctx, 1)
-		go namespaceController.Run(ctx, 2)
-		go mcsController.Run(ctx, 2)
-	}()
+	// Every replica fills its own search cache; only the leader runs the rest.
 	if searchCacheController != nil {
 		go searchCacheController.Run(ctx, 2)
 	}
-	if hpaController != nil {
-		go hpaController.Run(ctx, 2)
+	lead := func(ctx context.Context) {
+		go clusterController.Run(ctx, cfg.ClusterWorkers)
+		go func() {
+			// The pipeline asks the interpreter, which needs the customizations read first.
+			if !cache.WaitForCacheSync(ctx.Done(), rics.Informer().HasSynced) {
+				return
+			}
+			// Each step waits mostly on a write to fed's storage or a member (a few
+			// milliseconds each, little CPU), so many workers keep the pipeline busy.
+			go detectorController.Run(ctx, 16)
+			go schedulerController.Run(ctx, 16)
+			go bindingController.Run(ctx, 16)
+			// Status writes have fewer workers than the steps that propagate: under load,
+			// propagation goes first, and what changed several times meanwhile gets one write.
+			go bindingStatusController.Run(ctx, 4)
+			go workStatusController.Run(ctx, 4)
+			go executionController.Run(ctx, 32)
+			go evictionController.Run(ctx, 2)
+			go failoverController.Run(ctx, 2)
+			go deschedulerController.Run(ctx, 2)
+			go rebalancerController.Run(ctx, 1)
+			go namespaceController.Run(ctx, 2)
+			go mcsController.Run(ctx, 2)
+		}()
+		if hpaController != nil {
+			go hpaController.Run(ctx, 2)
+		}
+		go cronController.Run(ctx, 2)
+		go hpaMarker.Run(ctx, 2)
 	}
-	go cronController.Run(ctx, 2)
-	go hpaMarker.Run(ctx, 2)
+	if cfg.LeaderElection == nil {
+		lead(ctx)
+	} else if err := elect(ctx, hostClient, cfg.LeaderElection, lead); err != nil {
+		return nil, err
+	}
 	go func() {
 		<-ctx.Done()
 		fedFactory.Shutdown()

@@ -13,12 +13,15 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle"
 	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
 	"k8s.io/apiserver/pkg/util/compatibility"
 	"k8s.io/client-go/rest"
+	componentbaseconfig "k8s.io/component-base/config"
+	componentbaseoptions "k8s.io/component-base/config/options"
 	openapicommon "k8s.io/kube-openapi/pkg/common"
 	netutils "k8s.io/utils/net"
 	cmopenapi "sigs.k8s.io/custom-metrics-apiserver/pkg/generated/openapi/custommetrics"
@@ -56,6 +59,9 @@ type Options struct {
 	HPASyncPeriod time.Duration
 	// Failover tunes how workloads leave failed clusters and unschedulable replicas move.
 	Failover controllers.Failover
+	// LeaderElection is the Lease the replicas of an etcd3-backed fed-apiserver compete
+	// for: every replica serves the API, the holder runs the controllers.
+	LeaderElection componentbaseconfig.LeaderElectionConfiguration
 
 	// etcd holds the storage options while the Badger backend runs: the generic options
 	// would otherwise validate and apply them as etcd settings.
@@ -75,8 +81,17 @@ func NewOptions(stdout, stderr io.Writer) *Options {
 		Metrics:       metricsadapter.Options{TTL: metricsadapter.DefaultTTL, Timeout: metricsadapter.DefaultTimeout},
 		HPASyncPeriod: controllers.DefaultHPASyncPeriod,
 		Failover:      controllers.DefaultFailover(),
-		Stdout:        stdout,
-		Stderr:        stderr,
+		LeaderElection: componentbaseconfig.LeaderElectionConfiguration{
+			LeaderElect:       true,
+			LeaseDuration:     metav1.Duration{Duration: 15 * time.Second},
+			RenewDeadline:     metav1.Duration{Duration: 10 * time.Second},
+			RetryPeriod:       metav1.Duration{Duration: 2 * time.Second},
+			ResourceLock:      "leases",
+			ResourceName:      "fed-controllers",
+			ResourceNamespace: "fed-system",
+		},
+		Stdout: stdout,
+		Stderr: stderr,
 	}
 	o.Recommended.Etcd.StorageConfig.EncodeVersioner = scheme.StorageVersions
 	o.Recommended.Etcd.StorageConfig.Type = BackendBadger
@@ -105,6 +120,10 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.Int64Var(&sc.MappedBudget, "search-cache-mapped-bytes", sc.MappedBudget, "Above this much of the process's resident memory in pages of mapped files, the search cache hands the pages of its files back to the kernel (Linux; 0: never).")
 	fs.DurationVar(&o.Metrics.TTL, "metrics-cache-ttl", o.Metrics.TTL, "How long the fleet's metrics reuse a member's answer (metrics-server refreshes every 15s by default).")
 	fs.DurationVar(&o.HPASyncPeriod, "federatedhpa-sync-period", o.HPASyncPeriod, "How often each FederatedHPA is reconciled (the HPA's --horizontal-pod-autoscaler-sync-period).")
+	componentbaseoptions.BindLeaderElectionFlags(&o.LeaderElection, fs)
+	if f := fs.Lookup("leader-elect"); f != nil {
+		f.Usage = "With --storage-backend=etcd3: every replica serves the API, and only the one that holds a Lease in the host's --leader-elect-resource-namespace runs the controllers (the others take over within --leader-elect-lease-duration when it stops). The Badger backend runs one replica and no election."
+	}
 	fs.DurationVar(&o.Failover.DeschedulingInterval, "descheduling-interval", o.Failover.DeschedulingInterval, "How often the replicas of Divided workloads with dynamic weights (or Aggregated) that a member leaves unschedulable are moved to clusters with room.")
 	fs.DurationVar(&o.Failover.UnschedulableThreshold, "unschedulable-threshold", o.Failover.UnschedulableThreshold, "How long a pod must have been unschedulable in its member before the descheduler moves its replica.")
 	fs.DurationVar(&o.Failover.EvictionTimeout, "failover-eviction-timeout", o.Failover.EvictionTimeout, "How long a member cluster stays not Ready before fed taints it cluster.fedhq.io/not-ready or /unreachable with the effect NoExecute, which moves its workloads to other clusters (a placement's clusterTolerations may wait longer).")
@@ -148,6 +167,17 @@ func (o *Options) Validate() error {
 	if o.Metrics.TTL <= 0 || o.Metrics.Timeout <= 0 || o.HPASyncPeriod <= 0 ||
 		o.Failover.EvictionTimeout <= 0 || o.Failover.DeschedulingInterval <= 0 || o.Failover.UnschedulableThreshold <= 0 {
 		errs = append(errs, errors.New("--metrics-cache-ttl, --metrics-member-timeout, --federatedhpa-sync-period, --failover-eviction-timeout, --descheduling-interval and --unschedulable-threshold must be positive"))
+	}
+	if le := o.LeaderElection; le.LeaderElect && o.backend() == BackendEtcd3 {
+		if le.ResourceLock != "leases" {
+			errs = append(errs, fmt.Errorf("--leader-elect-resource-lock %q: fed elects with a Lease (leases)", le.ResourceLock))
+		}
+		if le.RetryPeriod.Duration <= 0 || le.RenewDeadline.Duration <= le.RetryPeriod.Duration || le.LeaseDuration.Duration <= le.RenewDeadline.Duration {
+			errs = append(errs, errors.New("--leader-elect-retry-period, --leader-elect-renew-deadline and --leader-elect-lease-duration must each be longer than the one before"))
+		}
+		if le.ResourceName == "" || le.ResourceNamespace == "" {
+			errs = append(errs, errors.New("--leader-elect-resource-name and --leader-elect-resource-namespace must be set"))
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -196,6 +226,10 @@ func (o *Options) Config() (*apiserver.Config, func() error, error) {
 		host.QPS, host.Burst = 500, 1000
 	}
 	cfg := &apiserver.Config{GenericConfig: c, HostClientConfig: host, Metrics: o.Metrics, HPASyncPeriod: o.HPASyncPeriod, Failover: o.Failover}
+	if le := o.LeaderElection; le.LeaderElect && o.backend() == BackendEtcd3 {
+		cfg.LeaderElection = &controllers.LeaderElection{Namespace: le.ResourceNamespace, Name: le.ResourceName,
+			LeaseDuration: le.LeaseDuration.Duration, RenewDeadline: le.RenewDeadline.Duration, RetryPeriod: le.RetryPeriod.Duration}
+	}
 	closeCache := noop
 	var err error
 	if host != nil {

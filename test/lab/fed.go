@@ -43,10 +43,20 @@ type FedServer struct {
 	Dir string
 	// Args are the storage flags; the lab adds serving and delegation flags.
 	Args []string
+
+	proc *process // the process StartFedServer started
 }
 
 // URL is where the server listens (directly, not through the host).
 func (f *FedServer) URL() string { return "https://127.0.0.1:" + strconv.Itoa(f.Port) }
+
+// Kill kills a fed-apiserver StartFedServer started, without letting it stop cleanly.
+func (f *FedServer) Kill() error {
+	if f.proc == nil {
+		return fmt.Errorf("%s was not started by StartFedServer", f.Name)
+	}
+	return f.proc.stop(0)
+}
 
 // The lab fed-apiserver's --failover-eviction-timeout, --descheduling-interval and
 // --unschedulable-threshold.
@@ -154,6 +164,7 @@ func (l *Lab) StartFedServer(ctx context.Context, name string, storageArgs ...st
 	if err := p.start(false); err != nil {
 		return nil, nil, err
 	}
+	f.proc = p
 	stop := func() { _ = p.stop(10 * time.Second) }
 	if err := l.waitFor(ctx, name+" ready", []*process{p}, func(ctx context.Context) error { return l.fedReadyz(ctx, f) }); err != nil {
 		stop()
