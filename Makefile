@@ -16,6 +16,7 @@ METRICS_SERVER_VERSION := v0.9.0
 GOTESTSUM_VERSION := v1.13.0
 HELM_VERSION := v4.3.1
 HELM3_VERSION := v3.22.0
+KREW_VERSION := v0.4.3
 
 K8S_LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION) \
 	-X k8s.io/component-base/version.gitMajor=$(word 1,$(subst ., ,$(K8S_VERSION:v%=%))) \
@@ -65,6 +66,16 @@ $(BIN)/.helm3-$(HELM3_VERSION):
 	@mkdir -p $(BIN)/helm3
 	GOBIN=$(BIN)/helm3 go install helm.sh/helm/v3/cmd/helm@$(HELM3_VERSION)
 	@rm -f $(BIN)/.helm3-* && touch $@
+
+# krew (bin/kubectl-krew) and krew-index's manifest validator (bin/validate-krew-manifest), from
+# the same module, for the release tests: kubectl krew install --manifest --archive of what make
+# release builds. krew's version is stamped as krew's own release builds stamp it.
+$(BIN)/.krew-$(KREW_VERSION):
+	@mkdir -p $(BIN)
+	GOBIN=$(BIN) go install -ldflags "-X sigs.k8s.io/krew/internal/version.gitTag=$(KREW_VERSION)" \
+		sigs.k8s.io/krew/cmd/krew@$(KREW_VERSION) sigs.k8s.io/krew/cmd/validate-krew-manifest@$(KREW_VERSION)
+	mv -f $(BIN)/krew $(BIN)/kubectl-krew
+	@rm -f $(BIN)/.krew-* && touch $@
 
 $(BIN)/etcd:
 	hack/install-etcd.sh $(BIN)
@@ -122,7 +133,7 @@ verify: ## gofmt, go vet, and generated code up to date
 	hack/verify-codegen.sh
 
 .PHONY: test
-test: bin $(BIN)/.gotestsum-$(GOTESTSUM_VERSION) $(BIN)/.helm-$(HELM_VERSION) $(BIN)/.helm3-$(HELM3_VERSION) verify ## every test: unit, storage conformance, end to end on the lab
+test: bin $(BIN)/.gotestsum-$(GOTESTSUM_VERSION) $(BIN)/.helm-$(HELM_VERSION) $(BIN)/.helm3-$(HELM3_VERSION) $(BIN)/.krew-$(KREW_VERSION) verify ## every test: unit, storage conformance, end to end on the lab
 	$(BIN)/gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -timeout $(TEST_TIMEOUT) -count=1 ./...
 	@echo "== fuzzing the override engine for $(FUZZ_TIME)"
 	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZ_TIME) ./controllers/override/

@@ -17,9 +17,8 @@ limitations under the License.
 package e2e
 
 import (
-	"archive/tar"
+	"bufio"
 	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -28,9 +27,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
-	"regexp"
+	"reflect"
 	"runtime"
 	"sort"
 	"strings"
@@ -43,62 +41,77 @@ import (
 	"github.com/fedhq/fed/test/lab"
 )
 
-// krewPlugin mirrors krew's index.Plugin (sigs.k8s.io/krew/pkg/index, apiVersion
-// krew.googlecontainertools.github.com/v1alpha2) field for field, so that decoding strictly
-// into it rejects whatever krew would not read.
-type krewPlugin struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata,omitempty"`
+// The release tests run krew itself on what make release builds: bin/kubectl-krew and
+// bin/validate-krew-manifest, built by make test from sigs.k8s.io/krew at the Makefile's
+// KREW_VERSION. krew never reaches the network here: install --manifest --archive reads
+// local files only, KREW_NO_UPGRADE_CHECK turns off its check for a newer krew, git may use
+// local repositories only, and HTTP goes to a closed port on loopback.
 
-	Spec krewPluginSpec `json:"spec"`
+// releasePlatforms are the os/arch pairs make release builds.
+var releasePlatforms = []labels.Set{
+	{"os": "linux", "arch": "amd64"}, {"os": "linux", "arch": "arm64"},
+	{"os": "darwin", "arch": "amd64"}, {"os": "darwin", "arch": "arm64"},
 }
 
-type krewPluginSpec struct {
-	Version          string         `json:"version,omitempty"`
-	ShortDescription string         `json:"shortDescription,omitempty"`
-	Description      string         `json:"description,omitempty"`
-	Caveats          string         `json:"caveats,omitempty"`
-	Homepage         string         `json:"homepage,omitempty"`
-	Platforms        []krewPlatform `json:"platforms,omitempty"`
+// releaseManifest holds what fed's release promises of its manifest beyond krew's own
+// rules (which krew checks): its homepage, description and caveats, exactly the four
+// release platforms, and each platform's uri the GitHub release download of its archive
+// (an install with --archive never reads the uri).
+type releaseManifest struct {
+	Spec struct {
+		Version     string `json:"version"`
+		Homepage    string `json:"homepage"`
+		Description string `json:"description"`
+		Caveats     string `json:"caveats"`
+		Platforms   []struct {
+			URI      string                `json:"uri"`
+			Selector *metav1.LabelSelector `json:"selector"`
+		} `json:"platforms"`
+	} `json:"spec"`
 }
 
-type krewPlatform struct {
-	URI      string                `json:"uri,omitempty"`
-	Sha256   string                `json:"sha256,omitempty"`
-	Selector *metav1.LabelSelector `json:"selector,omitempty"`
-	Files    []krewFileOperation   `json:"files"`
-	License  string                `json:"license,omitempty"`
-	Bin      string                `json:"bin"`
-}
-
-type krewFileOperation struct {
-	From string `json:"from,omitempty"`
-	To   string `json:"to,omitempty"`
-}
-
-var (
-	// krew's semver with the v prefix it requires.
-	krewVersion = regexp.MustCompile(`^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
-	krewSHA256  = regexp.MustCompile(`^[a-f0-9]{64}$`)
-	// releasePlatforms are the os/arch pairs make release builds.
-	releasePlatforms = []labels.Set{
-		{"os": "linux", "arch": "amd64"}, {"os": "linux", "arch": "arm64"},
-		{"os": "darwin", "arch": "amd64"}, {"os": "darwin", "arch": "arm64"},
+// krewTool returns the path of one of the binaries make test builds from krew.
+func krewTool(t *testing.T, name string) string {
+	t.Helper()
+	root, err := lab.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
 	}
-)
+	bin := filepath.Join(root, "bin", name)
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("%v: make test builds it (make bin/.krew-<KREW_VERSION>)", err)
+	}
+	return bin
+}
 
-// loadKrewManifest decodes a krew manifest strictly and checks it as krew's validation
-// does, and more: fed's name, four platforms each matched by exactly one selector, the
-// release URL of each archive, the files of the archives.
-func loadKrewManifest(t *testing.T, file string) *krewPlugin {
+// validateKrewManifest runs krew's manifest validator (the one krew-index runs on every
+// manifest) on file: krew's structural validation, the plugin named fed (the validator
+// takes the name from the file's, so it reads a copy named fed.yaml), every platform's
+// selector matching a platform krew supports and none overlapping. -skip-install: its
+// install step downloads the uris; the release test installs from the archives instead.
+// Then the release's own promises (releaseManifest), which it returns.
+func validateKrewManifest(t *testing.T, file string) *releaseManifest {
 	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p krewPlugin
-	if err := yaml.UnmarshalStrict(data, &p); err != nil {
-		t.Fatalf("%s is not a krew Plugin: %v", file, err)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "fed.yaml"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	validate := exec.Command(krewTool(t, "validate-krew-manifest"), "-manifest", "fed.yaml", "-skip-install")
+	validate.Dir = dir
+	validate.Env = offlineEnv(t.TempDir())
+	if out, err := validate.CombinedOutput(); err != nil {
+		// klog.Fatal's goroutine dump says nothing about the manifest.
+		msg, _, _ := strings.Cut(string(out), "\ngoroutine ")
+		t.Fatalf("validate-krew-manifest %s: %v\n%s", file, err, msg)
+	}
+
+	var m releaseManifest
+	if err := yaml.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
 	}
 	var errs []error
 	check := func(ok bool, format string, args ...any) {
@@ -106,50 +119,29 @@ func loadKrewManifest(t *testing.T, file string) *krewPlugin {
 			errs = append(errs, fmt.Errorf(format, args...))
 		}
 	}
-	check(p.APIVersion == "krew.googlecontainertools.github.com/v1alpha2", "apiVersion %q", p.APIVersion)
-	check(p.Kind == "Plugin", "kind %q", p.Kind)
-	check(p.Name == "fed", "metadata.name %q, want fed", p.Name)
-	check(p.Spec.ShortDescription != "", "no spec.shortDescription")
-	check(p.Spec.Description != "" && p.Spec.Homepage != "" && p.Spec.Caveats != "", "spec.description, homepage and caveats must be set")
-	check(krewVersion.MatchString(p.Spec.Version), "spec.version %q is not a semantic version with a v prefix", p.Spec.Version)
-	check(len(p.Spec.Platforms) == len(releasePlatforms), "%d platforms, want %d", len(p.Spec.Platforms), len(releasePlatforms))
+	check(m.Spec.Homepage == "https://github.com/fedhq/fed", "spec.homepage %q", m.Spec.Homepage)
+	check(m.Spec.Description != "" && m.Spec.Caveats != "", "spec.description and spec.caveats must be set")
+	check(len(m.Spec.Platforms) == len(releasePlatforms), "%d platforms, want %d", len(m.Spec.Platforms), len(releasePlatforms))
 	matched := map[string]int{}
-	for i, pl := range p.Spec.Platforms {
-		where := fmt.Sprintf("platforms[%d]", i)
-		check(krewSHA256.MatchString(pl.Sha256), "%s: sha256 %q is not 64 lowercase hex digits", where, pl.Sha256)
-		check(pl.Bin == "kubectl-fed", "%s: bin %q", where, pl.Bin)
-		check(pl.License == "", "%s: license is not used by fed's manifest", where)
-		want := []krewFileOperation{{"kubectl-fed", "."}, {"kubectl_complete-fed", "."}, {"LICENSE", "."}}
-		check(fmt.Sprint(pl.Files) == fmt.Sprint(want), "%s: files %v, want %v", where, pl.Files, want)
-		if pl.Selector == nil || len(pl.Selector.MatchLabels) == 0 {
-			errs = append(errs, fmt.Errorf("%s: no selector.matchLabels", where))
-			continue
-		}
-		for k := range pl.Selector.MatchLabels {
-			check(k == "os" || k == "arch", "%s: selector key %q (krew supports os and arch)", where, k)
-		}
-		for _, e := range pl.Selector.MatchExpressions {
-			check(e.Key == "os" || e.Key == "arch", "%s: selector key %q (krew supports os and arch)", where, e.Key)
-		}
+	for i, pl := range m.Spec.Platforms {
 		sel, err := metav1.LabelSelectorAsSelector(pl.Selector)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: selector: %w", where, err))
+			errs = append(errs, fmt.Errorf("platforms[%d]: selector: %w", i, err))
 			continue
 		}
-		var hits []labels.Set
+		var hits []string
 		for _, set := range releasePlatforms {
 			if sel.Matches(set) {
-				hits = append(hits, set)
+				hits = append(hits, set["os"]+"-"+set["arch"])
 			}
 		}
 		if len(hits) != 1 {
-			errs = append(errs, fmt.Errorf("%s: selector %s matches %d of the release platforms, want 1", where, sel, len(hits)))
+			errs = append(errs, fmt.Errorf("platforms[%d]: selector %s matches %v of the release platforms, want one", i, sel, hits))
 			continue
 		}
-		osArch := hits[0]["os"] + "-" + hits[0]["arch"]
-		matched[osArch]++
-		wantURI := "https://github.com/fedhq/fed/releases/download/" + p.Spec.Version + "/kubectl-fed-" + osArch + ".tar.gz"
-		check(pl.URI == wantURI, "%s: uri %q, want %q", where, pl.URI, wantURI)
+		matched[hits[0]]++
+		want := "https://github.com/fedhq/fed/releases/download/" + m.Spec.Version + "/kubectl-fed-" + hits[0] + ".tar.gz"
+		check(pl.URI == want, "platforms[%d]: uri %q, want %q", i, pl.URI, want)
 	}
 	for _, set := range releasePlatforms {
 		osArch := set["os"] + "-" + set["arch"]
@@ -158,158 +150,364 @@ func loadKrewManifest(t *testing.T, file string) *krewPlugin {
 	if err := errors.Join(errs...); err != nil {
 		t.Fatalf("%s:\n%v", file, err)
 	}
-	return &p
+	return &m
 }
 
-// TestKrewManifestInRepository checks the krew-manifest.yaml that make release last wrote.
+// offlineEnv is the environment of krew's commands, without the caller's: HOME, no check
+// for a newer krew, git on local repositories only, HTTP(S) through a proxy on a closed
+// port of loopback.
+func offlineEnv(home string, extra ...string) []string {
+	return append([]string{
+		"PATH=" + os.Getenv("PATH"), // git, for krew's indexes
+		"HOME=" + home,
+		"KREW_NO_UPGRADE_CHECK=1",
+		"GIT_ALLOW_PROTOCOL=file",
+		"GIT_CONFIG_NOSYSTEM=1",
+		"HTTP_PROXY=http://127.0.0.1:9", "HTTPS_PROXY=http://127.0.0.1:9", "NO_PROXY=",
+	}, extra...)
+}
+
+// krewRoot is a KREW_ROOT of its own with krew's commands run in it.
+type krewRoot struct {
+	t    *testing.T
+	dir  string
+	home string
+	env  []string
+}
+
+// newKrewRoot makes an empty KREW_ROOT and HOME; extra are more variables (KREW_OS, KREW_ARCH).
+func newKrewRoot(t *testing.T, extra ...string) *krewRoot {
+	dir, home := t.TempDir(), t.TempDir()
+	env := offlineEnv(home, append([]string{"KREW_ROOT=" + dir}, extra...)...)
+	// krew's bin directory comes first on PATH, as krew's setup instructions put it.
+	env[0] = "PATH=" + filepath.Join(dir, "bin") + string(os.PathListSeparator) + os.Getenv("PATH")
+	return &krewRoot{t: t, dir: dir, home: home, env: env}
+}
+
+// krew runs bin/kubectl-krew in the root and returns its standard output and error.
+func (k *krewRoot) krew(args ...string) (string, string, error) {
+	cmd := exec.Command(krewTool(k.t, "kubectl-krew"), args...)
+	cmd.Env = k.env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	return stdout.String(), stderr.String(), err
+}
+
+// install runs kubectl krew install --manifest --archive and fails the test if krew fails.
+func (k *krewRoot) install(manifest, archive string) {
+	k.t.Helper()
+	if _, stderr, err := k.krew("install", "--manifest="+manifest, "--archive="+archive); err != nil {
+		k.t.Fatalf("kubectl krew install --manifest=%s --archive=%s: %v\n%s", manifest, archive, err, stderr)
+	}
+}
+
+// checkInstalled checks what krew installed of fed at version: in the store exactly the
+// three files of the archive, the binary executable, krew's bin/kubectl-fed a link to it,
+// and the receipt krew wrote the manifest as krew read it, field for field: a field krew
+// does not know would be missing from it.
+func (k *krewRoot) checkInstalled(manifest, version string) {
+	t := k.t
+	t.Helper()
+	store := filepath.Join(k.dir, "store", "fed", version)
+	entries, err := os.ReadDir(store)
+	if err != nil {
+		t.Fatalf("krew installed no fed %s: %v", version, err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	if want := []string{"LICENSE", "kubectl-fed", "kubectl_complete-fed"}; fmt.Sprint(names) != fmt.Sprint(want) {
+		t.Errorf("%s holds %v, want %v", store, names, want)
+	}
+	if fi, err := os.Stat(filepath.Join(store, "kubectl-fed")); err != nil || fi.Mode()&0o111 == 0 {
+		t.Errorf("%s is not an executable: %v", filepath.Join(store, "kubectl-fed"), err)
+	}
+	if dst, err := os.Readlink(filepath.Join(k.dir, "bin", "kubectl-fed")); err != nil || dst != filepath.Join(store, "kubectl-fed") {
+		t.Errorf("krew's bin/kubectl-fed links to %q (%v), want %s", dst, err, filepath.Join(store, "kubectl-fed"))
+	}
+
+	read := func(file string) map[string]any {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := yaml.Unmarshal(data, &m); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		return m
+	}
+	want, got := read(manifest), read(filepath.Join(k.dir, "receipts", "fed.yaml"))
+	if src, _ := got["status"].(map[string]any)["source"].(map[string]any); src["name"] != "detached" {
+		t.Errorf("the receipt's status %v, want the source detached (installed from a manifest)", got["status"])
+	}
+	delete(got, "status")
+	delete(got["metadata"].(map[string]any), "creationTimestamp")
+	if diff := yamlDiff("", want, got); len(diff) > 0 {
+		t.Errorf("krew's receipt differs from the manifest (fields krew does not read?):\n%s", strings.Join(diff, "\n"))
+	}
+}
+
+// yamlDiff lists the paths where two decoded YAML documents differ, with both values.
+func yamlDiff(path string, want, got any) []string {
+	switch w := want.(type) {
+	case map[string]any:
+		if g, ok := got.(map[string]any); ok {
+			var diff []string
+			for k := range w {
+				diff = append(diff, yamlDiff(strings.TrimPrefix(path+"."+k, "."), w[k], g[k])...)
+			}
+			for k := range g {
+				if _, ok := w[k]; !ok {
+					diff = append(diff, yamlDiff(strings.TrimPrefix(path+"."+k, "."), nil, g[k])...)
+				}
+			}
+			sort.Strings(diff)
+			return diff
+		}
+	case []any:
+		if g, ok := got.([]any); ok && len(g) == len(w) {
+			var diff []string
+			for i := range w {
+				diff = append(diff, yamlDiff(fmt.Sprintf("%s[%d]", path, i), w[i], g[i])...)
+			}
+			return diff
+		}
+	}
+	if reflect.DeepEqual(want, got) {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s: the manifest has %v, krew %v", path, want, got)}
+}
+
+// TestKrewManifestInRepository checks the krew-manifest.yaml that make release last wrote,
+// with krew's validator (its archives are not in the repository).
 func TestKrewManifestInRepository(t *testing.T) {
 	root, err := lab.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	loadKrewManifest(t, filepath.Join(root, "krew-manifest.yaml"))
+	validateKrewManifest(t, filepath.Join(root, "krew-manifest.yaml"))
 }
 
-// TestPluginReleaseInstall builds the release as make release does and installs kubectl
-// fed from it the way `kubectl krew install --manifest=krew-manifest.yaml --archive=…`
-// does, offline: the platform whose selector matches this os/arch, its archive checked
-// against the manifest's sha256, only the listed files unpacked, bin linked into a
-// directory on PATH. kubectl then finds the plugin by its own discovery.
-func TestPluginReleaseInstall(t *testing.T) {
+// TestPluginReleaseKrewInstall builds the release as make release does and installs
+// kubectl fed from it with krew, offline: `kubectl krew install --manifest=krew-manifest.yaml
+// --archive=…` of each platform's archive (krew told the platform by KREW_OS and KREW_ARCH),
+// then of this machine's, after which krew lists fed, kubectl finds the plugin by its own
+// discovery in krew's bin directory, it names the manifest's version, completes with the
+// link the caveats ask for, and krew uninstalls it. krew refuses a manifest whose sha256
+// is not its archive's, another platform's archive, and files the archive does not hold.
+func TestPluginReleaseKrewInstall(t *testing.T) {
 	root, err := lab.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
 	dist := t.TempDir()
 	const version = "v0.0.0-e2e.1"
+	manifest := filepath.Join(dist, "krew-manifest.yaml")
 	release := exec.Command(filepath.Join(root, "hack", "release.sh"))
 	release.Dir = root
-	release.Env = append(os.Environ(), "VERSION="+version, "DIST="+dist, "MANIFEST="+filepath.Join(dist, "krew-manifest.yaml"))
+	release.Env = append(os.Environ(), "VERSION="+version, "DIST="+dist, "MANIFEST="+manifest)
 	if out, err := release.CombinedOutput(); err != nil {
 		t.Fatalf("hack/release.sh: %v\n%s", err, out)
 	}
-	p := loadKrewManifest(t, filepath.Join(dist, "krew-manifest.yaml"))
-	if p.Spec.Version != version {
-		t.Fatalf("spec.version %q, want %q", p.Spec.Version, version)
+	m := validateKrewManifest(t, manifest)
+	if m.Spec.Version != version {
+		t.Fatalf("spec.version %q, want %q", m.Spec.Version, version)
+	}
+	archive := func(set labels.Set) string {
+		return filepath.Join(dist, "kubectl-fed-"+set["os"]+"-"+set["arch"]+".tar.gz")
 	}
 
-	// sha256sums.txt agrees with the manifest and the archives.
+	// sha256sums.txt: one line per archive, each the archive's sum (krew checks the
+	// manifest's sums against the archives below).
 	sums, err := os.ReadFile(filepath.Join(dist, "sha256sums.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, pl := range p.Spec.Platforms {
-		line := pl.Sha256 + "  " + path.Base(pl.URI)
-		if !strings.Contains(string(sums), line+"\n") {
-			t.Errorf("sha256sums.txt lacks %q:\n%s", line, sums)
-		}
-		if got := fileSHA256(t, filepath.Join(dist, path.Base(pl.URI))); got != pl.Sha256 {
-			t.Errorf("%s: sha256 %s, the manifest says %s", path.Base(pl.URI), got, pl.Sha256)
-		}
+	var lines []string
+	for _, set := range releasePlatforms {
+		lines = append(lines, fileSHA256(t, archive(set))+"  "+filepath.Base(archive(set))+"\n")
+	}
+	if string(sums) != strings.Join(lines, "") {
+		t.Errorf("sha256sums.txt:\n%swant:\n%s", sums, strings.Join(lines, ""))
 	}
 
-	// The platform of this machine, as krew picks it.
+	for _, set := range releasePlatforms {
+		t.Run(set["os"]+"/"+set["arch"], func(t *testing.T) {
+			k := newKrewRoot(t, "KREW_OS="+set["os"], "KREW_ARCH="+set["arch"])
+			k.install(manifest, archive(set))
+			k.checkInstalled(manifest, version)
+		})
+	}
+
 	here := labels.Set{"os": runtime.GOOS, "arch": runtime.GOARCH}
-	var platform *krewPlatform
-	for i, pl := range p.Spec.Platforms {
-		sel, err := metav1.LabelSelectorAsSelector(pl.Selector)
-		if err != nil {
+	var hereArchive, otherArchive string
+	for _, set := range releasePlatforms {
+		if labels.Equals(set, here) {
+			hereArchive = archive(set)
+		} else if otherArchive == "" {
+			otherArchive = archive(set)
+		}
+	}
+	if hereArchive == "" {
+		t.Skipf("make release builds no archive for %s/%s", runtime.GOOS, runtime.GOARCH)
+	}
+
+	t.Run("this machine", func(t *testing.T) {
+		k := newKrewRoot(t)
+		k.install(manifest, hereArchive)
+		k.checkInstalled(manifest, version)
+
+		// krew's bin/kubectl-fed runs, as the manifest's version.
+		fed := exec.Command(filepath.Join(k.dir, "bin", "kubectl-fed"), "version", "--client")
+		fed.Env = append(k.env, "KUBECONFIG="+filepath.Join(k.home, "none"))
+		if out, err := fed.Output(); err != nil || string(out) != "Client Version: "+version+"\n" {
+			t.Errorf("%s version --client: %v, printed %q, want %q", fed.Path, err, out, "Client Version: "+version+"\n")
+		}
+
+		// kubectl list needs an index (it refuses a KREW_ROOT without any, and its default
+		// index is a clone of GitHub's krew-index): an empty one of a local repository.
+		if _, err := exec.LookPath("git"); err != nil {
+			t.Fatalf("git: %v (krew keeps its indexes in git)", err)
+		}
+		index := filepath.Join(t.TempDir(), "index.git")
+		git := exec.Command("git", "init", "--quiet", "--bare", index)
+		git.Env = k.env
+		if out, err := git.CombinedOutput(); err != nil {
+			t.Fatalf("git init: %v\n%s", err, out)
+		}
+		if _, stderr, err := k.krew("index", "add", "local", index); err != nil {
+			t.Fatalf("kubectl krew index add: %v\n%s", err, stderr)
+		}
+		// Not on a terminal, krew list prints the names alone; fed came from no index.
+		if out, stderr, err := k.krew("list"); err != nil || out != "detached/fed\n" {
+			t.Errorf("kubectl krew list: %v, printed %q, want %q\n%s", err, out, "detached/fed\n", stderr)
+		}
+
+		// kubectl finds the plugin in krew's bin directory; kubectl itself comes from
+		// another directory of PATH (not the repository's bin/, which has a kubectl-fed too).
+		kubectlDir := t.TempDir()
+		if err := os.Symlink(filepath.Join(root, "bin", "kubectl"), filepath.Join(kubectlDir, "kubectl")); err != nil {
 			t.Fatal(err)
 		}
-		if sel.Matches(here) {
-			if platform != nil {
-				t.Fatalf("two platforms match %v", here)
+		env := []string{"PATH=" + filepath.Join(k.dir, "bin") + string(os.PathListSeparator) + kubectlDir, "HOME=" + k.home, "KUBECONFIG=" + filepath.Join(k.home, "none")}
+		run := func(args ...string) string {
+			t.Helper()
+			cmd := exec.Command(filepath.Join(kubectlDir, "kubectl"), args...)
+			cmd.Env = env
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("kubectl %s: %v\n%s%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
 			}
-			platform = &p.Spec.Platforms[i]
+			return stdout.String()
 		}
-	}
-	if platform == nil {
-		t.Skipf("no platform of the manifest matches %s/%s", runtime.GOOS, runtime.GOARCH)
-	}
-	archive := filepath.Join(dist, path.Base(platform.URI))
-	if got := fileSHA256(t, archive); got != platform.Sha256 {
-		t.Fatalf("%s: sha256 %s, want %s", archive, got, platform.Sha256)
-	}
+		if out := run("plugin", "list", "--name-only"); !strings.HasSuffix(out, "\n\nkubectl-fed\n") {
+			t.Errorf("kubectl plugin list --name-only printed %q, want kubectl-fed alone", out)
+		}
+		if out := run("plugin", "list"); !strings.Contains(out, filepath.Join(k.dir, "bin", "kubectl-fed")) {
+			t.Errorf("kubectl plugin list does not list %s:\n%s", filepath.Join(k.dir, "bin", "kubectl-fed"), out)
+		}
+		if out := run("fed", "version", "--client"); out != "Client Version: "+version+"\n" {
+			t.Errorf("kubectl fed version --client printed %q, want %q", out, "Client Version: "+version+"\n")
+		}
+		var v struct {
+			ClientVersion struct {
+				GitVersion, GitCommit, Platform, Major, Minor string
+			} `json:"clientVersion"`
+		}
+		if err := json.Unmarshal([]byte(run("fed", "version", "--client", "-o", "json")), &v); err != nil {
+			t.Fatal(err)
+		}
+		if c := v.ClientVersion; c.GitVersion != version || c.Platform != runtime.GOOS+"/"+runtime.GOARCH || c.Major != "0" || c.Minor != "0" {
+			t.Errorf("kubectl fed version --client -o json: %+v", c)
+		}
 
-	// Unpack, then keep only what the files operations move into the install directory.
-	staging, install := t.TempDir(), filepath.Join(t.TempDir(), "fed", version)
-	names := untarGz(t, archive, staging)
-	sort.Strings(names)
-	if want := []string{"LICENSE", "kubectl-fed", "kubectl_complete-fed"}; fmt.Sprint(names) != fmt.Sprint(want) {
-		t.Errorf("archive holds %v, want exactly %v at its root", names, want)
-	}
-	if err := os.MkdirAll(install, 0o755); err != nil {
+		// Completion: the caveats' command links kubectl_complete-fed beside kubectl-fed, and
+		// kubectl's plugin completion runs it.
+		var link string
+		for sc := bufio.NewScanner(strings.NewReader(m.Spec.Caveats)); sc.Scan(); {
+			if l := strings.TrimSpace(sc.Text()); strings.HasPrefix(l, "ln -s ") {
+				link = l
+			}
+		}
+		if link == "" {
+			t.Fatalf("the caveats give no ln -s command for kubectl_complete-fed:\n%s", m.Spec.Caveats)
+		}
+		sh := exec.Command("sh", "-c", link)
+		sh.Env = k.env
+		if out, err := sh.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", link, err, out)
+		}
+		if out := run("__complete", "fed", "ver"); !strings.HasPrefix(out, "version\t") {
+			t.Errorf("kubectl __complete fed ver printed %q, want the version command", out)
+		}
+
+		// The link is the user's, not krew's: krew leaves it in its bin directory, and with no
+		// plugin left installed (here not even krew, which a user's krew has installed itself)
+		// it would take a file in its bin directory without a receipt for a krew home of
+		// before 0.3 and refuse to run.
+		if err := os.Remove(filepath.Join(k.dir, "bin", "kubectl_complete-fed")); err != nil {
+			t.Fatal(err)
+		}
+		if _, stderr, err := k.krew("uninstall", "fed"); err != nil {
+			t.Fatalf("kubectl krew uninstall fed: %v\n%s", err, stderr)
+		}
+		if out, stderr, err := k.krew("list"); err != nil || out != "\n" {
+			t.Errorf("kubectl krew list after uninstall: %v, printed %q\n%s", err, out, stderr)
+		}
+		if _, err := os.Lstat(filepath.Join(k.dir, "bin", "kubectl-fed")); !os.IsNotExist(err) {
+			t.Errorf("krew's bin/kubectl-fed after uninstall: %v", err)
+		}
+	})
+
+	// What krew refuses: nothing of fed is installed.
+	data, err := os.ReadFile(manifest)
+	if err != nil {
 		t.Fatal(err)
 	}
-	for _, op := range platform.Files {
-		matches, err := filepath.Glob(filepath.Join(staging, filepath.FromSlash(op.From)))
-		if err != nil || len(matches) == 0 {
-			t.Fatalf("files: from %q matches nothing in the archive (%v)", op.From, err)
-		}
-		for _, m := range matches {
-			dst := filepath.Join(install, filepath.FromSlash(op.To), filepath.Base(m))
-			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+	hereSum := fileSHA256(t, hereArchive)
+	for _, c := range []struct {
+		name, manifest, archive, why string
+	}{{
+		name:     "wrong sha256",
+		manifest: strings.Replace(string(data), "sha256: "+hereSum, "sha256: "+strings.Repeat("ab", 32), 1),
+		archive:  hereArchive,
+		why:      "checksum does not match",
+	}, {
+		name:     "another platform's archive",
+		manifest: string(data),
+		archive:  otherArchive,
+		why:      "checksum does not match",
+	}, {
+		name:     "a file not in the archive",
+		manifest: strings.ReplaceAll(string(data), "from: LICENSE", "from: COPYING"),
+		archive:  hereArchive,
+		why:      "no files in the plugin archive matched",
+	}} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.manifest == string(data) && c.archive == hereArchive {
+				t.Fatal("the case changes nothing")
+			}
+			file := filepath.Join(t.TempDir(), "krew-manifest.yaml")
+			if err := os.WriteFile(file, []byte(c.manifest), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.Rename(m, dst); err != nil {
-				t.Fatal(err)
+			k := newKrewRoot(t)
+			_, stderr, err := k.krew("install", "--manifest="+file, "--archive="+c.archive)
+			if err == nil || !strings.Contains(stderr, c.why) {
+				t.Errorf("kubectl krew install: %v, want a failure saying %q:\n%s", err, c.why, stderr)
 			}
-		}
-	}
-	binPath := filepath.Join(install, filepath.FromSlash(platform.Bin))
-	if fi, err := os.Stat(binPath); err != nil || fi.Mode()&0o111 == 0 {
-		t.Fatalf("bin %s is not an executable: %v", platform.Bin, err)
-	}
-
-	// krew's bin directory holds a link kubectl-fed to the binary; kubectl comes from
-	// another directory of PATH (not the repository's bin/, which has a kubectl-fed too).
-	krewBin, kubectlDir := t.TempDir(), t.TempDir()
-	if err := os.Symlink(binPath, filepath.Join(krewBin, "kubectl-fed")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(root, "bin", "kubectl"), filepath.Join(kubectlDir, "kubectl")); err != nil {
-		t.Fatal(err)
-	}
-	env := []string{"PATH=" + krewBin + string(os.PathListSeparator) + kubectlDir, "HOME=" + t.TempDir(), "KUBECONFIG=" + filepath.Join(t.TempDir(), "none")}
-	run := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command(filepath.Join(kubectlDir, "kubectl"), args...)
-		cmd.Env = env
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("kubectl %s: %v\n%s%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
-		}
-		return stdout.String()
-	}
-
-	if out := run("plugin", "list", "--name-only"); !strings.HasSuffix(out, "\n\nkubectl-fed\n") {
-		t.Errorf("kubectl plugin list --name-only printed %q, want kubectl-fed alone", out)
-	}
-	if out := run("plugin", "list"); !strings.Contains(out, filepath.Join(krewBin, "kubectl-fed")) {
-		t.Errorf("kubectl plugin list does not list %s:\n%s", filepath.Join(krewBin, "kubectl-fed"), out)
-	}
-	if out := run("fed", "version", "--client"); out != "Client Version: "+version+"\n" {
-		t.Errorf("kubectl fed version --client printed %q, want %q", out, "Client Version: "+version+"\n")
-	}
-	var v struct {
-		ClientVersion struct {
-			GitVersion, GitCommit, Platform, Major, Minor string
-		} `json:"clientVersion"`
-	}
-	if err := json.Unmarshal([]byte(run("fed", "version", "--client", "-o", "json")), &v); err != nil {
-		t.Fatal(err)
-	}
-	if c := v.ClientVersion; c.GitVersion != version || c.Platform != runtime.GOOS+"/"+runtime.GOARCH || c.Major != "0" || c.Minor != "0" {
-		t.Errorf("kubectl fed version --client -o json: %+v", c)
-	}
-
-	// kubectl's plugin completion runs kubectl_complete-fed, installed next to the binary.
-	if err := os.Symlink(filepath.Join(install, "kubectl_complete-fed"), filepath.Join(krewBin, "kubectl_complete-fed")); err != nil {
-		t.Fatal(err)
-	}
-	if out := run("__complete", "fed", "ver"); !strings.HasPrefix(out, "version\t") {
-		t.Errorf("kubectl __complete fed ver printed %q, want the version command", out)
+			for _, p := range []string{filepath.Join(k.dir, "bin", "kubectl-fed"), filepath.Join(k.dir, "receipts", "fed.yaml"), filepath.Join(k.dir, "store", "fed", version)} {
+				if _, err := os.Lstat(p); !os.IsNotExist(err) {
+					t.Errorf("%s after a failed install: %v", p, err)
+				}
+			}
+		})
 	}
 }
 
@@ -325,48 +523,4 @@ func fileSHA256(t *testing.T, file string) string {
 		t.Fatal(err)
 	}
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-// untarGz unpacks the regular files of a .tar.gz into dir and returns their names in the
-// archive's order; any other entry, or a name leaving dir, fails the test.
-func untarGz(t *testing.T, archive, dir string) []string {
-	t.Helper()
-	f, err := os.Open(archive)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(zr)
-	var names []string
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return names
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h.Typeflag != tar.TypeReg || !filepath.IsLocal(h.Name) {
-			t.Fatalf("%s: unexpected entry %q (type %c)", archive, h.Name, h.Typeflag)
-		}
-		dst := filepath.Join(dir, filepath.FromSlash(h.Name))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_EXCL, os.FileMode(h.Mode)&0o755)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := io.Copy(out, tr); err != nil {
-			t.Fatal(err)
-		}
-		if err := out.Close(); err != nil {
-			t.Fatal(err)
-		}
-		names = append(names, h.Name)
-	}
 }
