@@ -173,7 +173,9 @@ spec:
 	if _, err := fedOther.ClusterV1alpha1().Clusters().Create(ctx, cluster, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = fedOther.ClusterV1alpha1().Clusters().Delete(context.Background(), "member1", metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = fedOther.ClusterV1alpha1().Clusters().Delete(context.Background(), "member1", metav1.DeleteOptions{})
+	})
 	waitFor(t, 30*time.Second, func() error {
 		c, err := fedOther.ClusterV1alpha1().Clusters().Get(ctx, "member1", metav1.GetOptions{})
 		if err != nil {
