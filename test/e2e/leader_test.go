@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clientsetscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -181,7 +182,10 @@ spec:
 		if err != nil {
 			return err
 		}
-		return readyAndUntainted(c)
+		if !meta.IsStatusConditionTrue(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady) {
+			return fmt.Errorf("member1 in the etcd3 fleet is not Ready yet: %+v", c.Status.Conditions)
+		}
+		return nil
 	})
 	apply(other, "ha")
 	expectOutput(t, time.Minute, memberKubeconfig("member1"), "1 true", "get", "deploy", "ha", "-n", ns, "--ignore-not-found",
