@@ -94,6 +94,20 @@ fed-bin: ## build fed's commands (cmd/...) into bin/
 	@mkdir -p $(BIN)
 	go build -ldflags "$(PLUGIN_LDFLAGS)" -o $(BIN)/ ./cmd/...
 
+# The container image of fed-apiserver (Dockerfile), with the chart's default repository.
+IMAGE ?= ghcr.io/fedhq/fed-apiserver
+IMAGE_TAG ?= $(or $(VERSION),dev)
+
+.PHONY: image
+image: ## build fed-apiserver's container image (docker or podman; skipped without one)
+	@engine=$$(command -v docker || command -v podman || true); \
+	if [ -z "$$engine" ] || ! "$$engine" info >/dev/null 2>&1; then \
+		echo "make image: no running container engine (docker or podman); not building $(IMAGE):$(IMAGE_TAG)"; \
+		exit 0; \
+	fi; \
+	echo "$$engine build -t $(IMAGE):$(IMAGE_TAG) ."; \
+	"$$engine" build -t $(IMAGE):$(IMAGE_TAG) .
+
 .PHONY: release
 release: ## kubectl fed's archives for linux/darwin x amd64/arm64 and sha256sums in dist/, krew-manifest.yaml
 	VERSION='$(VERSION)' hack/release.sh
@@ -125,12 +139,17 @@ clean-lab: down ## stop the lab and delete its state (.lab/)
 codegen: ## regenerate deepcopy, defaulters, conversions, OpenAPI and clients of apis/
 	hack/update-codegen.sh
 
+.PHONY: manifests
+manifests: $(BIN)/.helm-$(HELM_VERSION) ## render artifacts/deploy from the Helm chart artifacts/charts/fed (the one source)
+	HELM=$(BIN)/helm hack/update-manifests.sh
+
 .PHONY: verify
-verify: ## gofmt, go vet, and generated code up to date
+verify: $(BIN)/.helm-$(HELM_VERSION) ## gofmt, go vet, generated code and artifacts/deploy up to date
 	@out=$$(gofmt -l $$(git ls-files '*.go') $$(git ls-files --others --exclude-standard '*.go')); \
 		if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	go vet ./...
 	hack/verify-codegen.sh
+	HELM=$(BIN)/helm hack/verify-manifests.sh
 
 .PHONY: test
 test: bin $(BIN)/.gotestsum-$(GOTESTSUM_VERSION) $(BIN)/.helm-$(HELM_VERSION) $(BIN)/.helm3-$(HELM3_VERSION) $(BIN)/.krew-$(KREW_VERSION) verify ## every test: unit, storage conformance, end to end on the lab

@@ -85,7 +85,9 @@ func (c *Cluster) registerAggregated(ctx context.Context, a aggregated, gvs ...s
 		Spec: corev1.ServiceSpec{
 			Type:         corev1.ServiceTypeExternalName,
 			ExternalName: "localhost",
-			Ports:        []corev1.ServicePort{{Name: "https", Port: p, TargetPort: intstr.FromInt32(p)}},
+			// Not "https": a server-side dry run of the install manifests' Service of the same
+			// name (its port https, 443) over this one must not make two ports of one name.
+			Ports: []corev1.ServicePort{{Name: "lab", Port: p, TargetPort: intstr.FromInt32(p)}},
 		},
 	}
 	services := cs.CoreV1().Services(a.namespace)
