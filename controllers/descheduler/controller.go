@@ -26,13 +26,11 @@ package descheduler
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -162,9 +160,7 @@ func (c *Controller) reconcile(ctx context.Context, k bindings.Key) error {
 func (c *Controller) unschedulable(ctx context.Context, cluster string, replicas int32, w *federationv1alpha1.Work, now time.Time) (int32, error) {
 	// Only once the member has what the binding says: otherwise the pods counted may be
 	// the ones a previous pass already took replicas for.
-	applied := meta.FindStatusCondition(w.Status.Conditions, federationv1alpha1.WorkConditionApplied)
-	if len(w.Spec.Workload.Manifests) == 0 || applied == nil || applied.Status != metav1.ConditionTrue || applied.ObservedGeneration != w.Generation ||
-		w.Annotations[federationv1alpha1.AnnotationReplicas] != strconv.Itoa(int(replicas)) {
+	if !works.AppliedFor(w, replicas) {
 		return 0, nil
 	}
 	m := &unstructured.Unstructured{}

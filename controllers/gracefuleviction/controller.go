@@ -25,7 +25,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -199,17 +198,13 @@ func (c *Controller) replacing(spec *federationv1alpha1.ResourceBindingSpec, ws 
 }
 
 func (c *Controller) healthy(w *federationv1alpha1.Work, target federationv1alpha1.TargetCluster) bool {
-	if w == nil || w.DeletionTimestamp != nil || len(w.Spec.Workload.Manifests) == 0 {
+	// Applied as of the Work's generation, for the replicas the binding now gives this
+	// cluster (the Work may still be the one from before the move), and Available: workstatus
+	// also writes Available when an apply failed or the member does not answer, from the
+	// objects as they were.
+	if !works.AppliedFor(w, target.Replicas) {
 		return false
 	}
-	// Applied and Available as of the Work's generation: workstatus also writes Available
-	// when an apply failed or the member does not answer, from the objects as they were.
-	for _, t := range []string{federationv1alpha1.WorkConditionApplied, federationv1alpha1.WorkConditionAvailable} {
-		c := meta.FindStatusCondition(w.Status.Conditions, t)
-		if c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != w.Generation {
-			return false
-		}
-	}
-	// The Work may still be the one before the binding moved replicas here.
-	return target.Replicas == 0 || w.Annotations[federationv1alpha1.AnnotationReplicas] == strconv.Itoa(int(target.Replicas))
+	avail := meta.FindStatusCondition(w.Status.Conditions, federationv1alpha1.WorkConditionAvailable)
+	return avail != nil && avail.Status == metav1.ConditionTrue && avail.ObservedGeneration == w.Generation
 }

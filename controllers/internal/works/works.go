@@ -21,8 +21,11 @@ limitations under the License.
 package works
 
 import (
+	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 
@@ -102,6 +105,20 @@ func (a *Access) List(namespace string) []*federationv1alpha1.Work {
 		out = append(out, obj.(*federationv1alpha1.Work))
 	}
 	return out
+}
+
+// AppliedFor tells whether a Work has been applied, as of its current generation, as
+// written for replicas (its federation.fedhq.io/replicas; 0 does not compare): whether
+// the member has what the binding now says for that cluster.
+func AppliedFor(w *federationv1alpha1.Work, replicas int32) bool {
+	if w == nil || w.DeletionTimestamp != nil || len(w.Spec.Workload.Manifests) == 0 {
+		return false
+	}
+	applied := meta.FindStatusCondition(w.Status.Conditions, federationv1alpha1.WorkConditionApplied)
+	if applied == nil || applied.Status != metav1.ConditionTrue || applied.ObservedGeneration != w.Generation {
+		return false
+	}
+	return replicas == 0 || w.Annotations[federationv1alpha1.AnnotationReplicas] == strconv.Itoa(int(replicas))
 }
 
 // BindingOf returns the namespace (empty for a ClusterResourceBinding) and name of the
