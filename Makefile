@@ -40,7 +40,7 @@ $(BIN)/.k8s-$(K8S_VERSION): hack/tools/go.mod hack/tools/go.sum
 	cd hack/tools && go build -o $(BIN)/ -ldflags "$(K8S_LDFLAGS)" $(addprefix k8s.io/kubernetes/cmd/,$(K8S_CMDS))
 	@rm -f $(BIN)/.k8s-* && touch $@
 
-$(BIN)/.kwok-$(KWOK_VERSION):
+$(BIN)/.kwok-$(KWOK_VERSION): hack/kwok-stages.sh
 	@mkdir -p $(BIN)
 	GOBIN=$(BIN) go install sigs.k8s.io/kwok/cmd/kwok@$(KWOK_VERSION)
 	hack/kwok-stages.sh $(KWOK_VERSION) $(BIN)/kwok-stages.yaml
