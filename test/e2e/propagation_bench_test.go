@@ -64,14 +64,14 @@ const (
 // same machine). Deleting the templates, until the members have none left, is timed too,
 // off the benchmark's clock.
 func BenchmarkPropagation1000Deployments(b *testing.B) {
-	// Within `go test -timeout 20m`, with time left for the clean-up.
-	ctx, cancel := context.WithTimeout(context.Background(), 17*time.Minute)
+	// Within `go test -timeout 30m`, with time left for the clean-up.
+	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 	defer cancel()
 	c, err := newPropagationClients()
 	if err != nil {
 		b.Fatal(err)
 	}
-	baseline, err := c.direct(ctx)
+	baseline, err := c.direct(ctx, false)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -79,13 +79,25 @@ func BenchmarkPropagation1000Deployments(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()
-		r, err := c.run(ctx, b)
+		r, err := c.run(ctx, b, false)
 		if err != nil {
 			b.Fatal(err)
 		}
 		runs = append(runs, r)
 	}
+	// The same with the members' controller managers stopped, off the benchmark's clock:
+	// the members then only store the Deployments, so fed's ratio to the direct apply is
+	// fed's own cost.
+	pausedBaseline, err := c.direct(ctx, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	paused, err := c.run(ctx, b, true)
+	if err != nil {
+		b.Fatal(err)
+	}
 	reportPropagation(b, runs, baseline)
+	reportPaused(b, paused, pausedBaseline)
 }
 
 // propagationClients reach the fleet (templates, policies, and fed's bindings, which the
@@ -96,6 +108,8 @@ type propagationClients struct {
 	members map[string]kubernetes.Interface
 	// server reaches fed-apiserver itself (not through the host), for its /metrics.
 	server kubernetes.Interface
+	// templates is how many Deployments a run propagates (propagationTemplates unless set).
+	templates int
 }
 
 func newPropagationClients() (*propagationClients, error) {
@@ -104,7 +118,7 @@ func newPropagationClients() (*propagationClients, error) {
 		return nil, err
 	}
 	cfg.QPS, cfg.Burst = 500, 1000
-	c := &propagationClients{members: map[string]kubernetes.Interface{}}
+	c := &propagationClients{members: map[string]kubernetes.Interface{}, templates: propagationTemplates}
 	if c.fleet, err = kubernetes.NewForConfig(cfg); err != nil {
 		return nil, err
 	}
@@ -141,11 +155,15 @@ type propagationRun struct {
 	cpu       cpuUse        // the lab's CPU from the policy's creation to the last member object
 	// requests fed-apiserver and the first member served over the same span, per template
 	fedRequests, memberRequests []string
+	fedWrites                   float64      // of those to fed-apiserver, the writes (no GET, LIST, WATCH)
+	memory                      serverMemory // fed-apiserver's when the last member object arrived
 }
 
 // run propagates the templates once, in a namespace of its own, and deletes them again.
 // Only the propagation runs on the benchmark's clock.
-func (c *propagationClients) run(ctx context.Context, b *testing.B) (propagationRun, error) {
+// With paused, the members' controller managers are stopped from the policy's creation until
+// the members are empty again.
+func (c *propagationClients) run(ctx context.Context, b *testing.B, paused bool) (propagationRun, error) {
 	var r propagationRun
 	ns := fmt.Sprintf("bench-prop-%d", time.Now().UnixNano()%1_000_000_000)
 	if _, err := c.fleet.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
@@ -156,7 +174,7 @@ func (c *propagationClients) run(ctx context.Context, b *testing.B) (propagation
 	if err := c.createTemplates(ctx, ns); err != nil {
 		return r, err
 	}
-	b.Logf("%d Deployments (replicas 0) created in the fleet's namespace %s in %s", propagationTemplates, ns, time.Since(start).Round(time.Millisecond))
+	b.Logf("%d Deployments (replicas 0) created in the fleet's namespace %s in %s", c.templates, ns, time.Since(start).Round(time.Millisecond))
 
 	watchCtx, stopWatches := context.WithCancel(ctx)
 	defer stopWatches()
@@ -177,6 +195,13 @@ func (c *propagationClients) run(ctx context.Context, b *testing.B) (propagation
 	if err != nil {
 		return r, err
 	}
+	if paused {
+		resume, err := pauseMemberControllers()
+		defer resume()
+		if err != nil {
+			return r, err
+		}
+	}
 	profiled := c.profile(ctx, b)
 	b.StartTimer()
 	cpuBefore := markCPU()
@@ -184,7 +209,7 @@ func (c *propagationClients) run(ctx context.Context, b *testing.B) (propagation
 	if _, err := c.fed.FederationV1alpha1().PropagationPolicies(ns).Create(ctx, benchPolicy(), metav1.CreateOptions{}); err != nil {
 		return r, err
 	}
-	if err := arrived.waitFor(ctx, propagationTemplates, 10*time.Minute); err != nil {
+	if err := arrived.waitFor(ctx, c.templates, c.timeout(10*time.Minute)); err != nil {
 		return r, err
 	}
 	b.StopTimer()
@@ -198,9 +223,13 @@ func (c *propagationClients) run(ctx context.Context, b *testing.B) (propagation
 		return r, err
 	}
 	<-profiled
-	r.fedRequests = fedAfter.since(fedBefore, propagationTemplates)
-	r.memberRequests = memberAfter.since(memberBefore, propagationTemplates)
-	if err := bound.waitFor(ctx, propagationTemplates, time.Minute); err != nil {
+	if r.memory, err = c.fedMemory(ctx); err != nil {
+		return r, err
+	}
+	r.fedRequests = fedAfter.since(fedBefore, float64(c.templates))
+	r.fedWrites = fedAfter.writesSince(fedBefore)
+	r.memberRequests = memberAfter.since(memberBefore, float64(c.templates))
+	if err := bound.waitFor(ctx, c.templates, c.timeout(time.Minute)); err != nil {
 		return r, err
 	}
 	r.all, r.first, r.latencies = arrived.since(policyCreated, bound)
@@ -210,11 +239,16 @@ func (c *propagationClients) run(ctx context.Context, b *testing.B) (propagation
 	if err := c.deleteTemplates(ctx, ns); err != nil {
 		return r, err
 	}
-	if err := arrived.waitFor(ctx, 0, 10*time.Minute); err != nil {
+	if err := arrived.waitFor(ctx, 0, c.timeout(10*time.Minute)); err != nil {
 		return r, err
 	}
 	r.deleted = time.Since(start)
 	return r, nil
+}
+
+// timeout scales a timeout for 1,000 templates to the run's number of them.
+func (c *propagationClients) timeout(d time.Duration) time.Duration {
+	return max(d, d*time.Duration(c.templates)/propagationTemplates)
 }
 
 // profile, when FED_BENCH_PROFILE names a file, writes there a CPU profile of
@@ -258,7 +292,10 @@ type directRun struct {
 // per member), and the members' watches time them until all exist, then until the members'
 // controllers are done with them (status.observedGeneration caught up), with the lab's CPU
 // up to each. Its namespace is deleted afterwards.
-func (c *propagationClients) direct(ctx context.Context) (directRun, error) {
+//
+// With paused, the members' controller managers are stopped: the run ends when all exist,
+// and the Deployments are deleted before the controllers start again (no ReplicaSets then).
+func (c *propagationClients) direct(ctx context.Context, paused bool) (directRun, error) {
 	var r directRun
 	ns := fmt.Sprintf("bench-direct-%d", time.Now().UnixNano()%1_000_000_000)
 	defer c.deleteMemberNamespace(ns)
@@ -273,6 +310,13 @@ func (c *propagationClients) direct(ctx context.Context) (directRun, error) {
 	if err != nil {
 		return r, err
 	}
+	if paused {
+		resume, err := pauseMemberControllers()
+		defer resume()
+		if err != nil {
+			return r, err
+		}
+	}
 	cpuBefore := markCPU()
 	start := time.Now()
 	var g errgroup.Group
@@ -281,7 +325,7 @@ func (c *propagationClients) direct(ctx context.Context) (directRun, error) {
 		g.Go(func() error {
 			var each errgroup.Group
 			each.SetLimit(propagationWriters)
-			for i := range propagationTemplates {
+			for i := range c.templates {
 				each.Go(func() error {
 					d := benchDeployment(i)
 					d.APIVersion, d.Kind = "apps/v1", "Deployment"
@@ -299,11 +343,19 @@ func (c *propagationClients) direct(ctx context.Context) (directRun, error) {
 	if err := g.Wait(); err != nil {
 		return r, err
 	}
-	if err := arrived.waitFor(ctx, propagationTemplates, 5*time.Minute); err != nil {
+	if err := arrived.waitFor(ctx, c.templates, 5*time.Minute); err != nil {
 		return r, err
 	}
 	r.exist, r.existCPU = arrived.last().Sub(start), cpuSince(cpuBefore)
-	if err := arrived.waitSettled(ctx, propagationTemplates, 5*time.Minute); err != nil {
+	if paused {
+		for _, m := range labMembers {
+			if err := c.members[m].AppsV1().Deployments(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+				return r, err
+			}
+		}
+		return r, arrived.waitFor(ctx, 0, 5*time.Minute)
+	}
+	if err := arrived.waitSettled(ctx, c.templates, 5*time.Minute); err != nil {
 		return r, err
 	}
 	r.settled, r.settledCPU = arrived.lastSettled().Sub(start), cpuSince(cpuBefore)
@@ -333,7 +385,7 @@ func (c *propagationClients) deleteMemberNamespace(ns string) {
 func (c *propagationClients) createTemplates(ctx context.Context, ns string) error {
 	var g errgroup.Group
 	g.SetLimit(propagationWriters)
-	for i := range propagationTemplates {
+	for i := range c.templates {
 		g.Go(func() error {
 			_, err := c.fleet.AppsV1().Deployments(ns).Create(ctx, benchDeployment(i), metav1.CreateOptions{})
 			return err
@@ -347,7 +399,7 @@ func (c *propagationClients) createTemplates(ctx context.Context, ns string) err
 func (c *propagationClients) deleteTemplates(ctx context.Context, ns string) error {
 	var g errgroup.Group
 	g.SetLimit(propagationWriters)
-	for i := range propagationTemplates {
+	for i := range c.templates {
 		g.Go(func() error {
 			err := c.fleet.AppsV1().Deployments(ns).Delete(ctx, benchDeploymentName(i), metav1.DeleteOptions{})
 			if apierrors.IsNotFound(err) {
@@ -606,7 +658,11 @@ func reportPropagation(b *testing.B, runs []propagationRun, direct directRun) {
 	var all, bindings, first, deleted time.Duration
 	var latencies []time.Duration
 	var uses []cpuUse
+	var writes float64
+	var memory serverMemory
 	for _, r := range runs {
+		writes += r.fedWrites
+		memory.rss, memory.peak, memory.heap = max(memory.rss, r.memory.rss), max(memory.peak, r.memory.peak), max(memory.heap, r.memory.heap)
 		all, bindings, first, deleted = all+r.all, bindings+r.bindings, first+r.first, deleted+r.deleted
 		latencies = append(latencies, r.latencies...)
 		uses = append(uses, r.cpu)
@@ -627,6 +683,9 @@ func reportPropagation(b *testing.B, runs []propagationRun, direct directRun) {
 	b.ReportMetric(direct.exist.Seconds(), "direct-s")
 	b.ReportMetric(direct.settled.Seconds(), "direct-settled-s")
 	b.ReportMetric(cpu.roles["fed-apiserver"].Seconds(), "fed-cpu-s")
+	b.ReportMetric(ms(cpu.roles["fed-apiserver"])/propagationTemplates, "fed-cpu-ms/template")
+	b.ReportMetric(writes/float64(len(runs))/propagationTemplates, "fed-writes/template")
+	b.ReportMetric(memory.rss/(1<<20), "fed-rss-MiB")
 	b.ReportMetric(cpu.total().Seconds(), "lab-cpu-s")
 	fmt.Printf("baseline, no fed: the same %.0f Deployments server-side applied straight to the members exist after %s (%.0f objects/s); "+
 		"the members' controllers are done with them (observedGeneration) after %s\n",
@@ -639,6 +698,9 @@ func reportPropagation(b *testing.B, runs []propagationRun, direct directRun) {
 		first.Round(time.Millisecond), propagationTemplates, bindings.Round(time.Millisecond),
 		p50.Round(time.Millisecond), p99.Round(time.Millisecond), worst.Round(time.Millisecond), len(latencies),
 		deleted.Round(time.Millisecond), objects/deleted.Seconds())
+	fmt.Printf("  fed's run is %.2f times the direct apply; fed-apiserver used %.1f ms of CPU and got %.2f writes per template (events included); "+
+		"when the last member object arrived: %s\n",
+		all.Seconds()/direct.exist.Seconds(), ms(cpu.roles["fed-apiserver"])/propagationTemplates, writes/float64(len(runs))/propagationTemplates, memory)
 	fmt.Printf("  CPU used from the policy to the last member object: %s\n", cpu)
 	for i, r := range runs {
 		fmt.Printf("  run %d, requests per template from the policy to the last member object, to fed-apiserver:\n    %s\n", i+1, strings.Join(r.fedRequests, "\n    "))
@@ -656,3 +718,63 @@ func percentile(sorted []time.Duration, q float64) time.Duration {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// pauseMemberControllers stops the members' controller managers; resume starts them again.
+func pauseMemberControllers() (resume func(), err error) {
+	var stopped []string
+	resume = func() {
+		for _, name := range stopped {
+			if err := theLab.StartProcess(name); err != nil {
+				fmt.Fprintf(os.Stderr, "starting %s again: %v\n", name, err)
+			}
+		}
+	}
+	for _, m := range labMembers {
+		name := m + "-controller-manager"
+		if err := theLab.StopProcess(name); err != nil {
+			return resume, err
+		}
+		stopped = append(stopped, name)
+	}
+	return resume, nil
+}
+
+// serverMemory is fed-apiserver's memory at one moment: its resident set, the peak of it so
+// far, and the Go heap in use.
+type serverMemory struct {
+	rss, peak, heap float64 // bytes
+}
+
+func (m serverMemory) String() string {
+	const mib = 1 << 20
+	return fmt.Sprintf("RSS %.0f MiB (peak %.0f MiB), Go heap in use %.0f MiB", m.rss/mib, m.peak/mib, m.heap/mib)
+}
+
+// fedMemory reads fed-apiserver's memory now.
+func (c *propagationClients) fedMemory(ctx context.Context) (serverMemory, error) {
+	mem, err := theLab.ProcessMemory("fed-apiserver")
+	if err != nil {
+		return serverMemory{}, err
+	}
+	heap, err := readGauge(ctx, c.server, "go_memstats_heap_inuse_bytes")
+	if err != nil {
+		return serverMemory{}, err
+	}
+	return serverMemory{rss: float64(mem.RSS), peak: float64(mem.Peak), heap: heap}, nil
+}
+
+// reportPaused reports the run with the members' controller managers stopped beside its
+// direct apply: fed's own cost (target: within 2 times the direct apply).
+func reportPaused(b *testing.B, r propagationRun, direct directRun) {
+	ratio := r.all.Seconds() / direct.exist.Seconds()
+	b.ReportMetric(direct.exist.Seconds(), "paused-direct-s")
+	b.ReportMetric(r.all.Seconds(), "paused-s")
+	b.ReportMetric(ratio, "paused-ratio")
+	slices.Sort(r.latencies)
+	fmt.Printf("with the members' controller managers stopped: the direct apply %s, fed %s: %.2f times (target: 2); per object p50 %s, p99 %s; fed-apiserver %.1f ms of CPU and %.2f writes per template\n",
+		direct.exist.Round(time.Millisecond), r.all.Round(time.Millisecond), ratio,
+		percentile(r.latencies, 0.5).Round(time.Millisecond), percentile(r.latencies, 0.99).Round(time.Millisecond),
+		ms(r.cpu.roles["fed-apiserver"])/propagationTemplates, r.fedWrites/propagationTemplates)
+	fmt.Printf("  CPU used from the policy to the last member object: %s\n", r.cpu)
+	fmt.Printf("  CPU used by the direct apply: %s\n", direct.existCPU)
+}

@@ -101,3 +101,36 @@ func (c requestCounts) since(before requestCounts, per float64) []string {
 	}
 	return out
 }
+
+// writesSince is how many write requests (anything but GET, LIST, WATCH and CONNECT) were
+// counted after before.
+func (c requestCounts) writesSince(before requestCounts) float64 {
+	var n float64
+	for k, v := range c {
+		switch verb, _, _ := strings.Cut(k, " "); verb {
+		case "GET", "LIST", "WATCH", "CONNECT":
+		default:
+			n += v - before[k]
+		}
+	}
+	return n
+}
+
+// readGauge reads one unlabelled gauge of the server cs talks to from its /metrics, e.g.
+// go_memstats_heap_inuse_bytes.
+func readGauge(ctx context.Context, cs kubernetes.Interface, name string) (float64, error) {
+	body, err := cs.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return 0, err
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	family, ok := families[name]
+	if !ok || len(family.GetMetric()) == 0 {
+		return 0, fmt.Errorf("/metrics has no %s", name)
+	}
+	return family.GetMetric()[0].GetGauge().GetValue(), nil
+}

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/prometheus/procfs"
@@ -43,4 +44,28 @@ func cpuTime(pid int) (time.Duration, bool) {
 		return 0, false
 	}
 	return time.Duration(stat.CPUTime() * float64(time.Second)), true
+}
+
+// Memory is a lab process's resident memory now and at its peak (VmRSS, VmHWM), in bytes.
+type Memory struct{ RSS, Peak uint64 }
+
+// ProcessMemory reads a running lab process's memory from /proc, by name as find takes it.
+func (l *Lab) ProcessMemory(name string) (Memory, error) {
+	p, err := l.find(name)
+	if err != nil {
+		return Memory{}, err
+	}
+	pid, ok := p.pid()
+	if !ok {
+		return Memory{}, fmt.Errorf("%s does not run", name)
+	}
+	proc, err := procfs.NewProc(pid)
+	if err != nil {
+		return Memory{}, err
+	}
+	status, err := proc.NewStatus()
+	if err != nil {
+		return Memory{}, err
+	}
+	return Memory{RSS: status.VmRSS, Peak: status.VmHWM}, nil
 }
