@@ -50,6 +50,8 @@ type Config struct {
 	HPASyncPeriod time.Duration
 	// Failover tunes how workloads leave failed clusters and unschedulable replicas move.
 	Failover controllers.Failover
+	// EventTTL is how long the fleet keeps an event after its last change.
+	EventTTL time.Duration
 	// LeaderElection, when set, runs the controllers only in the replica that holds its
 	// Lease.
 	LeaderElection *controllers.LeaderElection
@@ -62,6 +64,7 @@ type completedConfig struct {
 	Metrics          metricsadapter.Options
 	HPASyncPeriod    time.Duration
 	Failover         controllers.Failover
+	EventTTL         time.Duration
 	LeaderElection   *controllers.LeaderElection
 	// fleet is the fleet API's handler, which the handler chain reaches once New made it.
 	fleet *atomic.Pointer[fleet.Fleet]
@@ -161,7 +164,7 @@ func (c *Config) Complete() CompletedConfig {
 		return buildChain(routed, conf)
 	}
 	return CompletedConfig{&completedConfig{GenericConfig: gc.Complete(), HostClientConfig: c.HostClientConfig, SearchCache: c.SearchCache,
-		Metrics: c.Metrics, HPASyncPeriod: c.HPASyncPeriod, Failover: c.Failover, LeaderElection: c.LeaderElection, fleet: fleetHandler, members: members, fleetProxy: fleetProxy}}
+		Metrics: c.Metrics, HPASyncPeriod: c.HPASyncPeriod, Failover: c.Failover, EventTTL: c.EventTTL, LeaderElection: c.LeaderElection, fleet: fleetHandler, members: members, fleetProxy: fleetProxy}}
 }
 
 // Server is fed-apiserver.
@@ -255,6 +258,7 @@ func (c CompletedConfig) installFleet(s *genericapiserver.GenericAPIServer, host
 		MaxRequestBodyBytes: c.GenericConfig.MaxRequestBodyBytes,
 		MinRequestTimeout:   time.Duration(c.GenericConfig.MinRequestTimeout) * time.Second,
 		Members:             c.members,
+		EventTTL:            c.EventTTL,
 	})
 	if err != nil {
 		return err

@@ -45,6 +45,7 @@ import (
 	"github.com/fedhq/fed/controllers/internal/noderoom"
 	"github.com/fedhq/fed/controllers/internal/scaletargets"
 	"github.com/fedhq/fed/controllers/internal/templates"
+	"github.com/fedhq/fed/controllers/internal/trim"
 	"github.com/fedhq/fed/controllers/internal/works"
 	"github.com/fedhq/fed/controllers/mcs"
 	"github.com/fedhq/fed/controllers/namespace"
@@ -133,10 +134,11 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 	if err != nil {
 		return nil, fmt.Errorf("host client: %w", err)
 	}
-	fedFactory := fedinformers.NewSharedInformerFactory(fedClient, 0) // no resync: controllers poll members themselves
+	// No resync: controllers poll members themselves. No managedFields: none reads them.
+	fedFactory := fedinformers.NewSharedInformerFactoryWithOptions(fedClient, 0, fedinformers.WithTransform(trim.ManagedFields))
 	// Only fed's namespace: fed reads no other host Secret, and its RBAC allows no more.
 	hostFactory := kubeinformers.NewSharedInformerFactoryWithOptions(hostClient, 0,
-		kubeinformers.WithNamespace(clusterv1alpha1.FedNamespace))
+		kubeinformers.WithNamespace(clusterv1alpha1.FedNamespace), kubeinformers.WithTransform(trim.ManagedFields))
 
 	clusters := fedFactory.Cluster().V1alpha1().Clusters()
 	secrets := hostFactory.Core().V1().Secrets()

@@ -59,6 +59,8 @@ type Options struct {
 	HPASyncPeriod time.Duration
 	// Failover tunes how workloads leave failed clusters and unschedulable replicas move.
 	Failover controllers.Failover
+	// EventTTL is how long the fleet keeps an event after its last change.
+	EventTTL time.Duration
 	// LeaderElection is the Lease the replicas of an etcd3-backed fed-apiserver compete
 	// for: every replica serves the API, the holder runs the controllers.
 	LeaderElection componentbaseconfig.LeaderElectionConfiguration
@@ -81,6 +83,7 @@ func NewOptions(stdout, stderr io.Writer) *Options {
 		Metrics:       metricsadapter.Options{TTL: metricsadapter.DefaultTTL, Timeout: metricsadapter.DefaultTimeout},
 		HPASyncPeriod: controllers.DefaultHPASyncPeriod,
 		Failover:      controllers.DefaultFailover(),
+		EventTTL:      time.Hour,
 		LeaderElection: componentbaseconfig.LeaderElectionConfiguration{
 			LeaderElect:       true,
 			LeaseDuration:     metav1.Duration{Duration: 15 * time.Second},
@@ -95,6 +98,9 @@ func NewOptions(stdout, stderr io.Writer) *Options {
 	}
 	o.Recommended.Etcd.StorageConfig.EncodeVersioner = scheme.StorageVersions
 	o.Recommended.Etcd.StorageConfig.Type = BackendBadger
+	// As in kube-apiserver, events are served straight from storage, not kept in a watch
+	// cache: there are many, few watch them, and they expire.
+	o.Recommended.Etcd.WatchCacheSizes = []string{"events#0", "events.events.k8s.io#0"}
 	// fed's namespaces are the fleet's, not the host's: the server puts the fleet's own
 	// namespace lifecycle in front of the admission chain instead.
 	o.Recommended.Admission.DisablePlugins = append(o.Recommended.Admission.DisablePlugins, lifecycle.PluginName)
@@ -126,6 +132,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	}
 	fs.DurationVar(&o.Failover.DeschedulingInterval, "descheduling-interval", o.Failover.DeschedulingInterval, "How often the replicas of Divided workloads with dynamic weights (or Aggregated) that a member leaves unschedulable are moved to clusters with room.")
 	fs.DurationVar(&o.Failover.UnschedulableThreshold, "unschedulable-threshold", o.Failover.UnschedulableThreshold, "How long a pod must have been unschedulable in its member before the descheduler moves its replica.")
+	fs.DurationVar(&o.EventTTL, "event-ttl", o.EventTTL, "How long the fleet keeps an event after its last change (kube-apiserver's --event-ttl); 0 keeps events until they are deleted.")
 	fs.DurationVar(&o.Failover.EvictionTimeout, "failover-eviction-timeout", o.Failover.EvictionTimeout, "How long a member cluster stays not Ready before fed taints it cluster.fedhq.io/not-ready or /unreachable with the effect NoExecute, which moves its workloads to other clusters (a placement's clusterTolerations may wait longer).")
 	fs.DurationVar(&o.Metrics.Timeout, "metrics-member-timeout", o.Metrics.Timeout, "How long the fleet's metrics wait for a member's metrics.k8s.io before leaving it out with a warning.")
 }
@@ -163,6 +170,9 @@ func (o *Options) Validate() error {
 	}
 	if sc.BlockCacheSize < 0 || sc.IndexCacheSize < 0 || sc.MemTableSize < 1<<20 || sc.NumMemtables < 1 || sc.WatchEvents < 1 || sc.History <= 0 {
 		errs = append(errs, errors.New("the --search-cache-* sizes must be positive (memtables at least 1 MiB)"))
+	}
+	if o.EventTTL < 0 {
+		errs = append(errs, errors.New("--event-ttl must not be negative (0 keeps events until they are deleted)"))
 	}
 	if o.Metrics.TTL <= 0 || o.Metrics.Timeout <= 0 || o.HPASyncPeriod <= 0 ||
 		o.Failover.EvictionTimeout <= 0 || o.Failover.DeschedulingInterval <= 0 || o.Failover.UnschedulableThreshold <= 0 {
@@ -225,7 +235,7 @@ func (o *Options) Config() (*apiserver.Config, func() error, error) {
 		host = rest.CopyConfig(c.ClientConfig)
 		host.QPS, host.Burst = 500, 1000
 	}
-	cfg := &apiserver.Config{GenericConfig: c, HostClientConfig: host, Metrics: o.Metrics, HPASyncPeriod: o.HPASyncPeriod, Failover: o.Failover}
+	cfg := &apiserver.Config{GenericConfig: c, HostClientConfig: host, Metrics: o.Metrics, HPASyncPeriod: o.HPASyncPeriod, Failover: o.Failover, EventTTL: o.EventTTL}
 	if le := o.LeaderElection; le.LeaderElect && o.backend() == BackendEtcd3 {
 		cfg.LeaderElection = &controllers.LeaderElection{Namespace: le.ResourceNamespace, Name: le.ResourceName,
 			LeaseDuration: le.LeaseDuration.Duration, RenewDeadline: le.RenewDeadline.Duration, RetryPeriod: le.RetryPeriod.Duration}
@@ -259,6 +269,7 @@ func (o *Options) Config() (*apiserver.Config, func() error, error) {
 		DB:                      db,
 		StorageFactory:          &genericoptions.SimpleStorageFactory{StorageConfig: storageConfig},
 		EnableWatchCache:        o.etcd.EnableWatchCache,
+		WatchCacheSizes:         o.etcd.WatchCacheSizes,
 		EnableGarbageCollection: o.etcd.EnableGarbageCollection,
 		DeleteCollectionWorkers: o.etcd.DeleteCollectionWorkers,
 		CountMetricPollPeriod:   storageConfig.CountMetricPollPeriod,

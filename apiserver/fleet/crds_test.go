@@ -20,6 +20,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresource"
@@ -205,5 +206,48 @@ func TestNativeSubresources(t *testing.T) {
 	}
 	if _, ok := st.scale.(*scaleREST); !ok {
 		t.Errorf("scale is served by %T", st.scale)
+	}
+}
+
+// TestEventsExpire: the fleet's events go after their TTL, as kube-apiserver's do after
+// --event-ttl; other kinds have none.
+func TestEventsExpire(t *testing.T) {
+	db, err := badger.Open("", badger.WithInMemory(), badger.WithCompactionInterval(0), badger.WithValueLogGCInterval(0),
+		badger.WithProgressNotifyInterval(0), badger.WithTTLCheckInterval(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	getter := optsGetter{&badgeroptions.RESTOptionsGetter{DB: db, StorageFactory: storageFactory{}}}
+	r := &resource{gvr: schema.GroupVersionResource{Version: "v1", Resource: "events"}, kind: "Event", listKind: "EventList",
+		singular: "event", namespaced: true, ttl: time.Second}
+	st, err := newStorage(r, getter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.destroy)
+	ctx := request.WithNamespace(context.Background(), "a")
+	event := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Event",
+		"metadata": map[string]any{"name": "e", "namespace": "a"}, "reason": "Synced", "message": "applied to cluster member1",
+		"involvedObject": map[string]any{"kind": "Deployment", "namespace": "a", "name": "web"}}}
+	if _, err := st.main.Create(ctx, event, rest.ValidateAllObjectFunc, &metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.main.Get(ctx, "e", &metav1.GetOptions{}); err != nil {
+		t.Fatalf("the event is not there at once: %v", err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, err := st.main.Get(ctx, "e", &metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the event is still there 10 s after its TTL of 1 s (%v)", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if isEvents(schema.GroupResource{Group: "apps", Resource: "deployments"}) || !isEvents(schema.GroupResource{Group: "events.k8s.io", Resource: "events"}) {
+		t.Error("isEvents is wrong")
 	}
 }

@@ -86,6 +86,9 @@ type Config struct {
 	RefreshInterval time.Duration
 	// Members are the member clusters, whose nodes the fleet shows; nil shows none.
 	Members Members
+	// EventTTL is how long the fleet keeps an event after its last change, as
+	// kube-apiserver's --event-ttl; 0 keeps events until they are deleted.
+	EventTTL time.Duration
 }
 
 // Fleet is the handler of the fleet API.
@@ -192,6 +195,9 @@ func (f *Fleet) install(resources []*resource, prune bool) error {
 		st, ok := f.storages[r.key()]
 		if !ok {
 			var err error
+			if isEvents(r.gvr.GroupResource()) {
+				r.ttl = f.cfg.EventTTL
+			}
 			st, err = newStorage(r, optsGetter{f.cfg.RESTOptionsGetter})
 			if err != nil {
 				return fmt.Errorf("storage of %s: %w", r.gvr, err)

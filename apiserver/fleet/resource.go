@@ -19,6 +19,7 @@ package fleet
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresource"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -57,6 +58,9 @@ type resource struct {
 	shortNames []string
 	categories []string
 	verbs      []string
+
+	// ttl, when set, is how long an object is kept after its last write (events).
+	ttl time.Duration
 
 	// memberView marks the kind the fleet shows from its members instead of storing
 	// templates of it (nodes): get and list only, no storage.
@@ -352,6 +356,10 @@ func newStorage(r *resource, optsGetter generic.RESTOptionsGetter) (*restStorage
 		ResetFieldsStrategy:       s,
 		TableConvertor:            table,
 	}
+	if r.ttl > 0 {
+		ttl := uint64(r.ttl.Seconds())
+		store.TTLFunc = func(runtime.Object, uint64, bool) (uint64, error) { return ttl, nil }
+	}
 	if err := store.CompleteWithOptions(&generic.StoreOptions{RESTOptions: optsGetter, AttrFunc: s.GetAttrs}); err != nil {
 		return nil, err
 	}
@@ -553,4 +561,10 @@ func (d *decodedUpdate) UpdatedObject(ctx context.Context, oldObj runtime.Object
 		addWarnings(ctx, warnings)
 	}
 	return obj, nil
+}
+
+// isEvents says whether a resource is events, of the core group or events.k8s.io: the
+// fleet's record of what happened, which expires (EventTTL).
+func isEvents(gr schema.GroupResource) bool {
+	return gr.Resource == "events" && (gr.Group == "" || gr.Group == "events.k8s.io")
 }

@@ -145,7 +145,7 @@ func written[T any, P object[T]](mc *mutation.Cache, b P, write func() (P, error
 	if err != nil {
 		return err
 	}
-	mc.Mutation(P(out.DeepCopy()))
+	mc.Wrote(P(out.DeepCopy()))
 	*b = *out
 	return nil
 }

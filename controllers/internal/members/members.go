@@ -45,6 +45,7 @@ import (
 	clusterinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/cluster/v1alpha1"
 	"github.com/fedhq/fed/clusterclient"
 	"github.com/fedhq/fed/controllers/internal/mutation"
+	"github.com/fedhq/fed/controllers/internal/trim"
 )
 
 // NamespacesResource is the resource of namespaces, in the fleet and in members.
@@ -306,7 +307,7 @@ func (w *Watched) List(namespace string, selector labels.Selector) []*unstructur
 func (w *Watched) Synced() bool { return w.informer.HasSynced() }
 
 // Wrote tells w of an object fed just wrote, which Get serves until the informer has it.
-func (w *Watched) Wrote(obj *unstructured.Unstructured) { w.written.Mutation(obj) }
+func (w *Watched) Wrote(obj *unstructured.Unstructured) { w.written.Wrote(obj) }
 
 // Managed returns what fed knows of the managed objects of a resource, starting its
 // informer once; its events go to the handlers.
@@ -325,6 +326,7 @@ func (mb *Member) Managed(gvr schema.GroupVersionResource) *Watched {
 // watch is what an informer knows, with the objects fed wrote; notify, if not nil, is
 // told of every change.
 func watch(inf cache.SharedIndexInformer, notify func(obj metav1.Object, deleted bool)) *Watched {
+	_ = inf.SetTransform(trim.ManagedFields) // an informer not started yet: never fails
 	w := &Watched{informer: inf, written: mutation.New(inf, true)}
 	event := func(obj any, deleted bool) {
 		w.written.Observe(obj, deleted)

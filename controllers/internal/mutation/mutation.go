@@ -20,9 +20,14 @@ limitations under the License.
 package mutation
 
 import (
+	"strconv"
+
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
+
+	"github.com/fedhq/fed/controllers/internal/trim"
 )
 
 // cacheSize is how many written objects a cache remembers until the informer catches
@@ -30,13 +35,53 @@ import (
 const cacheSize = 20000
 
 // Cache serves the newer of the informer's copy of an object and the one last written.
-type Cache struct{ cache.MutationCache }
+type Cache struct {
+	cache.MutationCache
+	store cache.Store
+}
 
 // New returns a Cache over an informer. With includeAdds it also serves objects the
 // informer has not seen at all yet (just created).
 func New(inf cache.SharedIndexInformer, includeAdds bool) *Cache {
 	return &Cache{cache.NewIntegerResourceVersionMutationCacheWithOptions(klog.Background(), inf.GetStore(),
-		cache.MutationCacheOptions{Indexer: inf.GetIndexer(), MaxCacheSize: cacheSize, IncludeAdds: includeAdds})}
+		cache.MutationCacheOptions{Indexer: inf.GetIndexer(), MaxCacheSize: cacheSize, IncludeAdds: includeAdds}), inf.GetStore()}
+}
+
+// Wrote remembers an object as the server answered a write of it, without its
+// managedFields (the informers keep none either), unless the informer has that version
+// or a newer one already. The informer's event often comes before the answer; a copy
+// remembered then would stay until the cache is full (client-go's mutation cache drops
+// expired copies only when they are read), 20,000 member objects per resource.
+func (c *Cache) Wrote(obj runtime.Object) {
+	_, _ = trim.ManagedFields(obj)
+	if c.caughtUp(obj) {
+		return
+	}
+	c.Mutation(obj)
+}
+
+// caughtUp says whether the informer holds obj's version of it or a newer one.
+func (c *Cache) caughtUp(obj runtime.Object) bool {
+	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
+	if err != nil {
+		return false
+	}
+	current, exists, err := c.store.GetByKey(key)
+	if err != nil || !exists {
+		return false
+	}
+	have, ok := resourceVersion(current)
+	wrote, ok2 := resourceVersion(obj)
+	return ok && ok2 && have >= wrote
+}
+
+func resourceVersion(obj any) (uint64, bool) {
+	o, err := meta.Accessor(obj)
+	if err != nil {
+		return 0, false
+	}
+	rv, err := strconv.ParseUint(o.GetResourceVersion(), 10, 64)
+	return rv, err == nil
 }
 
 // Observe tells the cache of an event of its informer (an object, or the tombstone of a

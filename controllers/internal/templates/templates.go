@@ -34,6 +34,7 @@ import (
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/controllers/internal/reconciler"
+	"github.com/fedhq/fed/controllers/internal/trim"
 )
 
 // Handler is told when a template of a kind changes.
@@ -117,6 +118,7 @@ func (t *Templates) Watch(gvr schema.GroupVersionResource) cache.SharedIndexInfo
 		return nil
 	}
 	inf := t.factory.ForResource(gvr).Informer()
+	_ = inf.SetTransform(trim.ManagedFields) // a new informer, not started yet: never fails
 	handlers := t.handlers
 	notify := func(obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {

@@ -79,7 +79,7 @@ func (a *Access) Get(k types.NamespacedName) (*federationv1alpha1.Work, error) {
 }
 
 // Wrote records a Work fed just wrote.
-func (a *Access) Wrote(w *federationv1alpha1.Work) { a.written.Mutation(w) }
+func (a *Access) Wrote(w *federationv1alpha1.Work) { a.written.Wrote(w) }
 
 // OfBinding returns the Works of a binding by cluster.
 func (a *Access) OfBinding(bindingNamespace, bindingName string) (map[string]*federationv1alpha1.Work, error) {

@@ -220,6 +220,35 @@ func (fakeStorageFactory) NewConfig(gr schema.GroupResource, _ runtime.Object) (
 }
 func (fakeStorageFactory) ResourcePrefix(gr schema.GroupResource) string { return "/" + gr.Resource }
 
+// TestWatchCacheSizes: --watch-cache-sizes=RESOURCE#0 serves that resource without the
+// watch cache, as for etcd; other resources keep it.
+func TestWatchCacheSizes(t *testing.T) {
+	db := openDB(t)
+	getter := &RESTOptionsGetter{DB: db, StorageFactory: fakeStorageFactory{}, EnableWatchCache: true, WatchCacheSizes: []string{"events#0"}}
+	for gr, cached := range map[schema.GroupResource]bool{{Resource: "events"}: false, podsGR: true} {
+		opts, err := getter.GetRESTOptions(gr, &example.Pod{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, destroy, err := opts.Decorator(opts.StorageConfig, opts.ResourcePrefix,
+			func(obj runtime.Object) (string, error) { return storage.NamespaceKeyFunc(opts.ResourcePrefix+"/", obj) },
+			func() runtime.Object { return &example.Pod{} }, func() runtime.Object { return &example.PodList{} },
+			podAttrs, nil, &cache.Indexers{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, isCached := s.(*historyDelegator)
+		destroy()
+		if isCached != cached {
+			t.Errorf("%s: watch cache %v, want %v", gr, isCached, cached)
+		}
+	}
+	getter.WatchCacheSizes = []string{"events"}
+	if _, err := getter.GetRESTOptions(podsGR, &example.Pod{}); err == nil {
+		t.Error("a --watch-cache-sizes entry without a size was accepted")
+	}
+}
+
 func TestRESTOptionsGetter(t *testing.T) {
 	for _, cached := range []bool{false, true} {
 		t.Run(fmt.Sprintf("watchCache=%v", cached), func(t *testing.T) {

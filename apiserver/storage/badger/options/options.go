@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/registry/generic"
+	genericoptions "k8s.io/apiserver/pkg/server/options"
 	serverstorage "k8s.io/apiserver/pkg/server/storage"
 	"k8s.io/apiserver/pkg/storage"
 	cacherstorage "k8s.io/apiserver/pkg/storage/cacher"
@@ -32,7 +33,11 @@ type RESTOptionsGetter struct {
 	StorageFactory serverstorage.StorageFactory
 	// EnableWatchCache puts the apiserver's watch cache (cacher) in front of
 	// every resource, as --watch-cache does for etcd.
-	EnableWatchCache        bool
+	EnableWatchCache bool
+	// WatchCacheSizes are --watch-cache-sizes: a resource given the size 0 is served
+	// without the watch cache (other sizes are ignored, as for etcd: the cache sizes
+	// itself).
+	WatchCacheSizes         []string
 	EnableGarbageCollection bool
 	DeleteCollectionWorkers int
 	CountMetricPollPeriod   time.Duration
@@ -51,7 +56,13 @@ func (g *RESTOptionsGetter) GetRESTOptions(resource schema.GroupResource, exampl
 	}
 	decorator := UndecoratedStorage(g.DB)
 	if g.EnableWatchCache {
-		decorator = StorageWithCacher(g.DB)
+		sizes, err := genericoptions.ParseWatchCacheSizes(g.WatchCacheSizes)
+		if err != nil {
+			return generic.RESTOptions{}, err
+		}
+		if size, ok := sizes[resource]; !ok || size > 0 {
+			decorator = StorageWithCacher(g.DB)
+		}
 	}
 	return generic.RESTOptions{
 		StorageConfig:           cfg,
