@@ -231,7 +231,9 @@ func TestWatchCacheSizes(t *testing.T) {
 			t.Fatal(err)
 		}
 		s, destroy, err := opts.Decorator(opts.StorageConfig, opts.ResourcePrefix,
-			func(obj runtime.Object) (string, error) { return storage.NamespaceKeyFunc(opts.ResourcePrefix+"/", obj) },
+			func(obj runtime.Object) (string, error) {
+				return storage.NamespaceKeyFunc(opts.ResourcePrefix+"/", obj)
+			},
 			func() runtime.Object { return &example.Pod{} }, func() runtime.Object { return &example.PodList{} },
 			podAttrs, nil, &cache.Indexers{})
 		if err != nil {
