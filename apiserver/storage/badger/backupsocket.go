@@ -161,7 +161,9 @@ func backupFromServer(dir string, w io.Writer) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("fed-apiserver on %s sent no revision with the backup: %w", path, err)
 	}
-	if _, err := io.Copy(w, resp.Body); err != nil {
+	if _, err := io.Copy(w, resp.Body); errors.Is(err, io.ErrUnexpectedEOF) {
+		return 0, fmt.Errorf("the backup at revision %d from fed-apiserver on %s was cut off (did the server stop?): %w", rev, path, err)
+	} else if err != nil {
 		return 0, fmt.Errorf("backup at revision %d from fed-apiserver on %s: %w", rev, path, err)
 	}
 	if msg := resp.Trailer.Get(errorTrailer); msg != "" {

@@ -174,6 +174,57 @@ func TestCompactionStopsAtARunningBackup(t *testing.T) {
 	}
 }
 
+// TestStopEndsARunningBackup: when the server stops, a backup it is streaming to a client
+// that reads nothing ends, and the database closes; the client gets an error, not a short
+// backup.
+func TestStopEndsARunningBackup(t *testing.T) {
+	dir := t.TempDir()
+	db, s := openPodStore(t, dir)
+	// More than the socket's buffers hold, so that the server is blocked writing.
+	big := strings.Repeat("x", 2048)
+	for i := range 600 {
+		createBigPod(t, s, fmt.Sprintf("p%d", i), big)
+	}
+	stop, err := ServeBackups(db, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	started, resume := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	out := writerFunc(func(p []byte) (int, error) {
+		once.Do(func() {
+			close(started)
+			<-resume
+		})
+		return len(p), nil
+	})
+	backupErr := make(chan error, 1)
+	go func() {
+		_, err := Backup(dir, out)
+		backupErr <- err
+	}()
+	<-started
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- db.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the database did not close while a backup was cut off")
+	}
+	close(resume)
+	if err := <-backupErr; err == nil {
+		t.Error("a backup cut off by the server's stop succeeded")
+	} else {
+		t.Log(err)
+	}
+}
+
 // TestServeBackupsReplacesStaleSocket: a socket left by a server killed before it could
 // remove it does not keep the next one from serving backups.
 func TestServeBackupsReplacesStaleSocket(t *testing.T) {
