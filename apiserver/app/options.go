@@ -108,7 +108,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	if f := fs.Lookup("storage-backend"); f != nil {
 		f.Usage = "The storage backend: badger (embedded, in --data-dir) or etcd3 (--etcd-servers; for several replicas)."
 	}
-	fs.StringVar(&o.DataDir, "data-dir", o.DataDir, "Directory of the Badger database (with --storage-backend=badger).")
+	fs.StringVar(&o.DataDir, "data-dir", o.DataDir, "Directory of the Badger database (with --storage-backend=badger). The server answers fed-apiserver backup on <data-dir>/backup.sock.")
 	sc := &o.SearchCache
 	fs.StringVar(&sc.Dir, "search-cache-dir", sc.Dir, "Directory of the search cache's Badger database (default <data-dir>/search-cache).")
 	fs.Int64Var(&sc.BlockCacheSize, "search-cache-block-cache-bytes", sc.BlockCacheSize, "Memory the search cache keeps of recently read data blocks.")
