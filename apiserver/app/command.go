@@ -54,12 +54,19 @@ func newBackupCommand(stdout io.Writer) *cobra.Command {
 	var dataDir, output string
 	cmd := &cobra.Command{
 		Use:   "backup --data-dir DIR -o FILE",
-		Short: "Write a backup of the Badger database in --data-dir to a file (fed-apiserver must be stopped)",
+		Short: "Write a backup of the Badger database in --data-dir to a file, while fed-apiserver runs or not",
 		Long: `backup writes every object of fed-apiserver's Badger database (the fleet's templates, fed's
 objects, their history and revisions) to FILE, or to standard output with -o -, in Badger's
-backup format. fed-apiserver must be stopped first: Badger lets one process open a data
-directory. The search cache (<data-dir>/search-cache) is not backed up: it is filled again
-from the members.`,
+backup format, as of one revision: the newest when the backup starts.
+
+While fed-apiserver runs, it takes the backup itself (Badger lets one process open a data
+directory): backup asks it on the unix socket <data-dir>/backup.sock, and writes go on
+meanwhile; those after the backup's revision are not in it. Whoever may use that socket
+(mode 0600, the user fed-apiserver runs as) may take a backup. When no fed-apiserver runs,
+backup opens the directory itself. Both write the same format, which restore loads.
+
+The search cache (<data-dir>/search-cache) is not backed up: it is filled again from the
+members.`,
 		Args:         cobra.NoArgs,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/rest"
 	componentbaseconfig "k8s.io/component-base/config"
 	componentbaseoptions "k8s.io/component-base/config/options"
+	"k8s.io/klog/v2"
 	openapicommon "k8s.io/kube-openapi/pkg/common"
 	netutils "k8s.io/utils/net"
 	cmopenapi "sigs.k8s.io/custom-metrics-apiserver/pkg/generated/openapi/custommetrics"
@@ -113,7 +114,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	if f := fs.Lookup("storage-backend"); f != nil {
 		f.Usage = "The storage backend: badger (embedded, in --data-dir) or etcd3 (--etcd-servers; for several replicas)."
 	}
-	fs.StringVar(&o.DataDir, "data-dir", o.DataDir, "Directory of the Badger database (with --storage-backend=badger).")
+	fs.StringVar(&o.DataDir, "data-dir", o.DataDir, "Directory of the Badger database (with --storage-backend=badger). The server answers fed-apiserver backup on <data-dir>/backup.sock.")
 	sc := &o.SearchCache
 	fs.StringVar(&sc.Dir, "search-cache-dir", sc.Dir, "Directory of the search cache's Badger database (default <data-dir>/search-cache).")
 	fs.Int64Var(&sc.BlockCacheSize, "search-cache-block-cache-bytes", sc.BlockCacheSize, "Memory the search cache keeps of recently read data blocks.")
@@ -265,6 +266,13 @@ func (o *Options) Config() (*apiserver.Config, func() error, error) {
 		_ = closeCache()
 		return nil, noop, fmt.Errorf("opening the Badger database in %s: %w", o.DataDir, err)
 	}
+	// fed-apiserver backup asks this process for backups on a socket in the data directory,
+	// since no other process can open the database while it runs.
+	stopBackups, err := badger.ServeBackups(db, o.DataDir)
+	if err != nil {
+		klog.Warningf("fed-apiserver backup cannot reach this server (stop it to take a backup): %v", err)
+		stopBackups = noop
+	}
 	c.RESTOptionsGetter = &badgeroptions.RESTOptionsGetter{
 		DB:                      db,
 		StorageFactory:          &genericoptions.SimpleStorageFactory{StorageConfig: storageConfig},
@@ -274,7 +282,7 @@ func (o *Options) Config() (*apiserver.Config, func() error, error) {
 		DeleteCollectionWorkers: o.etcd.DeleteCollectionWorkers,
 		CountMetricPollPeriod:   storageConfig.CountMetricPollPeriod,
 	}
-	return cfg, func() error { return errors.Join(closeCache(), db.Close()) }, nil
+	return cfg, func() error { return errors.Join(stopBackups(), closeCache(), db.Close()) }, nil
 }
 
 // Run starts the server and serves until ctx is done.

@@ -18,20 +18,27 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/fedhq/fed/test/lab"
 )
 
-// TestBackupRestore backs up the lab's fed-apiserver (refused while it runs, then stopped),
-// restores the backup into a new data directory and starts fed-apiserver on it: what the
-// fleet held at the backup is back, what came after is not. The lab's own data directory is
-// put back afterwards.
+// TestBackupRestore backs up the lab's running fed-apiserver while ConfigMaps are being
+// created in the fleet, restores the backup into a new data directory and starts
+// fed-apiserver on it: every ConfigMap of the backup's revision is back with its data, and
+// none made after it. The lab's own data directory is put back afterwards.
 func TestBackupRestore(t *testing.T) {
 	root, err := lab.RepoRoot()
 	if err != nil {
@@ -54,30 +61,93 @@ func TestBackupRestore(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	stop := func() {
-		t.Helper()
-		if err := theLab.StopProcess("fed-apiserver"); err != nil {
-			t.Fatal(err)
-		}
+
+	// A directory without a database is refused, saying so.
+	empty := t.TempDir()
+	if out, err := run("backup", "--data-dir", empty, "-o", "-"); err == nil || !strings.Contains(out, "no database in "+empty) {
+		t.Errorf("a backup of an empty directory: %v\n%s\nwant no database in %s", err, out, empty)
 	}
 
-	kubectl(t, fleet, "create", "configmap", "before", "-n", ns, "--from-literal=k=v")
-	out, err := run("backup", "--data-dir", dataDir, "-o", backup)
-	if err == nil || !strings.Contains(out, "stop it first") {
-		t.Fatalf("a backup while fed-apiserver runs: %v\n%s\nwant it refused, saying to stop the server", err, out)
-	}
-	if _, err := os.Stat(backup); !os.IsNotExist(err) {
-		t.Errorf("a refused backup left %s behind: %v", backup, err)
-	}
-
-	stop()
-	out, err = run("backup", "--data-dir", dataDir, "-o", backup)
-	up()
+	// The writer creates ConfigMaps one after the other until told to stop, and keeps the
+	// revision of each.
+	cfg, err := clientConfigFor(fleet)
 	if err != nil {
-		t.Fatalf("backup: %v\n%s", err, out)
+		t.Fatal(err)
+	}
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	created := map[string]int64{}
+	count := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(created)
+	}
+	stopWriter, writerDone := make(chan struct{}), make(chan error, 1)
+	go func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stopWriter:
+				writerDone <- nil
+				return
+			default:
+			}
+			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("w-%d", i)}, Data: map[string]string{"i": fmt.Sprint(i)}}
+			got, err := client.CoreV1().ConfigMaps(ns).Create(context.Background(), cm, metav1.CreateOptions{})
+			if err != nil {
+				writerDone <- err
+				return
+			}
+			rev, err := strconv.ParseInt(got.ResourceVersion, 10, 64)
+			if err != nil {
+				writerDone <- err
+				return
+			}
+			mu.Lock()
+			created[got.Name] = rev
+			mu.Unlock()
+		}
+	}()
+	waitWrites := func(n int) {
+		t.Helper()
+		waitFor(t, time.Minute, func() error {
+			if c := count(); c < n {
+				return fmt.Errorf("%d ConfigMaps created, waiting for %d", c, n)
+			}
+			return nil
+		})
+	}
+	waitWrites(10)
+	out, err := run("backup", "--data-dir", dataDir, "-o", backup)
+	if err != nil {
+		close(stopWriter)
+		t.Fatalf("backup while fed-apiserver runs: %v\n%s", err, out)
 	}
 	t.Log(strings.TrimSpace(out))
-	kubectl(t, fleet, "create", "configmap", "after", "-n", ns, "--from-literal=k=v")
+	var rev int64
+	if _, err := fmt.Sscanf(out, "backed up "+dataDir+" at revision %d", &rev); err != nil {
+		close(stopWriter)
+		t.Fatalf("no revision in %q: %v", out, err)
+	}
+	waitWrites(count() + 10)
+	close(stopWriter)
+	if err := <-writerDone; err != nil {
+		t.Fatalf("writer: %v", err)
+	}
+	var in, after []string
+	for name, r := range created {
+		if r <= rev {
+			in = append(in, name)
+		} else {
+			after = append(after, name)
+		}
+	}
+	t.Logf("%d ConfigMaps created up to revision %d, %d after it", len(in), rev, len(after))
+	if len(in) == 0 || len(after) == 0 {
+		t.Fatal("want ConfigMaps created both before and after the backup's revision")
+	}
 
 	restored := dataDir + ".restored"
 	out, err = run("restore", "--data-dir", restored, "-f", backup)
@@ -85,13 +155,18 @@ func TestBackupRestore(t *testing.T) {
 		t.Fatalf("restore: %v\n%s", err, out)
 	}
 	t.Log(strings.TrimSpace(out))
-	if out, err := run("restore", "--data-dir", restored, "-f", backup); err == nil {
-		t.Errorf("a restore into a directory that holds a database succeeded:\n%s", out)
+	if out, err := run("restore", "--data-dir", restored, "-f", backup); err == nil || !strings.Contains(out, "not empty") {
+		t.Errorf("a restore into a directory that holds a database: %v\n%s\nwant it refused", err, out)
 	}
 
 	// fed-apiserver on the restored directory, then on its own again.
 	original := dataDir + ".original"
-	stop()
+	if err := theLab.StopProcess("fed-apiserver"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dataDir, "backup.sock")); !os.IsNotExist(err) {
+		t.Errorf("the backup socket is left after fed-apiserver stopped: %v", err)
+	}
 	if err := os.Rename(dataDir, original); err != nil {
 		t.Fatal(err)
 	}
@@ -111,11 +186,23 @@ func TestBackupRestore(t *testing.T) {
 		up()
 	})
 	up()
+	var list *corev1.ConfigMapList
 	waitFor(t, 30*time.Second, func() error {
-		_, err := runKubectl(fleet, "get", "configmap", "before", "-n", ns)
+		list, err = client.CoreV1().ConfigMaps(ns).List(context.Background(), metav1.ListOptions{})
 		return err
 	})
-	if out, err := runKubectl(fleet, "get", "configmap", "after", "-n", ns); err == nil || !strings.Contains(err.Error(), "NotFound") {
-		t.Errorf("the configmap made after the backup is in the restored fleet: %v %s", err, out)
+	got := map[string]string{}
+	for _, cm := range list.Items {
+		got[cm.Name] = cm.Data["i"]
+	}
+	for _, name := range in {
+		if i, ok := got[name]; !ok || "w-"+i != name {
+			t.Errorf("ConfigMap %s of the backup: restored %t, data i=%q", name, ok, i)
+		}
+	}
+	for _, name := range after {
+		if _, ok := got[name]; ok {
+			t.Errorf("ConfigMap %s, made after the backup's revision %d, is in the restored fleet", name, rev)
+		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +17,7 @@ import (
 	"k8s.io/apiserver/pkg/storage"
 )
 
+// TestBackupRestore backs up a stopped database and restores it.
 func TestBackupRestore(t *testing.T) {
 	dir := t.TempDir()
 	db, s := openPodStore(t, dir)
@@ -24,15 +27,18 @@ func TestBackupRestore(t *testing.T) {
 	deletePod(t, s, "ns", "b")
 	last := db.Revision()
 
-	// Badger lets one process open a directory: a backup of an open database is refused
-	// with what to do.
+	// Badger lets one process open a directory: the backup of a database open in a process
+	// that serves no backups is refused, with what to do.
 	var buf bytes.Buffer
-	if _, err := Backup(dir, &buf); err == nil || !strings.Contains(err.Error(), "stop it first") {
-		t.Fatalf("backup of an open database: %v, want an error saying to stop the server", err)
+	if _, err := Backup(dir, &buf); err == nil || !strings.Contains(err.Error(), "stop that process first") {
+		t.Fatalf("backup of an open database: %v, want an error saying to stop the process", err)
 	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
+	// A stopped directory, with the socket of a server killed before it could remove it:
+	// backup opens the directory itself.
+	leaveStaleSocket(t, dir)
 	rev, err := Backup(dir, &buf)
 	if err != nil {
 		t.Fatal(err)
@@ -79,5 +85,28 @@ func TestBackupRestore(t *testing.T) {
 	c := createPod(t, s, "ns", "c")
 	if want := fmt.Sprint(last + 2); c.ResourceVersion != want {
 		t.Errorf("first write after restore: resourceVersion %s, want %s", c.ResourceVersion, want)
+	}
+}
+
+func TestBackupOfNoDatabase(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Backup(dir, io.Discard); err == nil || !strings.Contains(err.Error(), "no database in "+dir) {
+		t.Errorf("backup of an empty directory: %v, want no database in %s", err, dir)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("backup of an empty directory wrote %v in it", entries)
+	}
+}
+
+// leaveStaleSocket leaves in dir the backup socket of a process that is gone.
+func leaveStaleSocket(t *testing.T, dir string) {
+	t.Helper()
+	ln, err := net.Listen("unix", filepath.Join(dir, BackupSocket))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	if err := ln.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -14,7 +14,8 @@ import (
 // an exact resourceVersion older than rev and watches starting before rev
 // fail with 410 Gone afterwards; the state at rev itself stays readable.
 // Like the apiserver's etcd compaction, the compaction is itself recorded at
-// a new revision. It returns the revision compacted to.
+// a new revision. It returns the revision compacted to: not past the revision of a backup
+// streaming now (see backupAt), whose snapshot must stay whole until it ends.
 func (db *DB) Compact(ctx context.Context, rev int64) (int64, error) {
 	db.writeMu.Lock()
 	defer db.writeMu.Unlock()
@@ -24,6 +25,9 @@ func (db *DB) Compact(ctx context.Context, rev int64) (int64, error) {
 	cur := db.rev.Load()
 	if rev > cur {
 		return 0, fmt.Errorf("cannot compact to revision %d: newest revision is %d", rev, cur)
+	}
+	for backupRev := range db.backups {
+		rev = min(rev, backupRev)
 	}
 	old := db.compactRev.Load()
 	if rev <= old {

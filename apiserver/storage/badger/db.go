@@ -30,7 +30,10 @@ type DB struct {
 	writeMu    sync.Mutex
 	rev        atomic.Int64 // newest committed revision
 	compactRev atomic.Int64 // revisions below it are gone
-	closed     atomic.Bool
+	// backups counts the backups streaming now by the revision they read at; Compact
+	// keeps those revisions readable (guarded by writeMu).
+	backups map[int64]int
+	closed  atomic.Bool
 	// readMu is held (shared) by every open read snapshot; Close takes it
 	// exclusively so Badger is never closed under a reader.
 	readMu sync.RWMutex
@@ -54,7 +57,7 @@ func Open(dir string, opts ...Option) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening badger database in %q: %w", dir, err)
 	}
-	db := &DB{bdb: bdb, opts: o, hub: newHub(), stopCh: make(chan struct{})}
+	db := &DB{bdb: bdb, opts: o, hub: newHub(), stopCh: make(chan struct{}), backups: map[int64]int{}}
 	if err := db.loadRevisions(); err != nil {
 		_ = bdb.Close()
 		return nil, err
