@@ -124,12 +124,16 @@ resourceVersion get 410 Gone and list again, as after an etcd restore.`,
 			if dataDir == "" || file == "" {
 				return errors.New("--data-dir and -f are required")
 			}
-			f, err := os.Open(file)
-			if err != nil {
-				return err
+			var in io.Reader = os.Stdin
+			if file != "-" {
+				f, err := os.Open(file)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				in = f
 			}
-			defer f.Close()
-			rev, err := badger.Restore(dataDir, f)
+			rev, err := badger.Restore(dataDir, in)
 			if err != nil {
 				return err
 			}
@@ -138,6 +142,6 @@ resourceVersion get 410 Gone and list again, as after an etcd restore.`,
 		},
 	}
 	cmd.Flags().StringVar(&dataDir, "data-dir", "", "The new data directory (empty or absent).")
-	cmd.Flags().StringVarP(&file, "filename", "f", "", "The backup file.")
+	cmd.Flags().StringVarP(&file, "filename", "f", "", "The backup file; - reads it from standard input (e.g. through kubectl exec -i).")
 	return cmd
 }
