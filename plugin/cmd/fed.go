@@ -40,8 +40,8 @@ func NewCmdFed(streams genericiooptions.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "kubectl-fed",
 		Short: "Manage the member clusters of a fed host cluster",
-		Long: `kubectl fed manages the fleet of a fed host cluster: it joins member clusters, unjoins
-them, and taints or cordons them so that fed schedules workloads elsewhere; it shows and
+		Long: `kubectl fed manages the fleet of a fed host cluster: it installs fed into the host
+cluster and removes it, joins member clusters, unjoins them, and taints or cordons them so that fed schedules workloads elsewhere; it shows and
 searches the objects of every member, and runs kubectl's commands in them.
 
 The kubeconfig flags select the host cluster, as for kubectl; -v sets the verbosity of the
@@ -57,6 +57,8 @@ messages on standard error, as for kubectl.`,
 	addVerbosityFlag(cmd.PersistentFlags())
 
 	cmd.AddCommand(
+		NewCmdInit(configFlags, streams),
+		NewCmdDeinit(configFlags, streams),
 		NewCmdJoin(configFlags, streams),
 		NewCmdUnjoin(configFlags, streams),
 		NewCmdTaint(configFlags, streams),
