@@ -31,6 +31,7 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	apiregistrationclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset/typed/apiregistration/v1"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
@@ -232,10 +233,10 @@ func (o *InitOptions) Run(ctx context.Context) error {
 	}
 
 	names := install.APIServices(objs)
-	if o.Wait && len(names) > 0 {
-		w := &install.Waiter{APIServices: o.apiservice, Client: o.host.Client,
+	if o.Wait {
+		w := &install.Waiter{Host: o.host, APIServices: o.apiservice,
 			Progress: func(msg string) { progress(o.ErrOut, "%s", msg) }}
-		if err := w.Wait(ctx, names, o.WaitTimeout); err != nil {
+		if err := w.Wait(ctx, objs, o.WaitTimeout); err != nil {
 			return err
 		}
 	}
@@ -288,6 +289,8 @@ func installHost(configFlags *genericclioptions.ConfigFlags) (*install.Host, err
 	if err != nil {
 		return nil, err
 	}
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = 50, 100 // two requests an object, and a server dry run of each first
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
@@ -332,8 +335,18 @@ func hostFlags(configFlags *genericclioptions.ConfigFlags) string {
 		value *string
 	}{{"kubeconfig", configFlags.KubeConfig}, {"context", configFlags.Context}} {
 		if f.value != nil && *f.value != "" {
-			s += " --" + f.name + " " + *f.value
+			s += " --" + f.name + " " + shellQuote(*f.value)
 		}
 	}
 	return s
+}
+
+// shellQuote quotes s for a POSIX shell when it holds more than a path's usual characters.
+func shellQuote(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@=+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -113,3 +113,16 @@ func TestPrintNextSteps(t *testing.T) {
 		}
 	}
 }
+
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"/home/me/.kube/config": "/home/me/.kube/config",
+		"kind-fed@host":         "kind-fed@host",
+		"/tmp/my configs/host":  "'/tmp/my configs/host'",
+		"it's":                  `'it'\''s'`,
+	} {
+		if got := shellQuote(in); got != want {
+			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -109,6 +110,17 @@ type Applier struct {
 // ErrConflicts is in Apply's error when another manager owns fields of an object.
 var ErrConflicts = errors.New("fields are owned by another manager")
 
+// refusal is the host's refusal of some objects: every one, and whether another manager's
+// fields are among the reasons (errors.Is ErrConflicts).
+type refusal struct {
+	msg       string
+	conflicts bool
+}
+
+func (r *refusal) Error() string { return r.msg }
+
+func (r *refusal) Is(target error) bool { return target == ErrConflicts && r.conflicts }
+
 // planned is an object and what its server dry run said.
 type planned struct {
 	obj, before, after *unstructured.Unstructured
@@ -194,7 +206,12 @@ func (a *Applier) check(ctx context.Context, objs []*unstructured.Unstructured) 
 		plan = append(plan, p)
 	}
 	if len(errs) > 0 {
-		return nil, fmt.Errorf("the host refuses %d of the %d objects (nothing was changed):\n%w", len(errs), len(objs), errors.Join(errs...))
+		msgs := make([]string, len(errs))
+		for i, err := range errs {
+			msgs[i] = "  " + strings.ReplaceAll(err.Error(), "\n", "\n  ")
+		}
+		return nil, &refusal{msg: fmt.Sprintf("the host refuses %d of the %d objects (nothing was changed):\n%s", len(errs), len(objs), strings.Join(msgs, "\n")),
+			conflicts: slices.ContainsFunc(errs, func(err error) bool { return errors.Is(err, ErrConflicts) })}
 	}
 	return plan, nil
 }

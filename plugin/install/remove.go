@@ -36,7 +36,7 @@ import (
 // deletes, in the order Helm uninstalls (the APIServices first, so that the host stops
 // sending requests to fed-apiserver before it goes).
 func InstalledObjects() ([]*unstructured.Unstructured, error) {
-	certs := &Certs{Cert: []byte("-"), Key: []byte("-"), CA: []byte("-")}
+	certs := placeholderCerts
 	var all []*unstructured.Unstructured
 	seen := map[string]bool{}
 	for _, s := range []Settings{

@@ -70,7 +70,9 @@ type Settings struct {
 	CABundle []byte
 }
 
-// Validate checks the flags' combinations the chart would refuse less clearly.
+// Validate checks the settings: first the flags' combinations the chart would refuse
+// less clearly, then by rendering the chart (with a placeholder certificate when there is
+// none yet), so that its own refusals come before anything is asked of the host.
 func (s Settings) Validate() error {
 	switch s.Storage {
 	case StorageBadger:
@@ -87,9 +89,15 @@ func (s Settings) Validate() error {
 	if s.Replicas < 0 {
 		return fmt.Errorf("--replicas must not be negative")
 	}
-	_, err := parseSet(s.Set)
+	if s.Certs == nil {
+		s.Certs = placeholderCerts
+	}
+	_, err := Render(s)
 	return err
 }
+
+// placeholderCerts stand for the serving certificate where only the objects matter.
+var placeholderCerts = &Certs{Cert: []byte("-"), Key: []byte("-"), CA: []byte("-")}
 
 // ownedValues are the values init sets from its flags or makes itself: --set may not set
 // them (or anything under them).

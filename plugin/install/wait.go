@@ -27,9 +27,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/kubernetes"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	apiregistrationclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset/typed/apiregistration/v1"
+	"k8s.io/kubectl/pkg/polymorphichelpers"
 )
 
 // podSelector selects fed-apiserver's pods (the chart's selector labels).
@@ -46,61 +46,92 @@ func APIServices(objs []*unstructured.Unstructured) []string {
 	return names
 }
 
-// Waiter waits for fed's APIServices to be Available in the host.
+// Waiter waits until fed-apiserver has rolled out and the host serves fed's APIs.
 type Waiter struct {
+	*Host
 	APIServices apiregistrationclient.APIServiceInterface
-	Client      kubernetes.Interface
-	// Progress receives a line when an APIService is first looked at and when its
-	// Available condition changes.
+	// Progress receives a line when something is first looked at and when its state
+	// changes.
 	Progress func(msg string)
 	// Interval between two looks (1 s when 0).
 	Interval time.Duration
 }
 
-// Wait returns once every APIService of names is Available, or an error at the timeout
-// that says which are not, why, and how fed-apiserver's pods are.
-func (w *Waiter) Wait(ctx context.Context, names []string, timeout time.Duration) error {
+// Wait returns once the workloads among objs (fed-apiserver's StatefulSet or Deployment)
+// have rolled out, as kubectl rollout status says, and every APIService among them is
+// Available; at the timeout it returns an error that says which are not, why, and how
+// fed-apiserver's pods are. A rollout is waited for too because after an upgrade the
+// APIServices are still Available from the old pods.
+func (w *Waiter) Wait(ctx context.Context, objs []*unstructured.Unstructured, timeout time.Duration) error {
 	interval := w.Interval
 	if interval == 0 {
 		interval = time.Second
 	}
-	state := map[string]string{}
-	for _, n := range names {
-		w.progress(fmt.Sprintf("Waiting for APIService %s ...", n))
+	type item struct {
+		name  string
+		look  func(context.Context) (string, bool, error)
+		state string
+		done  bool
 	}
-	err := wait.PollUntilContextTimeout(ctx, interval, timeout, true, func(ctx context.Context) (bool, error) {
-		done := true
-		for _, n := range names {
-			s, err := w.availability(ctx, n)
-			if err != nil {
-				return false, err
-			}
-			if s != state[n] {
-				state[n] = s
-				w.progress(fmt.Sprintf("APIService %s: %s", n, s))
-			}
-			done = done && s == "Available"
+	var items []*item
+	for _, o := range objs {
+		if viewer, err := polymorphichelpers.StatusViewerFor(o.GroupVersionKind().GroupKind()); err == nil {
+			items = append(items, &item{name: Ref(o), look: func(ctx context.Context) (string, bool, error) {
+				got, err := w.get(ctx, o)
+				if err != nil || got == nil {
+					return "not found", false, err
+				}
+				msg, done, err := viewer.Status(got, 0)
+				return strings.TrimSpace(msg), done, err
+			}})
 		}
-		return done, nil
-	})
-	if err == nil {
-		return nil
 	}
-	if ctx.Err() == nil && !wait.Interrupted(err) {
+	for _, n := range APIServices(objs) {
+		items = append(items, &item{name: "APIService " + n, look: func(ctx context.Context) (string, bool, error) {
+			s, err := w.availability(ctx, n)
+			return s, s == "Available", err
+		}})
+	}
+	names := make([]string, len(items))
+	for i, it := range items {
+		names[i] = it.name
+	}
+	w.progress(fmt.Sprintf("Waiting up to %s for %s ...", timeout, strings.Join(names, ", ")))
+	err := wait.PollUntilContextTimeout(ctx, interval, timeout, true, func(ctx context.Context) (bool, error) {
+		all := true
+		for _, it := range items {
+			if it.done {
+				continue
+			}
+			s, done, err := it.look(ctx)
+			if err != nil && ctx.Err() != nil {
+				return false, nil // the timeout, which the poll reports
+			}
+			if err != nil {
+				return false, fmt.Errorf("%s: %w", it.name, err)
+			}
+			if s != it.state || done {
+				it.state, it.done = s, done
+				w.progress(it.name + ": " + s)
+			}
+			all = all && done
+		}
+		return all, nil
+	})
+	if err == nil || (ctx.Err() == nil && !wait.Interrupted(err)) {
 		return err
 	}
-	var not []string
-	for _, n := range names {
-		if state[n] != "Available" {
-			not = append(not, n+" ("+state[n]+")")
+	msg := fmt.Sprintf("fed is not ready after %s:", timeout)
+	for _, it := range items {
+		if !it.done {
+			msg += "\n  " + it.name + ": " + it.state
 		}
 	}
-	msg := fmt.Sprintf("fed's APIServices are not Available after %s: %s", timeout, strings.Join(not, ", "))
 	if pods := w.pods(ctx); pods != "" {
 		msg += "\nfed-apiserver's pods: " + pods
 	}
-	msg += fmt.Sprintf("\nSee 'kubectl -n %s describe pods -l %s' and 'kubectl get apiservice %s -o yaml'; run init again to go on waiting.",
-		Namespace, podSelector, names[0])
+	msg += fmt.Sprintf("\nSee 'kubectl -n %s describe pods -l %s' and 'kubectl get apiservices %s'; run init again to go on waiting.",
+		Namespace, podSelector, strings.Join(APIServices(objs), " "))
 	return fmt.Errorf("%s", msg)
 }
 
@@ -138,9 +169,6 @@ func (w *Waiter) progress(msg string) {
 // pods says how fed-apiserver's pods are, for a wait that timed out ("" when they cannot
 // be listed).
 func (w *Waiter) pods(ctx context.Context) string {
-	if w.Client == nil {
-		return ""
-	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	list, err := w.Client.CoreV1().Pods(Namespace).List(ctx, metav1.ListOptions{LabelSelector: podSelector})

@@ -32,22 +32,7 @@ func TestInstall(t *testing.T) {
 		}
 		return stdout.String(), nil
 	}
-	// The lab's registration of fed-apiserver (its APIServices and its Service of type
-	// ExternalName), which the dry runs must leave as it is.
-	apiservices := func() string {
-		out := kubectl(t, host, "get", "apiservices", "-o", "jsonpath={range .items[*]}{.metadata.name}={.metadata.resourceVersion}{\"\\n\"}{end}")
-		var fed []string
-		for _, l := range strings.Split(out, "\n") {
-			if strings.Contains(l, "fedhq.io=") {
-				fed = append(fed, l)
-			}
-		}
-		return strings.Join(fed, " ")
-	}
-	registration := func() string {
-		return apiservices() + " | " + kubectl(t, host, "get", "-n", "fed-system", "service/fed-apiserver", "-o", "jsonpath={.spec.type} {.metadata.resourceVersion}")
-	}
-	before := registration()
+	before := fedRegistration(t)
 
 	dryRun := func(t *testing.T, stdin string, args ...string) string {
 		t.Helper()
@@ -111,11 +96,35 @@ func TestInstall(t *testing.T) {
 		}
 	})
 
-	if got := registration(); got != before {
+	checkUntouched(t, before)
+}
+
+// fedRegistration is the lab's registration of fed-apiserver in its host: its APIServices
+// and its Service of type ExternalName, with their resourceVersions. Dry runs of an install
+// must leave it as it is.
+func fedRegistration(t *testing.T) string {
+	t.Helper()
+	host := theLab.Host.Kubeconfig
+	out := kubectl(t, host, "get", "apiservices", "-o", "jsonpath={range .items[*]}{.metadata.name}={.metadata.resourceVersion}{\"\\n\"}{end}")
+	var fed []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "fedhq.io=") {
+			fed = append(fed, l)
+		}
+	}
+	return strings.Join(fed, " ") + " | " + kubectl(t, host, "get", "-n", "fed-system", "service/fed-apiserver", "-o", "jsonpath={.spec.type} {.metadata.resourceVersion}")
+}
+
+// checkUntouched fails when dry runs of an install changed the lab's host: its
+// registration of fed-apiserver is no longer before, or an install's workload, serving
+// Secret or PodDisruptionBudget exists.
+func checkUntouched(t *testing.T, before string) {
+	t.Helper()
+	if got := fedRegistration(t); got != before {
 		t.Errorf("the dry runs changed the lab's fed-apiserver registration: before %s, after %s", before, got)
 	}
 	for _, o := range []string{"statefulset/fed-apiserver", "deployment/fed-apiserver", "secret/fed-apiserver-serving", "poddisruptionbudget/fed-apiserver"} {
-		if out := kubectl(t, host, "get", "-n", "fed-system", o, "--ignore-not-found", "-o", "name"); out != "" {
+		if out := kubectl(t, theLab.Host.Kubeconfig, "get", "-n", "fed-system", o, "--ignore-not-found", "-o", "name"); out != "" {
 			t.Errorf("the dry runs created %s", out)
 		}
 	}
