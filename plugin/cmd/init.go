@@ -166,7 +166,7 @@ func (o *InitOptions) Complete(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	agg, err := apiregistrationclient.NewForConfig(cfg)
+	agg, err := apiregistrationclient.NewForConfig(withQPS(cfg))
 	if err != nil {
 		return err
 	}
@@ -289,8 +289,7 @@ func installHost(configFlags *genericclioptions.ConfigFlags) (*install.Host, err
 	if err != nil {
 		return nil, err
 	}
-	cfg = rest.CopyConfig(cfg)
-	cfg.QPS, cfg.Burst = 50, 100 // two requests an object, and a server dry run of each first
+	cfg = withQPS(cfg)
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
@@ -304,6 +303,14 @@ func installHost(configFlags *genericclioptions.ConfigFlags) (*install.Host, err
 		return nil, err
 	}
 	return &install.Host{Dynamic: dyn, Mapper: mapper, Client: client}, nil
+}
+
+// withQPS is cfg with room for init's requests: two an object, and a server dry run of
+// each first.
+func withQPS(cfg *rest.Config) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = 50, 100
+	return cfg
 }
 
 // describeHost names the host cluster the kubeconfig flags select: its server and context.

@@ -44,8 +44,8 @@ import (
 // out.
 const releaseName = "fed"
 
-// Chart is the embedded chart artifacts/charts/fed, loaded once.
-var Chart = sync.OnceValues(func() (*chart.Chart, error) { return loadChart(charts.Fed()) })
+// embeddedChart is the embedded chart artifacts/charts/fed, loaded once.
+var embeddedChart = sync.OnceValues(func() (*chart.Chart, error) { return loadChart(charts.Fed()) })
 
 // loadChart loads a chart from fsys, leaving out what its .helmignore lists, as Helm's loader
 // of a chart directory does.
@@ -100,7 +100,7 @@ func Render(s Settings) ([]*unstructured.Unstructured, error) {
 }
 
 func renderValues(vals map[string]any) ([]*unstructured.Unstructured, error) {
-	ch, err := Chart()
+	ch, err := embeddedChart()
 	if err != nil {
 		return nil, fmt.Errorf("loading the embedded chart: %w", err)
 	}

@@ -97,16 +97,17 @@ func (w *Waiter) Wait(ctx context.Context, objs []*unstructured.Unstructured, ti
 		names[i] = it.name
 	}
 	w.progress(fmt.Sprintf("Waiting up to %s for %s ...", timeout, strings.Join(names, ", ")))
-	err := wait.PollUntilContextTimeout(ctx, interval, timeout, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(ctx, interval, timeout, true, func(context.Context) (bool, error) {
+		// The requests get a deadline of their own: the poll's would make a client's rate
+		// limiter refuse them just before it.
+		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
 		all := true
 		for _, it := range items {
 			if it.done {
 				continue
 			}
-			s, done, err := it.look(ctx)
-			if err != nil && ctx.Err() != nil {
-				return false, nil // the timeout, which the poll reports
-			}
+			s, done, err := it.look(rctx)
 			if err != nil {
 				return false, fmt.Errorf("%s: %w", it.name, err)
 			}
@@ -118,7 +119,10 @@ func (w *Waiter) Wait(ctx context.Context, objs []*unstructured.Unstructured, ti
 		}
 		return all, nil
 	})
-	if err == nil || (ctx.Err() == nil && !wait.Interrupted(err)) {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err == nil || !wait.Interrupted(err) {
 		return err
 	}
 	msg := fmt.Sprintf("fed is not ready after %s:", timeout)
