@@ -72,6 +72,9 @@ type Options struct {
 
 	Stdout io.Writer
 	Stderr io.Writer
+
+	// stopBackups closes the backup socket that Config opened (Badger only).
+	stopBackups func() error
 }
 
 // NewOptions returns the defaults: Badger storage, delegated authentication and
@@ -273,6 +276,7 @@ func (o *Options) Config() (*apiserver.Config, func() error, error) {
 		klog.Warningf("fed-apiserver backup cannot reach this server (stop it to take a backup): %v", err)
 		stopBackups = noop
 	}
+	o.stopBackups = stopBackups
 	c.RESTOptionsGetter = &badgeroptions.RESTOptionsGetter{
 		DB:                      db,
 		StorageFactory:          &genericoptions.SimpleStorageFactory{StorageConfig: storageConfig},
@@ -295,6 +299,13 @@ func (o *Options) Run(ctx context.Context) error {
 	server, err := config.Complete().New()
 	if err != nil {
 		return err
+	}
+	if o.stopBackups != nil {
+		// No backup starts once the server is stopping, and the socket is gone even if
+		// the process is killed before it has drained its requests.
+		if err := server.GenericAPIServer.AddPreShutdownHook("fed-backup-socket", o.stopBackups); err != nil {
+			return err
+		}
 	}
 	return server.GenericAPIServer.PrepareRun().RunWithContext(ctx)
 }

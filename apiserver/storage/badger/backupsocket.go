@@ -27,6 +27,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -90,11 +91,11 @@ func ServeBackups(db *DB, dir string) (stop func() error, err error) {
 		}
 	}()
 	// Close removes the socket; a backup streaming then stops at its next write, and the
-	// database's Close waits for it to let go of its snapshot.
-	return func() error {
+	// database's Close waits for it to let go of its snapshot. Stop may be called again.
+	return sync.OnceValue(func() error {
 		cancel()
 		return srv.Close()
-	}, nil
+	}), nil
 }
 
 // serveBackup streams a backup of the newest revision.
