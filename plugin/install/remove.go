@@ -29,6 +29,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 )
 
 // InstalledObjects are the objects an install of the chart may have made in the host, in
@@ -97,7 +98,7 @@ func (h *Host) Delete(ctx context.Context, objs []*unstructured.Unstructured, dr
 			if err != nil {
 				return results, err
 			}
-			opts := metav1.DeleteOptions{PropagationPolicy: ptr(metav1.DeletePropagationBackground)}
+			opts := metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)}
 			if dryRun == ServerDryRun {
 				opts.DryRun = []string{metav1.DryRunAll}
 			}
@@ -109,8 +110,6 @@ func (h *Host) Delete(ctx context.Context, objs []*unstructured.Unstructured, dr
 	}
 	return results, nil
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // NamespaceObject is the chart's Namespace.
 func NamespaceObject() *unstructured.Unstructured {
