@@ -20,10 +20,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"k8s.io/client-go/kubernetes"
@@ -33,18 +33,19 @@ import (
 // subresource ("PATCH works/status"), as its /metrics says now.
 type requestCounts map[string]float64
 
-// countRequests reads the apiserver_request_total of the server cs talks to.
-func countRequests(ctx context.Context, cs kubernetes.Interface) (requestCounts, error) {
+// scrapeMetrics reads the /metrics of the server cs talks to.
+func scrapeMetrics(ctx context.Context, cs kubernetes.Interface) (map[string]*dto.MetricFamily, error) {
 	body, err := cs.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return parseRequestCounts(bytes.NewReader(body))
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	return parser.TextToMetricFamilies(bytes.NewReader(body))
 }
 
-func parseRequestCounts(r io.Reader) (requestCounts, error) {
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(r)
+// countRequests reads the apiserver_request_total of the server cs talks to.
+func countRequests(ctx context.Context, cs kubernetes.Interface) (requestCounts, error) {
+	families, err := scrapeMetrics(ctx, cs)
 	if err != nil {
 		return nil, err
 	}
@@ -119,12 +120,7 @@ func (c requestCounts) writesSince(before requestCounts) float64 {
 // readGauge reads one unlabelled gauge of the server cs talks to from its /metrics, e.g.
 // go_memstats_heap_inuse_bytes.
 func readGauge(ctx context.Context, cs kubernetes.Interface, name string) (float64, error) {
-	body, err := cs.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
-	if err != nil {
-		return 0, err
-	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(bytes.NewReader(body))
+	families, err := scrapeMetrics(ctx, cs)
 	if err != nil {
 		return 0, err
 	}
