@@ -42,3 +42,32 @@ const (
 	// the member each item comes from; the plugin uses the same key as an annotation.
 	LabelCluster = "cluster.fedhq.io/cluster"
 )
+
+// Names of pull mode, which register, the agent, fed's registration controller and fed's
+// authorizer agree on.
+const (
+	// RegisterGroup is the group fed's bootstrap tokens authenticate into in the host (their
+	// auth-extra-groups): it may only ask for an agent's client certificate.
+	RegisterGroup = "system:bootstrappers:fed:register"
+	// AgentGroup is the group (the certificate's organization) of every agent's identity.
+	AgentGroup = "system:fed:agents"
+	// AgentUserPrefix starts an agent's user name (the certificate's common name), which
+	// ends with its cluster's name: AgentUser.
+	AgentUserPrefix = "system:fed:agent:"
+	// AgentServiceAccount is the agent's service account in its member, and AgentSecret
+	// the Secret beside it that holds the agent's kubeconfig for the host (key
+	// SecretKubeconfigKey) and its cluster's name (key AgentSecretClusterKey). Both are in
+	// FedNamespace of the member.
+	AgentServiceAccount   = "fed-agent"
+	AgentSecret           = "fed-agent"
+	AgentSecretClusterKey = "cluster"
+	// AgentLeasePrefix starts the name of the Lease in the host's FedNamespace that a
+	// pull cluster's agent renews while it runs: AgentLease.
+	AgentLeasePrefix = "fed-agent-"
+)
+
+// AgentUser is the user name of the agent of a pull cluster.
+func AgentUser(cluster string) string { return AgentUserPrefix + cluster }
+
+// AgentLease is the name of the Lease a pull cluster's agent renews in the host.
+func AgentLease(cluster string) string { return AgentLeasePrefix + cluster }
