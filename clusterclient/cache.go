@@ -39,6 +39,9 @@ type Cache struct {
 	clusters clusterlisters.ClusterLister
 	secrets  corelisters.SecretLister
 
+	// static is the one member of an agent's Cache, whose configuration is its own.
+	static map[string]*rest.Config
+
 	mu      sync.Mutex
 	entries map[string]entry
 }
@@ -53,12 +56,28 @@ func New(clusters clusterlisters.ClusterLister, secrets corelisters.SecretLister
 	return &Cache{clusters: clusters, secrets: secrets, entries: map[string]entry{}}
 }
 
+// NewStatic returns a Cache of one member whose configuration is cfg: a pull cluster's
+// agent reaches its own cluster with its own credentials. Any other name is not found.
+func NewStatic(name string, cfg *rest.Config) *Cache {
+	return &Cache{static: map[string]*rest.Config{name: cfg}}
+}
+
 // Config returns a copy of the client configuration of the named member, for callers to
 // adjust (impersonation, timeouts) freely.
 func (c *Cache) Config(name string) (*rest.Config, error) {
+	if c.static != nil {
+		cfg, ok := c.static[name]
+		if !ok {
+			return nil, apierrors.NewNotFound(clusterv1alpha1.Resource("clusters"), name)
+		}
+		return rest.CopyConfig(cfg), nil
+	}
 	cluster, err := c.clusters.Get(name)
 	if err != nil {
 		return nil, err
+	}
+	if cluster.Spec.SyncMode == clusterv1alpha1.Pull {
+		return nil, fmt.Errorf("cluster %s is in pull mode: fed reaches it only through its agent", name)
 	}
 	ref := cluster.Spec.SecretRef
 	if ref == nil {
@@ -83,6 +102,16 @@ func (c *Cache) Config(name string) (*rest.Config, error) {
 		c.entries[name] = e
 	}
 	return rest.CopyConfig(e.config), nil
+}
+
+// ByAgent says whether a member is reached by its agent rather than by this process: a
+// pull cluster, seen from the host. Its Works are the agent's to apply.
+func (c *Cache) ByAgent(name string) bool {
+	if c.static != nil {
+		return false
+	}
+	cluster, err := c.clusters.Get(name)
+	return err == nil && cluster.Spec.SyncMode == clusterv1alpha1.Pull
 }
 
 // Forget drops a member's configuration (the Cluster was deleted).

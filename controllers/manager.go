@@ -170,7 +170,8 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 
 	// The cluster controller keeps each member's nodes, which the scheduler estimates room from.
 	rooms := noderoom.NewStore()
-	clusterController, err := clustercontroller.NewController(fedClient, clusters, configs, secrets, rooms, cfg.Cluster)
+	clusterController, err := clustercontroller.NewController(fedClient, clusters, configs, secrets,
+		hostFactory.Coordination().V1().Leases(), rooms, cfg.Cluster)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle"
+	"k8s.io/apiserver/pkg/authorization/union"
 	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
@@ -30,6 +31,7 @@ import (
 
 	"github.com/fedhq/fed/apis/generated/openapi"
 	"github.com/fedhq/fed/apiserver"
+	"github.com/fedhq/fed/apiserver/agents"
 	"github.com/fedhq/fed/apiserver/scheme"
 	"github.com/fedhq/fed/apiserver/storage/badger"
 	badgeroptions "github.com/fedhq/fed/apiserver/storage/badger/options"
@@ -230,6 +232,15 @@ func (o *Options) Config() (*apiserver.Config, func() error, error) {
 	}
 	if err := o.Recommended.ApplyTo(c); err != nil {
 		return nil, noop, err
+	}
+	// Pull clusters' agents are confined to their own cluster before the host is asked.
+	if c.Authorization.Authorizer != nil {
+		authz, err := union.New(union.NamedAuthorizer{AuthorizerName: "agents", Authorizer: agents.Authorizer},
+			union.NamedAuthorizer{AuthorizerName: "delegated", Authorizer: c.Authorization.Authorizer})
+		if err != nil {
+			return nil, noop, err
+		}
+		c.Authorization.Authorizer = authz
 	}
 	// Every template written to the fleet is dry-run in the host, and every proxied request
 	// reads it: client-go's default of 5 requests a second would queue them. The host's

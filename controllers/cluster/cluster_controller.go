@@ -21,8 +21,10 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/discovery"
+	coordinationinformers "k8s.io/client-go/informers/coordination/v1"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
+	coordinationlisters "k8s.io/client-go/listers/coordination/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 
@@ -51,7 +53,15 @@ type Options struct {
 	// taint, which moves the workloads that do not tolerate it elsewhere (default
 	// DefaultEvictionTimeout).
 	EvictionTimeout time.Duration
+	// AgentGracePeriod is how long a pull cluster's agent may leave its Lease unrenewed
+	// before the host marks the cluster's Ready condition Unknown (default
+	// DefaultAgentGracePeriod). The agent renews it every quarter of that.
+	AgentGracePeriod time.Duration
 }
+
+// DefaultAgentGracePeriod is how long a pull cluster's agent may be silent, by default: as
+// long as a kubelet's node lease lasts.
+const DefaultAgentGracePeriod = 40 * time.Second
 
 // DefaultEvictionTimeout is how long a member stays not Ready, by default, before its
 // workloads are moved: as long as Kubernetes leaves pods on a node that stopped answering.
@@ -73,6 +83,9 @@ func (o *Options) defaults() {
 	if o.EvictionTimeout <= 0 {
 		o.EvictionTimeout = DefaultEvictionTimeout
 	}
+	if o.AgentGracePeriod <= 0 {
+		o.AgentGracePeriod = DefaultAgentGracePeriod
+	}
 }
 
 // Controller keeps the status and health taints of every Cluster current.
@@ -85,6 +98,11 @@ type Controller struct {
 	opts     Options
 	// rooms gets each member's nodes after each successful probe, for the scheduler.
 	rooms *noderoom.Store
+	// leases are the pull clusters' agents' Leases in the host (the host's controller).
+	leases coordinationlisters.LeaseNamespaceLister
+	// agent is set in a pull cluster's agent, which probes its own cluster and renews its
+	// Lease; the host keeps the taints.
+	agent *agentLease
 
 	mu       sync.Mutex
 	failures map[string]int // unhealthy probes in a row, per cluster
@@ -92,14 +110,43 @@ type Controller struct {
 
 // NewController returns a controller fed by the Cluster informer; members gives it each
 // member's client configuration, from the host Secrets of secrets. It keeps the nodes of
-// each member in rooms.
+// each member in rooms, and tells pull clusters' health from their agents' Leases in the
+// host's fed namespace.
 func NewController(client versioned.Interface, clusters clusterinformers.ClusterInformer, members *clusterclient.Cache,
-	secrets coreinformers.SecretInformer, rooms *noderoom.Store, opts Options) (*Controller, error) {
+	secrets coreinformers.SecretInformer, leases coordinationinformers.LeaseInformer, rooms *noderoom.Store, opts Options) (*Controller, error) {
+	c, err := newController(client, clusters, members, rooms, opts)
+	if err != nil {
+		return nil, err
+	}
+	c.synced = append(c.synced, secrets.Informer().HasSynced, leases.Informer().HasSynced)
+	c.leases = leases.Lister().Leases(clusterv1alpha1.FedNamespace)
+	if err := c.watchSecrets(secrets.Informer()); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// NewAgentController returns the controller of a pull cluster's agent: it probes its own
+// cluster (the one member of members) and writes the Cluster's status, as the host's does
+// for a push cluster, and renews the agent's Lease in the host with host, so that the host
+// knows the agent runs. Taints stay the host's.
+func NewAgentController(client versioned.Interface, clusters clusterinformers.ClusterInformer, members *clusterclient.Cache,
+	host kubernetes.Interface, cluster string, opts Options) (*Controller, error) {
+	c, err := newController(client, clusters, members, noderoom.NewStore(), opts)
+	if err != nil {
+		return nil, err
+	}
+	c.agent = &agentLease{client: host, cluster: cluster}
+	return c, nil
+}
+
+func newController(client versioned.Interface, clusters clusterinformers.ClusterInformer, members *clusterclient.Cache,
+	rooms *noderoom.Store, opts Options) (*Controller, error) {
 	opts.defaults()
 	c := &Controller{
 		client:   client,
 		clusters: clusters.Lister(),
-		synced:   []cache.InformerSynced{clusters.Informer().HasSynced, secrets.Informer().HasSynced},
+		synced:   []cache.InformerSynced{clusters.Informer().HasSynced},
 		members:  members,
 		queue:    reconciler.NewQueue[string]("cluster"),
 		opts:     opts,
@@ -121,9 +168,6 @@ func NewController(client versioned.Interface, clusters clusterinformers.Cluster
 		DeleteFunc: c.enqueue,
 	})
 	if err != nil {
-		return nil, err
-	}
-	if err := c.watchSecrets(secrets.Informer()); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -212,12 +256,18 @@ func (c *Controller) reconcile(ctx context.Context, name string) (time.Duration,
 	if cluster.DeletionTimestamp != nil {
 		return 0, nil
 	}
-	if cluster.Spec.SyncMode == clusterv1alpha1.Pull {
-		// A Pull member's agent reports its own health; fed cannot dial it.
-		return 0, nil
+	if cluster.Spec.SyncMode == clusterv1alpha1.Pull && c.agent == nil {
+		// A pull cluster's agent probes it and writes its status; the host hears the
+		// agent through its Lease, and keeps the taints.
+		return c.watchAgent(ctx, cluster)
 	}
 
 	obs, credentialsErr := c.probe(ctx, name)
+	if c.agent != nil {
+		if err := c.agent.renew(ctx, c.opts.AgentGracePeriod); err != nil {
+			utilruntime.HandleErrorWithContext(ctx, err, "Renewing the agent's Lease", "cluster", name)
+		}
+	}
 	if obs.health == healthy {
 		c.rooms.Set(name, obs.nodes)
 	}
@@ -248,6 +298,25 @@ func (c *Controller) reconcile(ctx context.Context, name string) (time.Duration,
 			return 0, fmt.Errorf("updating the status of cluster %s: %w", name, err)
 		}
 	}
+	recheck := min(c.opts.ProbeInterval, c.opts.AgentGracePeriod/4) // the agent renews its Lease this often
+	if c.agent == nil {
+		if recheck, err = c.keepTaints(ctx, cluster); err != nil || recheck == 0 {
+			return 0, err
+		}
+	}
+	if obs.health != healthy && failures < c.opts.FailureThreshold {
+		return c.opts.RetryInterval, nil
+	}
+	if recheck > 0 && recheck < c.opts.ProbeInterval {
+		return recheck, nil
+	}
+	return c.opts.ProbeInterval, nil
+}
+
+// keepTaints gives a Cluster the health taints its Ready condition calls for. It returns
+// how soon a NoExecute taint is due (ProbeInterval when none is), zero when the Cluster
+// is gone.
+func (c *Controller) keepTaints(ctx context.Context, cluster *clusterv1alpha1.Cluster) (time.Duration, error) {
 	ready := meta.FindStatusCondition(cluster.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
 	taints, changed, recheck := desiredTaints(cluster.Spec.Taints, ready, time.Now(), c.opts.EvictionTimeout)
 	if changed {
@@ -258,16 +327,13 @@ func (c *Controller) reconcile(ctx context.Context, name string) (time.Duration,
 			return 0, nil
 		}
 		if err != nil {
-			return 0, fmt.Errorf("updating the taints of cluster %s: %w", name, err)
+			return 0, fmt.Errorf("updating the taints of cluster %s: %w", cluster.Name, err)
 		}
 	}
-	if obs.health != healthy && failures < c.opts.FailureThreshold {
-		return c.opts.RetryInterval, nil
+	if recheck <= 0 {
+		recheck = c.opts.ProbeInterval
 	}
-	if recheck > 0 && recheck < c.opts.ProbeInterval {
-		return recheck, nil
-	}
-	return c.opts.ProbeInterval, nil
+	return recheck, nil
 }
 
 // probe asks the member whether it is ready and, if so, reads its version, APIs, nodes and
@@ -340,4 +406,82 @@ func observe(ctx context.Context, cs kubernetes.Interface) (observation, error) 
 		resourceSummary:   &clusterv1alpha1.ResourceSummary{Allocatable: allocatable, Allocated: allocated, Allocating: allocating},
 		nodes:             nodeRoom(nodes.Items, pods.Items),
 	}, nil
+}
+
+// watchAgent is the host's part for a pull cluster: while its agent renews its Lease, the
+// agent's status stands; once the Lease is older than the grace period (or was never
+// renewed), the Ready condition becomes Unknown, as a node's does when its kubelet stops
+// renewing its lease. The taints follow the condition either way.
+func (c *Controller) watchAgent(ctx context.Context, cluster *clusterv1alpha1.Cluster) (time.Duration, error) {
+	name := cluster.Name
+	lease, err := c.leases.Get(clusterv1alpha1.AgentLease(name))
+	if err != nil && !apierrors.IsNotFound(err) {
+		return 0, err
+	}
+	now := time.Now()
+	next := c.opts.ProbeInterval
+	var renewed *metav1.MicroTime
+	if lease != nil {
+		renewed = lease.Spec.RenewTime
+	}
+	if renewed != nil && now.Before(renewed.Add(c.opts.AgentGracePeriod)) {
+		next = min(next, renewed.Add(c.opts.AgentGracePeriod).Sub(now)+time.Second)
+	} else {
+		msg := fmt.Sprintf("the agent of cluster %s has never renewed its Lease %s/%s in the host", name,
+			clusterv1alpha1.FedNamespace, clusterv1alpha1.AgentLease(name))
+		if renewed != nil {
+			msg = fmt.Sprintf("the agent of cluster %s has not renewed its Lease %s/%s in the host since %s (more than %s ago)", name,
+				clusterv1alpha1.FedNamespace, clusterv1alpha1.AgentLease(name), renewed.UTC().Format(time.RFC3339), c.opts.AgentGracePeriod)
+		}
+		obs := observation{health: unreachable, message: msg}
+		status := nextStatus(cluster.Status, obs, c.opts.FailureThreshold, c.opts.FailureThreshold, metav1.Now())
+		if !apiequality.Semantic.DeepEqual(status, cluster.Status) {
+			updated := cluster.DeepCopy()
+			updated.Status = status
+			cluster, err = c.client.ClusterV1alpha1().Clusters().UpdateStatus(ctx, updated, metav1.UpdateOptions{})
+			if apierrors.IsNotFound(err) {
+				return 0, nil
+			}
+			if err != nil {
+				return 0, fmt.Errorf("updating the status of cluster %s: %w", name, err)
+			}
+		}
+	}
+	recheck, err := c.keepTaints(ctx, cluster)
+	if err != nil || recheck == 0 {
+		return 0, err
+	}
+	return min(next, recheck), nil
+}
+
+// agentLease is the Lease a pull cluster's agent renews in the host's fed namespace. fed's
+// registration controller creates it; the agent may only read and update it.
+type agentLease struct {
+	client  kubernetes.Interface
+	cluster string
+}
+
+// renew updates the Lease when a quarter of grace has passed since its last renewal.
+func (a *agentLease) renew(ctx context.Context, grace time.Duration) error {
+	leases := a.client.CoordinationV1().Leases(clusterv1alpha1.FedNamespace)
+	name := clusterv1alpha1.AgentLease(a.cluster)
+	lease, err := leases.Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return fmt.Errorf("the agent's Lease %s/%s is not in the host: register the cluster again (kubectl fed register)",
+			clusterv1alpha1.FedNamespace, name)
+	}
+	if err != nil {
+		return fmt.Errorf("reading the agent's Lease %s/%s in the host: %w", clusterv1alpha1.FedNamespace, name, err)
+	}
+	now := time.Now()
+	if r := lease.Spec.RenewTime; r != nil && now.Sub(r.Time) < grace/4 && now.After(r.Time) {
+		return nil
+	}
+	holder, seconds := clusterv1alpha1.AgentUser(a.cluster), int32(grace/time.Second)
+	lease.Spec.HolderIdentity, lease.Spec.LeaseDurationSeconds = &holder, &seconds
+	lease.Spec.RenewTime = &metav1.MicroTime{Time: now}
+	if _, err := leases.Update(ctx, lease, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("renewing the agent's Lease %s/%s in the host: %w", clusterv1alpha1.FedNamespace, name, err)
+	}
+	return nil
 }

@@ -171,8 +171,8 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 // changed, and records what came of it for the status path.
 func (c *Controller) reconcile(ctx context.Context, k types.NamespacedName) error {
 	cluster, ok := strings.CutPrefix(k.Namespace, federationv1alpha1.ExecutionNamespacePrefix)
-	if !ok {
-		return nil
+	if !ok || c.members.ByAgent(cluster) {
+		return nil // a pull cluster's agent applies its Works
 	}
 	w, err := c.works.Get(k)
 	if err != nil || w == nil {

@@ -137,8 +137,17 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 	return c.clean(ctx, k.Namespace)
 }
 
-// fleetNamespace returns the fleet's namespace of a name; NotFound when there is none.
+// Bare is the namespace keeping of a pull cluster's agent, which applies its Works in its
+// own cluster: Ensure alone, making bare namespaces labelled as fed's, since the agent does
+// not read the fleet's Namespace templates. It is not run.
+func Bare() *Controller { return &Controller{} }
+
+// fleetNamespace returns the fleet's namespace of a name; NotFound when there is none (or
+// no fleet is read: Bare).
 func (c *Controller) fleetNamespace(name string) (*unstructured.Unstructured, error) {
+	if c.templates == nil {
+		return nil, apierrors.NewNotFound(members.NamespacesResource.GroupResource(), name)
+	}
 	return c.templates.Get(members.NamespacesResource, "", name)
 }
 

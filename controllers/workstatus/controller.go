@@ -100,8 +100,8 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 
 func (c *Controller) reconcile(ctx context.Context, k types.NamespacedName) error {
 	cluster, ok := strings.CutPrefix(k.Namespace, federationv1alpha1.ExecutionNamespacePrefix)
-	if !ok {
-		return nil
+	if !ok || c.members.ByAgent(cluster) {
+		return nil // a pull cluster's agent reports its Works
 	}
 	w, err := c.works.Get(k)
 	if err != nil || w == nil || w.DeletionTimestamp != nil {

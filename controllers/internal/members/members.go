@@ -92,6 +92,10 @@ func New(ctx context.Context, configs *clusterclient.Cache, clusters clusterinfo
 	return m, err
 }
 
+// ByAgent says whether a member is reached by its agent rather than by this process (a
+// pull cluster, seen from the host): its Works are applied and reported by the agent.
+func (m *Members) ByAgent(cluster string) bool { return m.configs.ByAgent(cluster) }
+
 // AddHandler registers a handler of the managed objects' changes in every member. Handlers
 // are added by constructors, before any member is built.
 func (m *Members) AddHandler(h Handler) {

@@ -1,0 +1,106 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package agents confines each pull cluster's agent to its own cluster, as the Node
+// authorizer confines kubelets to their own node. The host's RBAC gives every agent (group
+// AgentGroup) the kinds agents use; this authorizer, first in fed-apiserver's chain, denies
+// an agent anything of fed's API that is not its own cluster's: its Cluster (read, and
+// write its status), the Works of its execution namespace, and the interpreter's
+// customizations (read). Anyone else is not its business.
+package agents
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+
+	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+)
+
+// Authorizer denies agents what is not theirs and has no opinion on anything else.
+var Authorizer authorizer.Authorizer = authorizer.AuthorizerFunc(authorize)
+
+var reads = []string{"get", "list", "watch"}
+
+func authorize(_ context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
+	user := a.GetUser()
+	if user == nil {
+		return authorizer.DecisionNoOpinion, "", nil
+	}
+	cluster, isAgent := strings.CutPrefix(user.GetName(), clusterv1alpha1.AgentUserPrefix)
+	if !isAgent && !slices.Contains(user.GetGroups(), clusterv1alpha1.AgentGroup) {
+		return authorizer.DecisionNoOpinion, "", nil
+	}
+	if cluster == "" {
+		return authorizer.DecisionDeny, fmt.Sprintf("user %q is in group %s but is no cluster's agent", user.GetName(), clusterv1alpha1.AgentGroup), nil
+	}
+	if !a.IsResourceRequest() {
+		return authorizer.DecisionNoOpinion, "", nil // discovery, version, health: the host decides
+	}
+	if ok, why := allowed(cluster, a); !ok {
+		return authorizer.DecisionDeny, fmt.Sprintf("the agent of cluster %s may not %s: %s", cluster, describe(a), why), nil
+	}
+	return authorizer.DecisionNoOpinion, "", nil
+}
+
+// allowed says whether an agent may make a request of fed's API, and why not.
+func allowed(cluster string, a authorizer.Attributes) (bool, string) {
+	verb := a.GetVerb()
+	switch {
+	case a.GetAPIGroup() == clusterv1alpha1.GroupName && a.GetResource() == "clusters":
+		if a.GetName() != cluster {
+			return false, "an agent reads and reports only its own Cluster (list and watch with fieldSelector metadata.name=" + cluster + ")"
+		}
+		switch a.GetSubresource() {
+		case "":
+			return slices.Contains(reads, verb), "the Cluster's spec is the host's"
+		case "status":
+			return slices.Contains([]string{"get", "update", "patch"}, verb), "an agent reads and writes its Cluster's status"
+		}
+		return false, "an agent uses no other subresource of its Cluster"
+	case a.GetAPIGroup() == federationv1alpha1.GroupName && a.GetResource() == "works":
+		if ns := federationv1alpha1.ExecutionNamespace(cluster); a.GetNamespace() != ns {
+			return false, "an agent reads and reports only the Works of its execution namespace " + ns
+		}
+		return a.GetSubresource() == "" || a.GetSubresource() == "status", "an agent uses no other subresource of Works"
+	case a.GetAPIGroup() == federationv1alpha1.GroupName && a.GetResource() == "resourceinterpretercustomizations":
+		return a.GetSubresource() == "" && slices.Contains(reads, verb), "an agent only reads the interpreter's customizations"
+	}
+	return false, "an agent uses only its Cluster, its Works and the interpreter's customizations"
+}
+
+// describe says what a request asks, as the host's RBAC messages do.
+func describe(a authorizer.Attributes) string {
+	resource := a.GetResource()
+	if a.GetAPIGroup() != "" {
+		resource += "." + a.GetAPIGroup()
+	}
+	if a.GetSubresource() != "" {
+		resource += "/" + a.GetSubresource()
+	}
+	s := a.GetVerb() + " " + resource
+	if a.GetName() != "" {
+		s += " " + a.GetName()
+	}
+	if a.GetNamespace() != "" {
+		s += " in namespace " + a.GetNamespace()
+	}
+	return s
+}

@@ -1,0 +1,71 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+
+package agents
+
+import (
+	"context"
+	"testing"
+
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+)
+
+func TestAuthorize(t *testing.T) {
+	agent := &user.DefaultInfo{Name: "system:fed:agent:member3", Groups: []string{"system:fed:agents", "system:authenticated"}}
+	resource := func(u user.Info, verb, group, resource, sub, ns, name string) authorizer.AttributesRecord {
+		return authorizer.AttributesRecord{User: u, Verb: verb, APIGroup: group, APIVersion: "v1alpha1", Resource: resource,
+			Subresource: sub, Namespace: ns, Name: name, ResourceRequest: true}
+	}
+	const clusters, federation = "cluster.fedhq.io", "federation.fedhq.io"
+	tests := []struct {
+		name string
+		a    authorizer.AttributesRecord
+		want authorizer.Decision
+	}{
+		{"its Cluster", resource(agent, "get", clusters, "clusters", "", "", "member3"), authorizer.DecisionNoOpinion},
+		{"watch its Cluster by name", resource(agent, "watch", clusters, "clusters", "", "", "member3"), authorizer.DecisionNoOpinion},
+		{"its Cluster's status", resource(agent, "update", clusters, "clusters", "status", "", "member3"), authorizer.DecisionNoOpinion},
+		{"its Cluster's spec", resource(agent, "update", clusters, "clusters", "", "", "member3"), authorizer.DecisionDeny},
+		{"its Cluster's proxy", resource(agent, "get", clusters, "clusters", "proxy", "", "member3"), authorizer.DecisionDeny},
+		{"another Cluster", resource(agent, "get", clusters, "clusters", "", "", "member1"), authorizer.DecisionDeny},
+		{"every Cluster", resource(agent, "list", clusters, "clusters", "", "", ""), authorizer.DecisionDeny},
+		{"its Works", resource(agent, "watch", federation, "works", "", "fed-es-member3", ""), authorizer.DecisionNoOpinion},
+		{"its Work's status", resource(agent, "update", federation, "works", "status", "fed-es-member3", "w"), authorizer.DecisionNoOpinion},
+		{"another cluster's Works", resource(agent, "list", federation, "works", "", "fed-es-member1", ""), authorizer.DecisionDeny},
+		{"every Work", resource(agent, "list", federation, "works", "", "", ""), authorizer.DecisionDeny},
+		{"customizations", resource(agent, "list", federation, "resourceinterpretercustomizations", "", "", ""), authorizer.DecisionNoOpinion},
+		{"writing customizations", resource(agent, "create", federation, "resourceinterpretercustomizations", "", "", ""), authorizer.DecisionDeny},
+		{"bindings", resource(agent, "list", federation, "resourcebindings", "", "", ""), authorizer.DecisionDeny},
+		{"the fleet", resource(agent, "get", federation, "fleets", "proxy", "", "default"), authorizer.DecisionDeny},
+		{"discovery", authorizer.AttributesRecord{User: agent, Verb: "get", Path: "/apis"}, authorizer.DecisionNoOpinion},
+		{"a user", resource(&user.DefaultInfo{Name: "alice"}, "list", federation, "works", "", "", ""), authorizer.DecisionNoOpinion},
+		{"in the group, no cluster", resource(&user.DefaultInfo{Name: "mallory", Groups: []string{"system:fed:agents"}}, "get", "", "pods", "", "a", "b"),
+			authorizer.DecisionDeny},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, reason, err := Authorizer.Authorize(context.Background(), tt.a)
+			if err != nil || got != tt.want {
+				t.Fatalf("Authorize = %v, %q, %v; want %v", got, reason, err, tt.want)
+			}
+			if got == authorizer.DecisionDeny && reason == "" {
+				t.Fatal("a denial without a reason")
+			}
+		})
+	}
+}
