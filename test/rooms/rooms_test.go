@@ -122,6 +122,10 @@ func TestRoomImports(t *testing.T) {
 				why = from + "/ never imports apiserver/ or plugin/"
 			case from == "plugin" && (to == "apiserver" || to == "controllers" || to == "search" || to == "metricsadapter"):
 				why = "plugin/ talks to the servers over HTTP only"
+			case from == "agent" && (to == "apiserver" || to == "plugin"):
+				why = "agent/ runs the controllers of a pull cluster; it never imports apiserver/ or plugin/"
+			case to == "agent" && from != "agent" && from != "cmd":
+				why = "agent/ is fed-agent's; only its command imports it"
 			case from == "interpreter" && to != "apis" && to != "interpreter":
 				why = "interpreter/ is a library of the controllers and the plugin: it imports apis/ only"
 			}
