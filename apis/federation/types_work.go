@@ -85,6 +85,9 @@ type ManifestStatus struct {
 	Status *runtime.RawExtension
 	// Health is Healthy, Unhealthy or Unknown.
 	Health ResourceHealth
+	// AppliedVersion is the object's generation (resourceVersion, for kinds without one)
+	// right after fed last applied it.
+	AppliedVersion string
 }
 
 // ResourceIdentifier identifies a manifest of a Work and the object it became.

@@ -210,8 +210,10 @@ func (c *Controller) reconcile(ctx context.Context, k types.NamespacedName) erro
 	repeat := last.Generation == w.Generation && last.Reason == applied.ReasonConflict
 	var failures []error
 	reason := applied.ReasonApplied
+	versions := make([]string, len(w.Spec.Workload.Manifests))
 	for i, raw := range w.Spec.Workload.Manifests {
-		if err := c.applyManifest(ctx, cluster, mb, w, int32(i), raw.Raw, changed, repeat); err != nil {
+		var err error
+		if versions[i], err = c.applyManifest(ctx, cluster, mb, w, int32(i), raw.Raw, changed, repeat); err != nil {
 			if errors.As(err, new(*conflictError)) {
 				reason = applied.ReasonConflict
 			} else if reason == applied.ReasonApplied {
@@ -233,14 +235,40 @@ func (c *Controller) reconcile(ctx context.Context, k types.NamespacedName) erro
 		// Applied: the member's controllers are about to write the objects' status (a new
 		// Deployment's ReplicaSet, its conditions); one status write of the Work, after
 		// memberDelay, says both.
-		c.record(k, w, metav1.ConditionTrue, applied.ReasonApplied, "applied to the cluster", memberDelay)
+		c.recordApplied(k, w, versions, memberDelay)
+	case !slices.Equal(versions, recordedVersions(w, last)):
+		// Applied again what someone else changed: the status keeps the new versions, from
+		// which fed resumes after a restart without applying again.
+		c.recordApplied(k, w, versions, memberDelay)
 	}
 	return nil
+}
+
+// recordedVersions are the versions of a Work's objects that fed last recorded: its own
+// result of this generation, else the Work's status (after a restart).
+func recordedVersions(w *federationv1alpha1.Work, last applied.Result) []string {
+	if last.Generation == w.Generation && last.Versions != nil {
+		return last.Versions
+	}
+	out := make([]string, len(w.Spec.Workload.Manifests))
+	for _, ms := range w.Status.ManifestStatuses {
+		if i := int(ms.Identifier.Ordinal); i >= 0 && i < len(out) {
+			out[i] = ms.AppliedVersion
+		}
+	}
+	return out
 }
 
 // record keeps what execution made of a Work and hands the Work to the status path.
 func (c *Controller) record(k types.NamespacedName, w *federationv1alpha1.Work, status metav1.ConditionStatus, reason, message string, after time.Duration) {
 	c.results.Record(w.UID, applied.Result{Generation: w.Generation, Status: status, Reason: reason, Message: message})
+	c.report(k, after)
+}
+
+// recordApplied keeps that a Work is applied, with its objects' versions.
+func (c *Controller) recordApplied(k types.NamespacedName, w *federationv1alpha1.Work, versions []string, after time.Duration) {
+	c.results.Record(w.UID, applied.Result{Generation: w.Generation, Status: metav1.ConditionTrue, Reason: applied.ReasonApplied,
+		Message: "applied to the cluster", Versions: versions})
 	c.report(k, after)
 }
 
@@ -250,28 +278,28 @@ type conflictError struct{ msg string }
 func (e *conflictError) Error() string { return e.msg }
 
 // applyManifest applies one manifest when the Work changed or the member's object is not
-// what fed last applied. A conflict is told in an event when the Work changed, unless it
-// was told already (repeat).
+// what fed last applied, and returns the object's version after it. A conflict is told in
+// an event when the Work changed, unless it was told already (repeat).
 func (c *Controller) applyManifest(ctx context.Context, cluster string, mb *members.Member, w *federationv1alpha1.Work, ordinal int32, raw []byte,
-	workChanged, repeat bool) error {
+	workChanged, repeat bool) (string, error) {
 	obj := &unstructured.Unstructured{}
 	if err := obj.UnmarshalJSON(raw); err != nil {
-		return fmt.Errorf("manifest %d: %w", ordinal, err)
+		return "", fmt.Errorf("manifest %d: %w", ordinal, err)
 	}
 	gvk := obj.GroupVersionKind()
 	mapping, err := mb.Mapping(gvk)
 	if err != nil {
 		what := gvk.Kind + "." + gvk.GroupVersion().String()
-		return fmt.Errorf("cluster %s does not serve %s (propagate its CustomResourceDefinition first): %v", cluster, what, err)
+		return "", fmt.Errorf("cluster %s does not serve %s (propagate its CustomResourceDefinition first): %v", cluster, what, err)
 	}
 	if mapping.Scope.Name() != meta.RESTScopeNameNamespace {
 		obj.SetNamespace("")
 	}
 	client := resourceClient(mb.Client, mapping.Resource, obj.GetNamespace())
-	known := mb.Managed(mapping.Resource)
-	current, err := c.current(ctx, known, client, obj)
+	watched := mb.Managed(mapping.Resource)
+	current, err := c.current(ctx, watched, client, obj)
 	if err != nil {
-		return err
+		return "", err
 	}
 	annotations := obj.GetAnnotations()
 	overwrite := annotations[federationv1alpha1.AnnotationConflictResolution] == string(federationv1alpha1.ConflictOverwrite)
@@ -291,14 +319,19 @@ func (c *Controller) applyManifest(ctx context.Context, cluster string, mb *memb
 		if workChanged && !repeat {
 			c.event(obj, corev1.EventTypeWarning, applied.ReasonConflict, "%s", err.msg)
 		}
-		return err
+		return "", err
 	}
-	last, _ := c.applied.Load(ok)
+	last, known := c.applied.Load(ok)
+	if !known {
+		// Not applied by this process (it just started): the version the Work's status
+		// recorded, if the status is of this generation.
+		last = statusVersion(w, ordinal)
+	}
 	if workChanged || current == nil || current.GetLabels()[federationv1alpha1.LabelManaged] != "true" ||
 		current.GetAnnotations()[federationv1alpha1.AnnotationWork] != w.Name || last != version(current) {
 		if ns := obj.GetNamespace(); ns != "" {
 			if err := c.namespaces.Ensure(ctx, mb, ns); err != nil {
-				return err
+				return "", err
 			}
 		}
 		if current != nil {
@@ -306,7 +339,7 @@ func (c *Controller) applyManifest(ctx context.Context, cluster string, mb *memb
 			retained, err := c.interpreter.Retain(obj, current)
 			if err != nil {
 				c.event(obj, corev1.EventTypeWarning, "InterpreterFailed", "cluster %s: %v", cluster, err)
-				return err
+				return "", err
 			}
 			obj = retained
 		}
@@ -322,11 +355,28 @@ func (c *Controller) applyManifest(ctx context.Context, cluster string, mb *memb
 		if err != nil {
 			err = fmt.Errorf("applying %s %s to cluster %s: %w", strings.ToLower(gvk.Kind), qualified(obj), cluster, err)
 			c.event(obj, corev1.EventTypeWarning, applied.ReasonFailed, "%v", err)
-			return err
+			return "", err
 		}
-		known.Wrote(current)
+		watched.Wrote(current)
 		c.applied.Store(ok, version(current))
 		c.event(obj, corev1.EventTypeNormal, "Synced", "applied to cluster %s", cluster)
+		return version(current), nil
+	}
+	c.applied.Store(ok, last)
+	return last.(string), nil
+}
+
+// statusVersion is the version of a manifest's object that a Work's status recorded when
+// fed last applied it, for the Work's generation; nil if none.
+func statusVersion(w *federationv1alpha1.Work, ordinal int32) any {
+	cond := meta.FindStatusCondition(w.Status.Conditions, federationv1alpha1.WorkConditionApplied)
+	if cond == nil || cond.ObservedGeneration != w.Generation || cond.Status != metav1.ConditionTrue {
+		return nil
+	}
+	for _, ms := range w.Status.ManifestStatuses {
+		if ms.Identifier.Ordinal == ordinal && ms.AppliedVersion != "" {
+			return ms.AppliedVersion
+		}
 	}
 	return nil
 }

@@ -17,9 +17,14 @@ limitations under the License.
 package execution
 
 import (
+	"slices"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/fedhq/fed/controllers/internal/applied"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 )
@@ -64,5 +69,37 @@ func TestVersion(t *testing.T) {
 	cm.SetResourceVersion("99")
 	if got := version(cm); got != "99" {
 		t.Errorf("version of an object without generation = %s, want its resourceVersion", got)
+	}
+}
+
+// TestResumeVersions: after a restart, fed takes the versions it applied from the Work's
+// status, but only from a status that says this generation is applied.
+func TestResumeVersions(t *testing.T) {
+	work := func(generation, observed int64, status metav1.ConditionStatus) *federationv1alpha1.Work {
+		w := &federationv1alpha1.Work{}
+		w.Generation = generation
+		w.Spec.Workload.Manifests = []runtime.RawExtension{{}, {}}
+		w.Status.Conditions = []metav1.Condition{{Type: federationv1alpha1.WorkConditionApplied, Status: status, ObservedGeneration: observed}}
+		w.Status.ManifestStatuses = []federationv1alpha1.ManifestStatus{
+			{Identifier: federationv1alpha1.ResourceIdentifier{Ordinal: 1}, AppliedVersion: "7"},
+			{Identifier: federationv1alpha1.ResourceIdentifier{Ordinal: 0}, AppliedVersion: "3"},
+		}
+		return w
+	}
+	if got := statusVersion(work(2, 2, metav1.ConditionTrue), 1); got != "7" {
+		t.Errorf("applied at this generation: version %v, want 7", got)
+	}
+	if got := statusVersion(work(3, 2, metav1.ConditionTrue), 1); got != nil {
+		t.Errorf("applied at an older generation: version %v, want none", got)
+	}
+	if got := statusVersion(work(2, 2, metav1.ConditionFalse), 1); got != nil {
+		t.Errorf("not applied: version %v, want none", got)
+	}
+	w := work(2, 2, metav1.ConditionTrue)
+	if got := recordedVersions(w, applied.Result{}); !slices.Equal(got, []string{"3", "7"}) {
+		t.Errorf("recorded versions from the status = %v", got)
+	}
+	if got := recordedVersions(w, applied.Result{Generation: 2, Versions: []string{"4", "7"}}); !slices.Equal(got, []string{"4", "7"}) {
+		t.Errorf("recorded versions of this process = %v", got)
 	}
 }

@@ -108,8 +108,10 @@ func (c *Controller) reconcile(ctx context.Context, k types.NamespacedName) erro
 		return err
 	}
 	var cond metav1.Condition
+	var versions []string
 	if r, ok := c.results.Get(w.UID); ok && r.Generation == w.Generation {
 		cond = r.Condition(federationv1alpha1.WorkConditionApplied)
+		versions = r.Versions
 	} else if current := meta.FindStatusCondition(w.Status.Conditions, federationv1alpha1.WorkConditionApplied); current != nil {
 		cond = *current
 	} else {
@@ -118,7 +120,7 @@ func (c *Controller) reconcile(ctx context.Context, k types.NamespacedName) erro
 	var statuses []federationv1alpha1.ManifestStatus
 	var failed error
 	if mb, err := c.members.Get(cluster); err == nil {
-		if statuses, failed, err = c.manifestStatuses(mb, w); err != nil {
+		if statuses, failed, err = c.manifestStatuses(mb, w, versions); err != nil {
 			return err
 		}
 	}
@@ -133,10 +135,15 @@ func (c *Controller) reconcile(ctx context.Context, k types.NamespacedName) erro
 }
 
 // manifestStatuses is the state of each object of a Work in the member, as fed's informers
-// on its managed objects have it. An object fed has not applied (a conflict, a kind the
-// member does not serve) has no state and an unknown health; so has one whose
-// customization's script failed (failed says why).
-func (c *Controller) manifestStatuses(mb *members.Member, w *federationv1alpha1.Work) (_ []federationv1alpha1.ManifestStatus, failed error, _ error) {
+// on its managed objects have it, with the version execution applied (versions, by
+// ordinal; where it has none, the one the status has). An object fed has not applied (a
+// conflict, a kind the member does not serve) has no state and an unknown health; so has
+// one whose customization's script failed (failed says why).
+func (c *Controller) manifestStatuses(mb *members.Member, w *federationv1alpha1.Work, versions []string) (_ []federationv1alpha1.ManifestStatus, failed error, _ error) {
+	recorded := map[int32]string{}
+	for _, ms := range w.Status.ManifestStatuses {
+		recorded[ms.Identifier.Ordinal] = ms.AppliedVersion
+	}
 	var failures []error
 	out := make([]federationv1alpha1.ManifestStatus, 0, len(w.Spec.Workload.Manifests))
 	for i, raw := range w.Spec.Workload.Manifests {
@@ -147,7 +154,10 @@ func (c *Controller) manifestStatuses(mb *members.Member, w *federationv1alpha1.
 		gvk := obj.GroupVersionKind()
 		ms := federationv1alpha1.ManifestStatus{Identifier: federationv1alpha1.ResourceIdentifier{Ordinal: int32(i),
 			Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()},
-			Health: federationv1alpha1.ResourceUnknown}
+			Health: federationv1alpha1.ResourceUnknown, AppliedVersion: recorded[int32(i)]}
+		if i < len(versions) && versions[i] != "" {
+			ms.AppliedVersion = versions[i]
+		}
 		if mapping, err := mb.Mapping(gvk); err == nil {
 			ms.Identifier.Resource = mapping.Resource.Resource
 			if mapping.Scope.Name() != meta.RESTScopeNameNamespace {

@@ -257,7 +257,7 @@ func (l *Lab) processes() []*process {
 // "<cluster>-controller-manager", "<member>-scheduler", "<member>-kwok",
 // "<member>-metrics-server", "<member>-custom-metrics-adapter".
 func (l *Lab) find(name string) (*process, error) {
-	for _, p := range l.processes() {
+	for _, p := range append(l.processes(), l.agentProcesses()...) {
 		if p.name == name {
 			return p, nil
 		}
@@ -516,7 +516,7 @@ func (l *Lab) Down() error {
 	}
 	defer unlock()
 	// Everything but etcd at once, then etcd, so no apiserver loses its storage first.
-	procs := l.processes()
+	procs := append(l.processes(), l.agentProcesses()...)
 	errs := make([]error, len(procs))
 	var wg sync.WaitGroup
 	for i, p := range procs[1:] {

@@ -100,6 +100,12 @@ type ManifestStatus struct {
 	// Health is Healthy, Unhealthy or Unknown.
 	// +optional
 	Health ResourceHealth `json:"health,omitempty"`
+	// AppliedVersion is the object's generation (its resourceVersion, for kinds without
+	// one) right after fed last applied it. A later one means someone else changed it, and
+	// fed applies it again; one that is still current lets fed resume after a restart
+	// without applying the object again.
+	// +optional
+	AppliedVersion string `json:"appliedVersion,omitempty"`
 }
 
 // ResourceIdentifier identifies a manifest of a Work and the object it became.

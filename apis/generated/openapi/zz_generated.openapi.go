@@ -2933,6 +2933,13 @@ func schema_fed_apis_federation_v1alpha1_ManifestStatus(ref common.ReferenceCall
 							Enum:        []interface{}{"Healthy", "Unhealthy", "Unknown"},
 						},
 					},
+					"appliedVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "AppliedVersion is the object's generation (its resourceVersion, for kinds without one) right after fed last applied it. A later one means someone else changed it, and fed applies it again; one that is still current lets fed resume after a restart without applying the object again.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
 				},
 				Required: []string{"identifier"},
 			},

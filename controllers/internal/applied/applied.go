@@ -43,6 +43,9 @@ type Result struct {
 	Status     metav1.ConditionStatus
 	Reason     string
 	Message    string
+	// Versions is, for each manifest, the member object's version (generation, or
+	// resourceVersion) right after fed applied it; empty where fed applied nothing.
+	Versions []string
 }
 
 // Condition is the Work's Applied condition for a result.

@@ -34,6 +34,11 @@ type ManifestStatusApplyConfiguration struct {
 	Status *runtime.RawExtension `json:"status,omitempty"`
 	// Health is Healthy, Unhealthy or Unknown.
 	Health *federationv1alpha1.ResourceHealth `json:"health,omitempty"`
+	// AppliedVersion is the object's generation (its resourceVersion, for kinds without
+	// one) right after fed last applied it. A later one means someone else changed it, and
+	// fed applies it again; one that is still current lets fed resume after a restart
+	// without applying the object again.
+	AppliedVersion *string `json:"appliedVersion,omitempty"`
 }
 
 // ManifestStatusApplyConfiguration constructs a declarative configuration of the ManifestStatus type for use with
@@ -63,5 +68,13 @@ func (b *ManifestStatusApplyConfiguration) WithStatus(value runtime.RawExtension
 // If called multiple times, the Health field is set to the value of the last call.
 func (b *ManifestStatusApplyConfiguration) WithHealth(value federationv1alpha1.ResourceHealth) *ManifestStatusApplyConfiguration {
 	b.Health = &value
+	return b
+}
+
+// WithAppliedVersion sets the AppliedVersion field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the AppliedVersion field is set to the value of the last call.
+func (b *ManifestStatusApplyConfiguration) WithAppliedVersion(value string) *ManifestStatusApplyConfiguration {
+	b.AppliedVersion = &value
 	return b
 }
