@@ -1,0 +1,238 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
+	"github.com/fedhq/fed/apis/generated/clientset/versioned"
+)
+
+// TestPullMode takes member3 out of push mode and registers it in pull mode, as a user
+// would (kubectl fed token create on the host, kubectl fed register in the member), runs
+// its agent as a local process, and checks that the host holds no credentials for it,
+// that it receives a propagated workload and reports its status, that the agent may touch
+// nothing of another cluster, that stopping the agent marks member3 not Ready within the
+// grace period, and that a restarted agent resumes without applying anything again. It is
+// not parallel: no other test runs while member3 is out of push mode; at the end member3
+// is joined in push mode again.
+func TestPullMode(t *testing.T) {
+	ctx := context.Background()
+	const name = "member3"
+	m3 := theLab.Member(name)
+	fed := buildKubectlFed(t)
+	_, fedClient := hostClients(t)
+	clusters := fedClient.ClusterV1alpha1().Clusters()
+	member, err := m3.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// runAs runs kubectl fed with a kubeconfig.
+	runAs := func(kubeconfig string, args ...string) string {
+		t.Helper()
+		out, err := exec.Command(fed, append([]string{"--kubeconfig", kubeconfig}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("kubectl fed %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the agent's log: %s", theLab.AgentLog(name))
+		}
+		_ = theLab.StopAgent(name)
+		if c, err := clusters.Get(ctx, name, metav1.GetOptions{}); err == nil && c.Spec.SyncMode == clusterv1alpha1.Pull {
+			if out, err := exec.Command(fed, "--kubeconfig", theLab.Host.Kubeconfig, "unregister", name,
+				"--cluster-kubeconfig", m3.Kubeconfig).CombinedOutput(); err != nil {
+				t.Errorf("unregister %s: %v\n%s", name, err, out)
+			}
+		}
+		waitFor(t, time.Minute, func() error {
+			if _, err := clusters.Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("cluster %s is still there (%v)", name, err)
+			}
+			return nil
+		})
+		if err := theLab.JoinMembers(ctx); err != nil {
+			t.Errorf("joining the lab's members again: %v", err)
+		}
+	})
+
+	// Out of push mode; a bootstrap token on the host; register in the member.
+	runAs(theLab.Host.Kubeconfig, "unjoin", name, "--cluster-kubeconfig", m3.Kubeconfig)
+	waitFor(t, time.Minute, func() error {
+		if _, err := clusters.Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("cluster %s is still there (%v)", name, err)
+		}
+		return nil
+	})
+	register := strings.Fields(strings.TrimSpace(lastLine(runAs(theLab.Host.Kubeconfig, "token", "create", "--print-register-command", "--ttl", "10m"))))
+	if len(register) < 3 || register[0] != "kubectl" || register[1] != "fed" || register[2] != "register" {
+		t.Fatalf("token create --print-register-command printed %q, want a kubectl fed register command", register)
+	}
+	start := time.Now()
+	runAs(m3.Kubeconfig, append(register[2:], "--cluster-name", name, "--install-agent=false")...)
+	c, err := clusters.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("cluster %s after register: %v", name, err)
+	}
+	if c.Spec.SyncMode != clusterv1alpha1.Pull || c.Spec.SecretRef != nil || c.Spec.APIEndpoint != "" {
+		t.Fatalf("cluster %s after register: syncMode %s, secretRef %v, apiEndpoint %q; want Pull with no credentials or endpoint",
+			name, c.Spec.SyncMode, c.Spec.SecretRef, c.Spec.APIEndpoint)
+	}
+	if err := theLab.StartAgent(ctx, name); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 2*time.Minute, func() error { return clusterReady(ctx, clusters, name, metav1.ConditionTrue) })
+	t.Logf("register to Ready: %.1fs", time.Since(start).Seconds())
+	c, err = clusters.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Status.KubernetesVersion == "" || c.Status.NodeSummary == nil || c.Status.NodeSummary.TotalNum == 0 {
+		t.Fatalf("cluster %s's status from its agent: version %q, nodes %+v; want both", name, c.Status.KubernetesVersion, c.Status.NodeSummary)
+	}
+
+	// A workload for member3 alone.
+	fleet := theLab.FleetKubeconfig()
+	ns := testNamespace(t, theLab.Host.Kubeconfig)
+	kubectlStdin(t, fleet, fmt.Sprintf(pullWorkload, ns), "apply", "-f", "-")
+	ready := []string{"get", "deploy", "pull-web", "-n", ns, "--ignore-not-found", "-o",
+		"jsonpath={.spec.replicas} {.metadata.labels.federation\\.fedhq\\.io/managed}"}
+	expectOutput(t, time.Minute, m3.Kubeconfig, "2 true", ready...)
+	// Its status comes back to the template through the agent.
+	expectOutput(t, time.Minute, fleet, "2/2", "get", "deploy", "pull-web", "-n", ns, "-o", "jsonpath={.status.replicas}/{.status.readyReplicas}")
+
+	// The agent's own credentials reach its cluster's Works and nothing of another's.
+	agentFed := agentClient(ctx, t, member)
+	if _, err := agentFed.FederationV1alpha1().Works("fed-es-" + name).List(ctx, metav1.ListOptions{}); err != nil {
+		t.Fatalf("the agent lists its own Works: %v", err)
+	}
+	if _, err := agentFed.FederationV1alpha1().Works("fed-es-member1").List(ctx, metav1.ListOptions{}); !apierrors.IsForbidden(err) {
+		t.Fatalf("the agent lists member1's Works: %v, want Forbidden", err)
+	}
+	if _, err := agentFed.ClusterV1alpha1().Clusters().Get(ctx, "member1", metav1.GetOptions{}); !apierrors.IsForbidden(err) {
+		t.Fatalf("the agent reads cluster member1: %v, want Forbidden", err)
+	}
+	if _, err := agentFed.FederationV1alpha1().ResourceBindings(ns).List(ctx, metav1.ListOptions{}); !apierrors.IsForbidden(err) {
+		t.Fatalf("the agent lists bindings: %v, want Forbidden", err)
+	}
+	if _, err := agentFed.ClusterV1alpha1().Clusters().List(ctx, metav1.ListOptions{
+		FieldSelector: fields.OneTermEqualSelector("metadata.name", name).String()}); err != nil {
+		t.Fatalf("the agent lists its own Cluster by name: %v", err)
+	}
+
+	// The agent stops: member3 is not Ready within the grace period (40 s) and a probe.
+	applies := func() float64 {
+		counts, err := countRequests(ctx, member)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return counts["APPLY deployments"] + counts["APPLY namespaces"] + counts["POST namespaces"]
+	}
+	if err := theLab.StopAgent(name); err != nil {
+		t.Fatal(err)
+	}
+	stopped := time.Now()
+	waitFor(t, 90*time.Second, func() error { return clusterReady(ctx, clusters, name, metav1.ConditionUnknown) })
+	t.Logf("agent stopped to not Ready: %.1fs", time.Since(stopped).Seconds())
+	before := applies()
+
+	// Restarted, it resumes: Ready again, and nothing is applied again.
+	if err := theLab.StartAgent(ctx, name); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, time.Minute, func() error { return clusterReady(ctx, clusters, name, metav1.ConditionTrue) })
+	time.Sleep(5 * time.Second) // the agent's Works are listed and looked at by now
+	if after := applies(); after != before {
+		t.Fatalf("the restarted agent applied %v times in member3, want none (nothing changed)", after-before)
+	}
+	// And it still works: a change of the template arrives.
+	kubectl(t, fleet, "scale", "deploy", "pull-web", "-n", ns, "--replicas=3")
+	expectOutput(t, time.Minute, m3.Kubeconfig, "3 true", ready...)
+	kubectl(t, fleet, "delete", "deploy", "pull-web", "-n", ns)
+	expectOutput(t, time.Minute, m3.Kubeconfig, "", ready...)
+}
+
+const pullWorkload = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: pull-web
+  namespace: %[1]s
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: pull-web}
+  template:
+    metadata:
+      labels: {app: pull-web}
+    spec:
+      containers:
+      - name: web
+        image: nginx
+---
+apiVersion: federation.fedhq.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: pull-web
+  namespace: %[1]s
+spec:
+  resourceSelectors:
+  - apiVersion: apps/v1
+    kind: Deployment
+    name: pull-web
+  placement:
+    clusterAffinity:
+      clusterNames: [member3]
+`
+
+// clusterReady says whether a Cluster's Ready condition has a status.
+func clusterReady(ctx context.Context, clusters interface {
+	Get(context.Context, string, metav1.GetOptions) (*clusterv1alpha1.Cluster, error)
+}, name string, want metav1.ConditionStatus) error {
+	c, err := clusters.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	ready := meta.FindStatusCondition(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
+	if ready == nil || ready.Status != want {
+		return fmt.Errorf("cluster %s: Ready %+v, want %s", name, ready, want)
+	}
+	return nil
+}
+
+// agentClient is fed's client with the agent's own credentials, from its Secret in the
+// member.
+func agentClient(ctx context.Context, t *testing.T, member kubernetes.Interface) versioned.Interface {
+	t.Helper()
+	s, err := member.CoreV1().Secrets(clusterv1alpha1.FedNamespace).Get(ctx, clusterv1alpha1.AgentSecret, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(s.Data[clusterv1alpha1.SecretKubeconfigKey])
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := versioned.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// lastLine is the last non-empty line of out.
+func lastLine(out string) string {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	return lines[len(lines)-1]
+}
