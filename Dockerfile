@@ -2,6 +2,8 @@
 # command /usr/local/bin/fed-agent): static binaries on distroless, run as the nonroot user
 # (65532). Build with make image.
 FROM golang:1.26 AS build
+# fed needs Go 1.27.3 (go.mod), which the go command fetches.
+ENV GOTOOLCHAIN=go1.27.3
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download

@@ -4,6 +4,11 @@ SHELL := /usr/bin/env bash
 .SHELLFLAGS := -euo pipefail -c
 .DEFAULT_GOAL := help
 
+# fed's module needs Go 1.27.3 (go.mod), which the go command fetches from the module proxy
+# once; the lab's tools (kube-apiserver and the rest) are built with the machine's own Go.
+export GOTOOLCHAIN := go1.27.3
+TOOLS_GO := GOTOOLCHAIN=local go
+
 BIN := $(CURDIR)/bin
 LAB_DIR := $(CURDIR)/.lab
 # How long `make test` fuzzes the override engine with random objects and rules.
@@ -37,34 +42,34 @@ help: ## list the targets
 $(BIN)/.k8s-$(K8S_VERSION): hack/tools/go.mod hack/tools/go.sum
 	@echo "building $(K8S_CMDS) $(K8S_VERSION) (a few minutes the first time)"
 	@mkdir -p $(BIN)
-	cd hack/tools && go build -o $(BIN)/ -ldflags "$(K8S_LDFLAGS)" $(addprefix k8s.io/kubernetes/cmd/,$(K8S_CMDS))
+	cd hack/tools && $(TOOLS_GO) build -o $(BIN)/ -ldflags "$(K8S_LDFLAGS)" $(addprefix k8s.io/kubernetes/cmd/,$(K8S_CMDS))
 	@rm -f $(BIN)/.k8s-* && touch $@
 
 $(BIN)/.kwok-$(KWOK_VERSION): hack/kwok-stages.sh
 	@mkdir -p $(BIN)
-	GOBIN=$(BIN) go install sigs.k8s.io/kwok/cmd/kwok@$(KWOK_VERSION)
+	GOBIN=$(BIN) $(TOOLS_GO) install sigs.k8s.io/kwok/cmd/kwok@$(KWOK_VERSION)
 	hack/kwok-stages.sh $(KWOK_VERSION) $(BIN)/kwok-stages.yaml
 	@rm -f $(BIN)/.kwok-* && touch $@
 
 $(BIN)/.metrics-server-$(METRICS_SERVER_VERSION):
 	@mkdir -p $(BIN)
-	GOBIN=$(BIN) go install sigs.k8s.io/metrics-server/cmd/metrics-server@$(METRICS_SERVER_VERSION)
+	GOBIN=$(BIN) $(TOOLS_GO) install sigs.k8s.io/metrics-server/cmd/metrics-server@$(METRICS_SERVER_VERSION)
 	@rm -f $(BIN)/.metrics-server-* && touch $@
 
 $(BIN)/.gotestsum-$(GOTESTSUM_VERSION):
 	@mkdir -p $(BIN)
-	GOBIN=$(BIN) go install gotest.tools/gotestsum@$(GOTESTSUM_VERSION)
+	GOBIN=$(BIN) $(TOOLS_GO) install gotest.tools/gotestsum@$(GOTESTSUM_VERSION)
 	@rm -f $(BIN)/.gotestsum-* && touch $@
 
 # Helm 4 and Helm 3 (bin/helm3/helm), for the readiness tests: helm install --wait against the fleet.
 $(BIN)/.helm-$(HELM_VERSION):
 	@mkdir -p $(BIN)
-	GOBIN=$(BIN) go install helm.sh/helm/v4/cmd/helm@$(HELM_VERSION)
+	GOBIN=$(BIN) $(TOOLS_GO) install helm.sh/helm/v4/cmd/helm@$(HELM_VERSION)
 	@rm -f $(BIN)/.helm-* && touch $@
 
 $(BIN)/.helm3-$(HELM3_VERSION):
 	@mkdir -p $(BIN)/helm3
-	GOBIN=$(BIN)/helm3 go install helm.sh/helm/v3/cmd/helm@$(HELM3_VERSION)
+	GOBIN=$(BIN)/helm3 $(TOOLS_GO) install helm.sh/helm/v3/cmd/helm@$(HELM3_VERSION)
 	@rm -f $(BIN)/.helm3-* && touch $@
 
 # krew (bin/kubectl-krew) and krew-index's manifest validator (bin/validate-krew-manifest), from
@@ -72,7 +77,7 @@ $(BIN)/.helm3-$(HELM3_VERSION):
 # release builds. krew's version is stamped as krew's own release builds stamp it.
 $(BIN)/.krew-$(KREW_VERSION):
 	@mkdir -p $(BIN)
-	GOBIN=$(BIN) go install -ldflags "-X sigs.k8s.io/krew/internal/version.gitTag=$(KREW_VERSION)" \
+	GOBIN=$(BIN) $(TOOLS_GO) install -ldflags "-X sigs.k8s.io/krew/internal/version.gitTag=$(KREW_VERSION)" \
 		sigs.k8s.io/krew/cmd/krew@$(KREW_VERSION) sigs.k8s.io/krew/cmd/validate-krew-manifest@$(KREW_VERSION)
 	mv -f $(BIN)/krew $(BIN)/kubectl-krew
 	@rm -f $(BIN)/.krew-* && touch $@

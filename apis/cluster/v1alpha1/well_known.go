@@ -64,6 +64,10 @@ const (
 	// AgentLeasePrefix starts the name of the Lease in the host's FedNamespace that a
 	// pull cluster's agent renews while it runs: AgentLease.
 	AgentLeasePrefix = "fed-agent-"
+	// AgentTunnelAddress is the address fed dials through a pull cluster's tunnel (the
+	// Cluster's attach subresource, which its agent holds open): the agent answers it with
+	// its cluster's API server, under the agent's own credentials, and accepts no other.
+	AgentTunnelAddress = "kube-apiserver:80"
 )
 
 // AgentUser is the user name of the agent of a pull cluster.

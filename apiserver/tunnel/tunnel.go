@@ -1,0 +1,88 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+
+// Package tunnel holds the tunnels that pull clusters' agents open to fed-apiserver (the
+// Cluster's attach subresource), over which fed reaches each such cluster's API server — the
+// cluster proxy, kubectl fed get/logs/exec, search and metrics — without any inbound
+// connection to the cluster. rancher/remotedialer carries them: one websocket per agent, on
+// which fed's connections are multiplexed; the agent answers each with its cluster's API
+// server, under its own credentials.
+package tunnel
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/rancher/remotedialer"
+	"github.com/sirupsen/logrus"
+	"k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/client-go/rest"
+
+	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
+)
+
+// Server holds the agents' tunnels, by cluster name.
+type Server struct {
+	rd *remotedialer.Server
+}
+
+type clusterKey struct{}
+
+// New returns a Server with no tunnel.
+func New() *Server {
+	// remotedialer logs every tunnel and connection with logrus at info; fed logs what
+	// matters itself.
+	logrus.SetLevel(logrus.WarnLevel)
+	s := &Server{}
+	s.rd = remotedialer.New(s.authorize, remotedialer.DefaultErrorWriter)
+	return s
+}
+
+// authorize lets a tunnel request in when its user is the agent of the cluster it names;
+// the tunnel is then that cluster's.
+func (s *Server) authorize(req *http.Request) (string, bool, error) {
+	cluster, _ := req.Context().Value(clusterKey{}).(string)
+	u, ok := request.UserFrom(req.Context())
+	if cluster == "" || !ok {
+		return "", false, nil
+	}
+	return cluster, u.GetName() == clusterv1alpha1.AgentUser(cluster), nil
+}
+
+// Handler serves the tunnel request of a cluster's agent: it upgrades to a websocket and
+// keeps the tunnel until either side closes it. A second tunnel of the same cluster (a
+// restarted agent whose old connection is not yet gone) is used beside the first.
+func (s *Server) Handler(cluster string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		s.rd.ServeHTTP(w, req.WithContext(context.WithValue(req.Context(), clusterKey{}, cluster)))
+	})
+}
+
+// Connected says whether a cluster's agent holds a tunnel open.
+func (s *Server) Connected(cluster string) bool { return s.rd.HasSession(cluster) }
+
+// Config is the client configuration of a pull cluster's API server through its agent's
+// tunnel. It carries no credentials (the agent adds its own); callers add impersonation.
+func (s *Server) Config(cluster string) (*rest.Config, error) {
+	if !s.rd.HasSession(cluster) {
+		return nil, fmt.Errorf("cluster %s is in pull mode and its agent holds no tunnel open to fed-apiserver: is fed-agent running there?", cluster)
+	}
+	host, _, _ := strings.Cut(clusterv1alpha1.AgentTunnelAddress, ":")
+	return &rest.Config{Host: "http://" + host, Dial: s.rd.Dialer(cluster)}, nil
+}
