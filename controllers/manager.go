@@ -32,6 +32,7 @@ import (
 	"github.com/fedhq/fed/controllers/binding"
 	"github.com/fedhq/fed/controllers/bindingstatus"
 	clustercontroller "github.com/fedhq/fed/controllers/cluster"
+	"github.com/fedhq/fed/controllers/credentials"
 	"github.com/fedhq/fed/controllers/cronfederatedhpa"
 	"github.com/fedhq/fed/controllers/descheduler"
 	"github.com/fedhq/fed/controllers/detector"
@@ -174,6 +175,12 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The members' tokens that join got from their TokenRequest APIs are renewed in the
+	// host Secrets the cluster controller and every member client read.
+	credentialsController, err := credentials.NewController(fedClient, hostClient, clusters, secrets)
+	if err != nil {
+		return nil, err
+	}
 	// One interpreter for every controller: the built-in kinds and the customizations.
 	rics := fed.ResourceInterpreterCustomizations()
 	interp := interpreter.New(interpreter.Listed{Lister: rics.Lister()}, lua.DefaultLimits)
@@ -264,6 +271,7 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 	}
 	lead := func(ctx context.Context) {
 		go clusterController.Run(ctx, cfg.ClusterWorkers)
+		go credentialsController.Run(ctx, 2)
 		go func() {
 			// The pipeline asks the interpreter, which needs the customizations read first.
 			if !cache.WaitForCacheSync(ctx.Done(), rics.Informer().HasSynced) {
