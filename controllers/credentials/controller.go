@@ -243,7 +243,6 @@ func (c *Controller) setCondition(ctx context.Context, cluster *clusterv1alpha1.
 		if err != nil || same(cl) {
 			return err
 		}
-		want.ObservedGeneration = cl.Generation
 		meta.SetStatusCondition(&cl.Status.Conditions, want)
 		_, err = clusters.UpdateStatus(ctx, cl, metav1.UpdateOptions{})
 		return err
