@@ -30,6 +30,7 @@ import (
 	"github.com/fedhq/fed/apiserver/registry"
 	"github.com/fedhq/fed/apiserver/registry/metrics"
 	"github.com/fedhq/fed/apiserver/search"
+	"github.com/fedhq/fed/apiserver/tunnel"
 	"github.com/fedhq/fed/controllers"
 	"github.com/fedhq/fed/metricsadapter"
 	"github.com/fedhq/fed/search/store"
@@ -73,6 +74,8 @@ type completedConfig struct {
 	// fleetProxy is the fleet proxy (nil without the search cache); New gives it fed's
 	// own handler for metrics.k8s.io.
 	fleetProxy *search.Proxy
+	// tunnels are the pull clusters' agents' tunnels.
+	tunnels *tunnel.Server
 }
 
 // fleetMembers is the members as the controllers reach them, for the fleet proxy.
@@ -164,7 +167,8 @@ func (c *Config) Complete() CompletedConfig {
 		return buildChain(routed, conf)
 	}
 	return CompletedConfig{&completedConfig{GenericConfig: gc.Complete(), HostClientConfig: c.HostClientConfig, SearchCache: c.SearchCache,
-		Metrics: c.Metrics, HPASyncPeriod: c.HPASyncPeriod, Failover: c.Failover, EventTTL: c.EventTTL, LeaderElection: c.LeaderElection, fleet: fleetHandler, members: members, fleetProxy: fleetProxy}}
+		Metrics: c.Metrics, HPASyncPeriod: c.HPASyncPeriod, Failover: c.Failover, EventTTL: c.EventTTL, LeaderElection: c.LeaderElection, fleet: fleetHandler, members: members, fleetProxy: fleetProxy,
+		tunnels: tunnel.New()}}
 }
 
 // Server is fed-apiserver.
@@ -191,7 +195,7 @@ func (c CompletedConfig) New() (*Server, error) {
 			return host.CoreV1().Secrets(namespace).Get(ctx, name, metav1.GetOptions{})
 		}
 	}
-	clusterGroup, err := registry.NewClusterGroupInfo(optsGetter, hostSecrets)
+	clusterGroup, err := registry.NewClusterGroupInfo(optsGetter, hostSecrets, c.tunnels)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +233,8 @@ func (c CompletedConfig) New() (*Server, error) {
 		// client, so they need it serving: a post-start hook, stopped with the server.
 		s.AddPostStartHookOrDie("start-fed-controllers", func(hookContext genericapiserver.PostStartHookContext) error {
 			started, err := controllers.Start(hookContext, controllers.Config{Fed: hookContext.LoopbackClientConfig, Host: host, SearchCache: c.SearchCache,
-				Metrics: fleetMetrics, HPASyncPeriod: c.HPASyncPeriod, Failover: c.Failover, LeaderElection: c.LeaderElection})
+				Metrics: fleetMetrics, HPASyncPeriod: c.HPASyncPeriod, Failover: c.Failover, LeaderElection: c.LeaderElection,
+				Tunnels: c.tunnels})
 			if err != nil {
 				return err
 			}

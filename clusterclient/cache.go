@@ -23,11 +23,13 @@ import (
 	"fmt"
 	"sync"
 
+	"golang.org/x/oauth2"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/transport"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	clusterlisters "github.com/fedhq/fed/apis/generated/listers/cluster/v1alpha1"
@@ -35,12 +37,17 @@ import (
 
 // Cache builds member client configurations and keeps them until the Cluster or its Secret
 // changes (told by their resourceVersions), so a rotated credential takes effect at once.
+// A configuration with the Secret's token reads the token from the Secret at each request,
+// so that clients built before fed renewed it (the controllers' informers, which run for
+// as long as the member is joined) carry the new one too.
 type Cache struct {
 	clusters clusterlisters.ClusterLister
 	secrets  corelisters.SecretLister
 
 	// static is the one member of an agent's Cache, whose configuration is its own.
 	static map[string]*rest.Config
+	// tunnels reach pull clusters, through their agents.
+	tunnels Tunnels
 
 	mu      sync.Mutex
 	entries map[string]entry
@@ -55,6 +62,18 @@ type entry struct {
 func New(clusters clusterlisters.ClusterLister, secrets corelisters.SecretLister) *Cache {
 	return &Cache{clusters: clusters, secrets: secrets, entries: map[string]entry{}}
 }
+
+// Tunnels reaches pull clusters through the tunnels their agents hold open to
+// fed-apiserver (apiserver/tunnel).
+type Tunnels interface {
+	// Config is the client configuration of a pull cluster's API server through its
+	// agent's tunnel, without credentials (the agent adds its own); an error when the agent
+	// holds no tunnel open.
+	Config(cluster string) (*rest.Config, error)
+}
+
+// SetTunnels has the Cache reach pull clusters through tunnels; without it, it cannot.
+func (c *Cache) SetTunnels(t Tunnels) { c.tunnels = t }
 
 // NewStatic returns a Cache of one member whose configuration is cfg: a pull cluster's
 // agent reaches its own cluster with its own credentials. Any other name is not found.
@@ -77,7 +96,10 @@ func (c *Cache) Config(name string) (*rest.Config, error) {
 		return nil, err
 	}
 	if cluster.Spec.SyncMode == clusterv1alpha1.Pull {
-		return nil, fmt.Errorf("cluster %s is in pull mode: fed reaches it only through its agent", name)
+		if c.tunnels == nil {
+			return nil, fmt.Errorf("cluster %s is in pull mode: fed reaches it only through its agent's tunnel", name)
+		}
+		return c.tunnels.Config(name)
 	}
 	ref := cluster.Spec.SecretRef
 	if ref == nil {
@@ -98,6 +120,11 @@ func (c *Cache) Config(name string) (*rest.Config, error) {
 		if err != nil {
 			return nil, err
 		}
+		if cfg.BearerToken != "" && len(secret.Data[clusterv1alpha1.SecretKubeconfigKey]) == 0 {
+			ts := &secretToken{secrets: c.secrets, namespace: ref.Namespace, name: ref.Name, last: cfg.BearerToken}
+			cfg.BearerToken = ""
+			cfg.WrapTransport = transport.TokenSourceWrapTransport(ts)
+		}
 		e = entry{clusterVersion: cluster.ResourceVersion, secretVersion: secret.ResourceVersion, config: cfg}
 		c.entries[name] = e
 	}
@@ -112,6 +139,28 @@ func (c *Cache) ByAgent(name string) bool {
 	}
 	cluster, err := c.clusters.Get(name)
 	return err == nil && cluster.Spec.SyncMode == clusterv1alpha1.Pull
+}
+
+// secretToken is the token of a member's Secret as the informer has it now, or the last
+// one it had while the Secret has none (deleted, or holding a kubeconfig now: the
+// configuration is built again at the next Config).
+type secretToken struct {
+	secrets         corelisters.SecretLister
+	namespace, name string
+
+	mu   sync.Mutex
+	last string
+}
+
+func (s *secretToken) Token() (*oauth2.Token, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if secret, err := s.secrets.Secrets(s.namespace).Get(s.name); err == nil {
+		if t := secret.Data[clusterv1alpha1.SecretTokenKey]; len(t) > 0 {
+			s.last = string(t)
+		}
+	}
+	return &oauth2.Token{AccessToken: s.last, TokenType: "Bearer"}, nil
 }
 
 // Forget drops a member's configuration (the Cluster was deleted).

@@ -32,6 +32,7 @@ import (
 	"github.com/fedhq/fed/controllers/binding"
 	"github.com/fedhq/fed/controllers/bindingstatus"
 	clustercontroller "github.com/fedhq/fed/controllers/cluster"
+	"github.com/fedhq/fed/controllers/credentials"
 	"github.com/fedhq/fed/controllers/cronfederatedhpa"
 	"github.com/fedhq/fed/controllers/descheduler"
 	"github.com/fedhq/fed/controllers/detector"
@@ -98,6 +99,9 @@ type Config struct {
 	HPASyncPeriod time.Duration
 	// Failover tunes failover and the descheduler; zero values take the defaults.
 	Failover Failover
+	// Tunnels, when set, reach pull clusters through their agents (search, metrics and the
+	// fleet proxy use them; a pull cluster's Works are its agent's).
+	Tunnels clusterclient.Tunnels
 	// LeaderElection, when set, runs the controllers (but the search cache's, which each
 	// replica has of its own) only while this replica holds its Lease.
 	LeaderElection *LeaderElection
@@ -143,6 +147,9 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 	clusters := fedFactory.Cluster().V1alpha1().Clusters()
 	secrets := hostFactory.Core().V1().Secrets()
 	configs := clusterclient.New(clusters.Lister(), secrets.Lister())
+	if cfg.Tunnels != nil {
+		configs.SetTunnels(cfg.Tunnels)
+	}
 	mbs, err := members.New(ctx, configs, clusters)
 	if err != nil {
 		return nil, err
@@ -172,6 +179,12 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 	rooms := noderoom.NewStore()
 	clusterController, err := clustercontroller.NewController(fedClient, clusters, configs, secrets,
 		hostFactory.Coordination().V1().Leases(), rooms, cfg.Cluster)
+	if err != nil {
+		return nil, err
+	}
+	// The members' tokens that join got from their TokenRequest APIs are renewed in the
+	// host Secrets the cluster controller and every member client read.
+	credentialsController, err := credentials.NewController(fedClient, hostClient, clusters, secrets)
 	if err != nil {
 		return nil, err
 	}
@@ -265,6 +278,7 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 	}
 	lead := func(ctx context.Context) {
 		go clusterController.Run(ctx, cfg.ClusterWorkers)
+		go credentialsController.Run(ctx, 2)
 		go func() {
 			// The pipeline asks the interpreter, which needs the customizations read first.
 			if !cache.WaitForCacheSync(ctx.Done(), rics.Informer().HasSynced) {

@@ -73,6 +73,8 @@ func allowed(cluster string, a authorizer.Attributes) (bool, string) {
 			return slices.Contains(reads, verb), "the Cluster's spec is the host's"
 		case "status":
 			return slices.Contains([]string{"get", "update", "patch"}, verb), "an agent reads and writes its Cluster's status"
+		case "attach":
+			return verb == "get" || verb == "create", "an agent opens its tunnel with get"
 		}
 		return false, "an agent uses no other subresource of its Cluster"
 	case a.GetAPIGroup() == federationv1alpha1.GroupName && a.GetResource() == "works":

@@ -4,16 +4,14 @@
 package clusterproxy
 
 import (
-	"fmt"
 	"net/http"
-	"net/url"
-	"path"
 	"strings"
 
-	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/util/proxy"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/client-go/rest"
+
+	"github.com/fedhq/fed/clusterclient"
 )
 
 // Handler returns the handler that sends one request to memberPath on the member reached
@@ -22,40 +20,12 @@ import (
 func Handler(cfg *rest.Config, u user.Info, memberPath string, responder proxy.ErrorResponder) (http.Handler, error) {
 	cfg = rest.CopyConfig(cfg)
 	cfg.Impersonate = impersonation(u)
-
-	location, err := url.Parse(cfg.Host)
-	if err != nil {
-		return nil, fmt.Errorf("member endpoint %q: %w", cfg.Host, err)
-	}
-	location.Path = path.Join(location.Path, "/", memberPath)
-	if strings.HasSuffix(memberPath, "/") && !strings.HasSuffix(location.Path, "/") {
-		location.Path += "/"
-	}
-
-	rt, err := rest.TransportFor(cfg)
+	f, err := clusterclient.NewForwarder(cfg, responder)
 	if err != nil {
 		return nil, err
 	}
-	// Upgrades dial the member over TLS and carry fed's credentials and the impersonation
-	// headers on the upgrade request.
-	tlsConfig, err := rest.TLSConfigFor(cfg)
-	if err != nil {
-		return nil, err
-	}
-	dialer := utilnet.SetTransportDefaults(&http.Transport{TLSClientConfig: tlsConfig})
-	headers, err := rest.HTTPWrappersForConfig(cfg, proxy.MirrorRequest)
-	if err != nil {
-		return nil, err
-	}
-
-	upgrade := proxy.NewUpgradeRequestRoundTripper(dialer, headers)
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		// The handler takes an upgrade's query from its location, not the request.
-		loc := *location
-		loc.RawQuery = req.URL.RawQuery
-		h := proxy.NewUpgradeAwareHandler(&loc, rt, false, false, responder)
-		h.UpgradeTransport = upgrade
-		h.ServeHTTP(w, withoutCallerCredentials(req))
+		f.Forward(w, withoutCallerCredentials(req), memberPath)
 	}), nil
 }
 

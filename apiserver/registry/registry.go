@@ -47,21 +47,25 @@ import (
 	"github.com/fedhq/fed/apiserver/registry/registrykit"
 	"github.com/fedhq/fed/apiserver/registry/search/resourceregistries"
 	"github.com/fedhq/fed/apiserver/scheme"
+	"github.com/fedhq/fed/apiserver/tunnel"
 )
 
 // newStorageFunc builds the storage of one resource.
 type newStorageFunc func(generic.RESTOptionsGetter) (*registrykit.Storage, error)
 
 // NewClusterGroupInfo returns cluster.fedhq.io with the storage of clusters and
-// clusters/status on the backend optsGetter chooses, and clusters/proxy, which reaches
-// members with the credentials that secrets reads from the host.
-func NewClusterGroupInfo(optsGetter generic.RESTOptionsGetter, secrets clusters.SecretGetter) (*genericapiserver.APIGroupInfo, error) {
+// clusters/status on the backend optsGetter chooses, clusters/proxy, which reaches push
+// members with the credentials that secrets reads from the host and pull members through
+// tunnels, and clusters/attach, where pull members' agents open their tunnels.
+func NewClusterGroupInfo(optsGetter generic.RESTOptionsGetter, secrets clusters.SecretGetter, tunnels *tunnel.Server) (*genericapiserver.APIGroupInfo, error) {
 	info, err := newGroupInfo(clusterv1alpha1.SchemeGroupVersion, optsGetter, clusters.NewStorage)
 	if err != nil {
 		return nil, err
 	}
 	resources := info.VersionedResourcesStorageMap[clusterv1alpha1.SchemeGroupVersion.Version]
-	resources["clusters/proxy"] = &clusters.ProxyREST{Clusters: resources["clusters"].(rest.Getter), Secrets: secrets}
+	getter := resources["clusters"].(rest.Getter)
+	resources["clusters/proxy"] = &clusters.ProxyREST{Clusters: getter, Secrets: secrets, Tunnels: tunnels}
+	resources["clusters/attach"] = &clusters.AttachREST{Clusters: getter, Tunnels: tunnels}
 	return info, nil
 }
 

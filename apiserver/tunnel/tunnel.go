@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package tunnel holds the tunnels that pull clusters' agents open to fed-apiserver (the
 // Cluster's attach subresource), over which fed reaches each such cluster's API server — the
 // cluster proxy, kubectl fed get/logs/exec, search and metrics — without any inbound

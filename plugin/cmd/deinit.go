@@ -57,13 +57,15 @@ skipped, so deinit can be run again.
 
 deinit keeps fed's data: the namespace fed-system with the PersistentVolumeClaim of the
 Badger database (templates, policies, clusters) and the members' credentials that
-kubectl fed join stored there, so that kubectl fed init brings the fleet back as it was.
+kubectl fed join stored there, so that kubectl fed init brings the fleet back as it was
+(while fed is not running, nothing renews the members' tokens: a member whose token expired
+meanwhile is joined again).
 --delete-data deletes the namespace, and with it all of that. fed's objects in an etcd
 (--storage=etcd3) are never touched.
 
 The member clusters are not touched: what fed propagated there stays as it is, no longer
 managed, and so does what join installed (the namespace fed-system, the service account fed
-bound to cluster-admin). To remove that too, run kubectl fed unjoin NAME --cluster-kubeconfig
+and its bindings). To remove that too, run kubectl fed unjoin NAME --cluster-kubeconfig
 FILE for each member before deinit.`,
 		Example: `  # What deinit would delete, checked by the host
   kubectl fed deinit --dry-run=server
@@ -159,7 +161,7 @@ func printKept(out io.Writer, r *install.Remains, deleteData bool) {
 		fmt.Fprintf(out, "Not touched: fed's objects in etcd (%s, prefix %s).\n", r.EtcdServers, r.EtcdPrefix)
 	}
 	fmt.Fprintf(out, `Not touched: the member clusters. What fed propagated there stays, no longer managed, and so
-does what kubectl fed join installed there (namespace %s, service account fed bound to
-cluster-admin); kubectl fed unjoin NAME --cluster-kubeconfig FILE, run before deinit, removes it.
+does what kubectl fed join installed there (namespace %s, service account fed and its
+bindings); kubectl fed unjoin NAME --cluster-kubeconfig FILE, run before deinit, removes it.
 `, install.Namespace)
 }

@@ -56,8 +56,11 @@ type JoinOptions struct {
 	Labels            []string
 	Wait              bool
 	Timeout           time.Duration
-	// TokenTimeout bounds the wait for the member's token controller.
-	TokenTimeout time.Duration
+	// ClusterRole is the member's ClusterRole fed's service account is bound to.
+	ClusterRole string
+	// TokenTTL is the lifetime join asks the member's TokenRequest API for; fed renews the
+	// token with the same lifetime.
+	TokenTTL time.Duration
 
 	labels map[string]string
 	fed    versioned.Interface
@@ -68,24 +71,33 @@ type JoinOptions struct {
 // NewCmdJoin is `kubectl fed join NAME --cluster-kubeconfig FILE`.
 func NewCmdJoin(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	o := &JoinOptions{IOStreams: streams, ConfigFlags: configFlags, PrintFlags: newPrintFlags("joined"),
-		Wait: true, Timeout: 60 * time.Second, TokenTimeout: 30 * time.Second}
+		Wait: true, Timeout: 60 * time.Second, ClusterRole: member.DefaultClusterRole, TokenTTL: 24 * time.Hour}
 	cmd := &cobra.Command{
 		Use:                   "join NAME --cluster-kubeconfig FILE [--cluster-context CONTEXT]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Join a member cluster to the fleet (push mode)",
 		Long: `Join a member cluster to the fleet in push mode: fed's server reaches the member's API server.
 
-In the member, join creates the namespace fed-system, the service account fed bound to
-cluster-admin (fed applies any object there and impersonates users for the proxy), and a
-non-expiring token of that service account. In the host cluster it stores the token and the
-member's CA in the Secret fed-system/NAME and creates the Cluster NAME. The member's
-kube-system namespace UID becomes the Cluster's spec.id, so one member cannot be joined
-twice under different names. Joining again under the same name updates everything.`,
+In the member, join creates the namespace fed-system and the service account fed, bound to
+the ClusterRole --cluster-role (cluster-admin by default: fed may apply any object there and
+impersonate users for the proxy; artifacts/examples/member-clusterrole.yaml is a narrower one
+with what fed uses) and allowed to request tokens of itself (the Role fed:token-renewal in
+fed-system), and it asks the member's TokenRequest API for a token of fed that lasts
+--token-ttl (the member may cap it). In the host cluster it stores the token, its expiry
+(annotation cluster.fedhq.io/token-expiration) and the member's CA in the Secret
+fed-system/NAME and creates the Cluster NAME; fed renews the token before it expires. The
+member's kube-system namespace UID becomes the Cluster's spec.id, so one member cannot be
+joined twice under different names. Joining again under the same name updates everything
+and replaces the token.`,
 		Example: `  # Join the cluster of member1.kubeconfig as member1 and wait until it is Ready
   kubectl fed join member1 --cluster-kubeconfig member1.kubeconfig --region eu-west --zone eu-west-1a
 
   # Use a context of a kubeconfig and do not wait
-  kubectl fed join prod-eu --cluster-kubeconfig ~/.kube/config --cluster-context prod-eu --wait=false`,
+  kubectl fed join prod-eu --cluster-kubeconfig ~/.kube/config --cluster-context prod-eu --wait=false
+
+  # Bind fed to a narrower ClusterRole applied in the member first, with tokens of 8 hours
+  kubectl --kubeconfig member1.kubeconfig apply -f artifacts/examples/member-clusterrole.yaml
+  kubectl fed join member1 --cluster-kubeconfig member1.kubeconfig --cluster-role fed:member --token-ttl 8h`,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(cmd, args); err != nil {
@@ -107,6 +119,8 @@ twice under different names. Joining again under the same name updates everythin
 	f.StringArrayVar(&o.Labels, "label", nil, "A label key=value for the Cluster; repeat for more.")
 	f.BoolVar(&o.Wait, "wait", o.Wait, "Wait until the Cluster is Ready.")
 	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "How long --wait waits for the Cluster to be Ready.")
+	f.StringVar(&o.ClusterRole, "cluster-role", o.ClusterRole, "The member's ClusterRole that fed's service account is bound to; it must exist in the member.")
+	f.DurationVar(&o.TokenTTL, "token-ttl", o.TokenTTL, "How long fed's token lasts (the member may cap it); fed renews it before it expires. At least 10m.")
 	return cmd
 }
 
@@ -139,6 +153,12 @@ func (o *JoinOptions) Validate() error {
 	if o.Wait && o.Timeout <= 0 {
 		return fmt.Errorf("--timeout must be positive")
 	}
+	if o.ClusterRole == "" {
+		return fmt.Errorf("--cluster-role must name a ClusterRole")
+	}
+	if o.TokenTTL < member.MinTokenTTL {
+		return fmt.Errorf("--token-ttl must be at least %s (the shortest token the TokenRequest API gives), got %s", member.MinTokenTTL, o.TokenTTL)
+	}
 	return nil
 }
 
@@ -159,17 +179,24 @@ func (o *JoinOptions) Run(ctx context.Context) error {
 		return err
 	}
 
-	token, err := m.Install(ctx, o.TokenTimeout)
+	token, err := m.Install(ctx, o.ClusterRole, o.TokenTTL)
 	if err != nil {
 		return err
 	}
-	o.progress("member: namespace %s, serviceaccount %s bound to cluster-admin, token ready",
-		clusterv1alpha1.FedNamespace, clusterv1alpha1.MemberServiceAccount)
+	o.progress("member: namespace %s, serviceaccount %s bound to clusterrole %s, token expires at %s",
+		clusterv1alpha1.FedNamespace, clusterv1alpha1.MemberServiceAccount, o.ClusterRole, token.Expiration.UTC().Format(time.RFC3339))
+	if lifetime := time.Until(token.Expiration); lifetime < o.TokenTTL-time.Minute {
+		o.progress("member: the member gave a token of %s, less than the %s asked for", lifetime.Round(time.Minute), o.TokenTTL)
+	}
 
 	if err := member.EnsureHostSecret(ctx, o.host, member.NewHostSecret(o.Name, token, m.CABundle)); err != nil {
 		return fmt.Errorf("in the host: %w", err)
 	}
 	o.progress("host: secret %s/%s holds the member's token and CA", clusterv1alpha1.FedNamespace, o.Name)
+	// The host now holds the new token: a non-expiring one of an older join is revoked.
+	if err := m.RemoveLegacyToken(ctx); err != nil {
+		return err
+	}
 
 	spec := joinSpec{ID: m.ID, Endpoint: m.Endpoint, Insecure: m.Insecure, Region: o.Region, Zone: o.Zone, Provider: o.Provider, Labels: o.labels}
 	c, err := clusters.Get(ctx, o.Name, metav1.GetOptions{})

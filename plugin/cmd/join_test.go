@@ -19,6 +19,7 @@ package cmd
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -118,5 +119,40 @@ func TestPrintCluster(t *testing.T) {
 	}
 	if want := "cluster.cluster.fedhq.io/member1\n"; out.String() != want {
 		t.Errorf("-o name: got %q, want %q", out.String(), want)
+	}
+}
+
+func TestJoinValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		change  func(o *JoinOptions)
+		wantErr string
+	}{
+		{name: "defaults"},
+		{name: "narrower role, shortest token", change: func(o *JoinOptions) { o.ClusterRole, o.TokenTTL = "fed:member", 10*time.Minute }},
+		{name: "no role", change: func(o *JoinOptions) { o.ClusterRole = "" }, wantErr: "--cluster-role must name a ClusterRole"},
+		{name: "token too short", change: func(o *JoinOptions) { o.TokenTTL = 5 * time.Minute },
+			wantErr: "--token-ttl must be at least 10m0s (the shortest token the TokenRequest API gives), got 5m0s"},
+		{name: "bad name", change: func(o *JoinOptions) { o.Name = "Member_1" }, wantErr: `invalid cluster name "Member_1"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := NewCmdJoin(nil, genericiooptions.NewTestIOStreamsDiscard())
+			o := &JoinOptions{Name: "member1", Wait: true, Timeout: time.Minute}
+			o.ClusterRole, _ = cmd.Flags().GetString("cluster-role")
+			o.TokenTTL, _ = cmd.Flags().GetDuration("token-ttl")
+			if o.ClusterRole != "cluster-admin" || o.TokenTTL != 24*time.Hour {
+				t.Fatalf("defaults: --cluster-role %q, --token-ttl %s", o.ClusterRole, o.TokenTTL)
+			}
+			if tc.change != nil {
+				tc.change(o)
+			}
+			err := o.Validate()
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("Validate: %v", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("Validate: %v, want an error containing %q", err, tc.wantErr)
+			}
+		})
 	}
 }

@@ -57,8 +57,8 @@ func NewCmdUnjoin(configFlags *genericclioptions.ConfigFlags, streams genericioo
 		Short:                 "Remove a member cluster from the fleet",
 		Long: `Remove a member cluster from the fleet: delete the Cluster NAME and its credentials Secret
 in the host cluster. With the member's kubeconfig, also remove what join created in the
-member (the ClusterRoleBinding fed, the service account fed and the namespace fed-system);
-the member must be the one the Cluster names (same kube-system UID).`,
+member (the ClusterRoleBinding fed, the service account fed, which revokes every token of
+it, and the namespace fed-system); the member must be the one the Cluster names (same kube-system UID).`,
 		Example:           `  kubectl fed unjoin member1 --cluster-kubeconfig member1.kubeconfig`,
 		ValidArgsFunction: clusterNamesCompletion(configFlags, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {

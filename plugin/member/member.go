@@ -16,15 +16,19 @@ limitations under the License.
 
 // Package member installs fed in a member cluster and removes it again, as join and unjoin
 // do with the member's own (admin) kubeconfig: fed's namespace, its service account bound to
-// cluster-admin and a non-expiring token, and the host Secret that holds that token.
+// a ClusterRole (cluster-admin unless the user names another) and allowed to renew its own
+// token, a token with an expiry from the member's TokenRequest API, and the host Secret that
+// holds that token.
 package member
 
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -38,20 +42,23 @@ import (
 )
 
 const (
-	// memberTokenSecret is the Secret in the member's fed namespace that the member's token
-	// controller fills with a non-expiring token of fed's service account.
-	//
-	// A kubernetes.io/service-account-token Secret rather than a TokenRequest: fed holds the
-	// credential for as long as the member is joined and nothing in fed refreshes it, so a
-	// token that expires (TokenRequest tokens not bound to a pod always do, and the member's
-	// --service-account-max-token-expiration may cap them) would cut the member off months
-	// later. The Secret's token lives as long as the Secret and the service account, and is
-	// revoked by deleting either, which unjoin does. The cost is that join needs the member's
-	// controller manager to run its serviceaccount-token controller, which it does by default.
-	memberTokenSecret = "fed-token"
-	// ClusterRoleBinding gives fed's service account cluster-admin in the member: fed
-	// applies arbitrary objects there and impersonates users for the proxy.
+	// legacyTokenSecret is the kubernetes.io/service-account-token Secret in the member's
+	// fed namespace that older joins made for a non-expiring token of fed's service
+	// account. join no longer makes it (fed's token comes from the TokenRequest API and fed
+	// renews it); join and unjoin delete one that is left, which revokes its token.
+	legacyTokenSecret = "fed-token"
+	// ClusterRoleBinding binds fed's service account to the ClusterRole join is given
+	// (DefaultClusterRole unless --cluster-role names another): what fed may do in the
+	// member (apply what it propagates, read status, impersonate users for the proxy).
 	ClusterRoleBinding = "fed"
+	// DefaultClusterRole is the ClusterRole join binds by default.
+	DefaultClusterRole = "cluster-admin"
+	// TokenRenewalRole is the Role (and RoleBinding) in the member's fed namespace that lets
+	// fed's service account request new tokens of itself, and of no other account, which is
+	// how fed renews its credentials whatever ClusterRole it is bound to.
+	TokenRenewalRole = "fed:token-renewal"
+	// MinTokenTTL is the shortest token the TokenRequest API gives.
+	MinTokenTTL = 10 * time.Minute
 
 	labelManagedBy = "app.kubernetes.io/managed-by"
 	managedBy      = "kubectl-fed"
@@ -128,72 +135,105 @@ func newMemberServiceAccount() *corev1.ServiceAccount {
 	return &corev1.ServiceAccount{ObjectMeta: managedMeta(clusterv1alpha1.MemberServiceAccount, clusterv1alpha1.FedNamespace)}
 }
 
-// newMemberClusterRoleBinding binds fed's service account to cluster-admin.
-func newMemberClusterRoleBinding() *rbacv1.ClusterRoleBinding {
+// fedSubjects is fed's service account, the subject of its bindings.
+func fedSubjects() []rbacv1.Subject {
+	return []rbacv1.Subject{{
+		Kind:      rbacv1.ServiceAccountKind,
+		Name:      clusterv1alpha1.MemberServiceAccount,
+		Namespace: clusterv1alpha1.FedNamespace,
+	}}
+}
+
+// newMemberClusterRoleBinding binds fed's service account to the ClusterRole role.
+func newMemberClusterRoleBinding(role string) *rbacv1.ClusterRoleBinding {
 	return &rbacv1.ClusterRoleBinding{
 		ObjectMeta: managedMeta(ClusterRoleBinding, ""),
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
-		Subjects: []rbacv1.Subject{{
-			Kind:      rbacv1.ServiceAccountKind,
-			Name:      clusterv1alpha1.MemberServiceAccount,
-			Namespace: clusterv1alpha1.FedNamespace,
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
+		Subjects:   fedSubjects(),
+	}
+}
+
+// newTokenRenewalRole lets fed's service account request tokens of itself only.
+func newTokenRenewalRole() *rbacv1.Role {
+	return &rbacv1.Role{
+		ObjectMeta: managedMeta(TokenRenewalRole, clusterv1alpha1.FedNamespace),
+		Rules: []rbacv1.PolicyRule{{
+			APIGroups:     []string{""},
+			Resources:     []string{"serviceaccounts/token"},
+			ResourceNames: []string{clusterv1alpha1.MemberServiceAccount},
+			Verbs:         []string{"create"},
 		}},
 	}
 }
 
-// newMemberTokenSecret asks the member's token controller for a non-expiring token of
-// fed's service account.
-func newMemberTokenSecret() *corev1.Secret {
-	s := &corev1.Secret{ObjectMeta: managedMeta(memberTokenSecret, clusterv1alpha1.FedNamespace), Type: corev1.SecretTypeServiceAccountToken}
-	s.Annotations = map[string]string{corev1.ServiceAccountNameKey: clusterv1alpha1.MemberServiceAccount}
-	return s
+func newTokenRenewalRoleBinding() *rbacv1.RoleBinding {
+	return &rbacv1.RoleBinding{
+		ObjectMeta: managedMeta(TokenRenewalRole, clusterv1alpha1.FedNamespace),
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: TokenRenewalRole},
+		Subjects:   fedSubjects(),
+	}
 }
 
-// NewHostSecret holds what fed needs to reach the member: the token and the member's CA.
-func NewHostSecret(name string, token, caBundle []byte) *corev1.Secret {
+// Token is a token of fed's service account and when it expires.
+type Token struct {
+	Value      []byte
+	Expiration time.Time
+}
+
+// NewHostSecret holds what fed needs to reach the member: the token, when it expires
+// (which tells fed to renew it) and the member's CA.
+func NewHostSecret(name string, token Token, caBundle []byte) *corev1.Secret {
 	s := &corev1.Secret{ObjectMeta: managedMeta(name, clusterv1alpha1.FedNamespace), Type: corev1.SecretTypeOpaque}
-	s.Data = map[string][]byte{clusterv1alpha1.SecretTokenKey: token, clusterv1alpha1.SecretCABundleKey: caBundle}
+	s.Annotations = map[string]string{clusterv1alpha1.AnnotationTokenExpiration: token.Expiration.UTC().Format(time.RFC3339)}
+	s.Data = map[string][]byte{clusterv1alpha1.SecretTokenKey: token.Value, clusterv1alpha1.SecretCABundleKey: caBundle}
 	return s
 }
 
-// Install creates fed's namespace, service account, binding and token Secret in the member
-// (keeping those already there) and returns the token once the member's token controller
-// has filled it in, waiting at most tokenTimeout.
-func (m *Cluster) Install(ctx context.Context, tokenTimeout time.Duration) ([]byte, error) {
+// Install creates fed's namespace and service account in the member (keeping those already
+// there), binds the service account to the ClusterRole clusterRole, which must exist, lets
+// it renew its own token, and returns a new token of it from the TokenRequest API, asked to
+// last ttl (the member may cap it: the token's expiry is the member's answer).
+func (m *Cluster) Install(ctx context.Context, clusterRole string, ttl time.Duration) (Token, error) {
+	if _, err := m.Client.RbacV1().ClusterRoles().Get(ctx, clusterRole, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+		return Token{}, fmt.Errorf("the member has no ClusterRole %s; apply it there first (artifacts/examples/member-clusterrole.yaml is one with what fed needs) or choose another with --cluster-role", clusterRole)
+	} else if err != nil {
+		return Token{}, fmt.Errorf("in the member: %w", err)
+	}
 	if err := ensureNamespace(ctx, m.Client); err != nil {
-		return nil, fmt.Errorf("in the member: %w", err)
+		return Token{}, fmt.Errorf("in the member: %w", err)
 	}
 	sa := newMemberServiceAccount()
 	if _, err := m.Client.CoreV1().ServiceAccounts(sa.Namespace).Create(ctx, sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return nil, fmt.Errorf("in the member: %w", err)
+		return Token{}, fmt.Errorf("in the member: %w", err)
 	}
-	if err := m.ensureClusterRoleBinding(ctx); err != nil {
-		return nil, fmt.Errorf("in the member: %w", err)
+	if err := m.ensureClusterRoleBinding(ctx, clusterRole); err != nil {
+		return Token{}, fmt.Errorf("in the member: %w", err)
 	}
-	secret := newMemberTokenSecret()
-	secrets := m.Client.CoreV1().Secrets(secret.Namespace)
-	if _, err := secrets.Create(ctx, secret, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return nil, fmt.Errorf("in the member: %w", err)
+	if err := m.ensureTokenRenewal(ctx); err != nil {
+		return Token{}, fmt.Errorf("in the member: %w", err)
 	}
-	var token []byte
-	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, tokenTimeout, true, func(ctx context.Context) (bool, error) {
-		s, err := secrets.Get(ctx, secret.Name, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		token = s.Data[corev1.ServiceAccountTokenKey]
-		return len(token) > 0, nil
-	})
+	seconds := int64(ttl / time.Second)
+	tr, err := m.Client.CoreV1().ServiceAccounts(sa.Namespace).CreateToken(ctx, sa.Name,
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &seconds}}, metav1.CreateOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("the member did not fill the token of Secret %s/%s within %s (is its kube-controller-manager running the serviceaccount-token controller?): %w",
-			secret.Namespace, secret.Name, tokenTimeout, err)
+		return Token{}, fmt.Errorf("in the member: requesting a token of serviceaccount %s/%s: %w", sa.Namespace, sa.Name, err)
 	}
-	return token, nil
+	return Token{Value: []byte(tr.Status.Token), Expiration: tr.Status.ExpirationTimestamp.Time}, nil
+}
+
+// RemoveLegacyToken deletes the non-expiring token Secret an older join made, which
+// revokes its token. join calls it once the host holds the new token.
+func (m *Cluster) RemoveLegacyToken(ctx context.Context) error {
+	err := m.Client.CoreV1().Secrets(clusterv1alpha1.FedNamespace).Delete(ctx, legacyTokenSecret, metav1.DeleteOptions{})
+	if err := ignoreNotFound(err); err != nil {
+		return fmt.Errorf("in the member: deleting the Secret %s/%s of an older join: %w", clusterv1alpha1.FedNamespace, legacyTokenSecret, err)
+	}
+	return nil
 }
 
 // ensureClusterRoleBinding creates fed's binding or puts back its role and subject.
-func (m *Cluster) ensureClusterRoleBinding(ctx context.Context) error {
-	want := newMemberClusterRoleBinding()
+func (m *Cluster) ensureClusterRoleBinding(ctx context.Context, role string) error {
+	want := newMemberClusterRoleBinding(role)
 	crbs := m.Client.RbacV1().ClusterRoleBindings()
 	got, err := crbs.Get(ctx, want.Name, metav1.GetOptions{})
 	switch {
@@ -216,8 +256,39 @@ func (m *Cluster) ensureClusterRoleBinding(ctx context.Context) error {
 	}
 }
 
-// Uninstall removes what Install created; objects already gone are fine. The namespace is
-// left terminating: the member's namespace controller finishes deleting it.
+// ensureTokenRenewal creates the Role that lets fed renew its token, and its binding, or
+// puts back their rules and subject.
+func (m *Cluster) ensureTokenRenewal(ctx context.Context) error {
+	roles := m.Client.RbacV1().Roles(clusterv1alpha1.FedNamespace)
+	role := newTokenRenewalRole()
+	if got, err := roles.Get(ctx, role.Name, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+		if _, err := roles.Create(ctx, role, metav1.CreateOptions{}); err != nil {
+			return err
+		}
+	} else if err != nil {
+		return err
+	} else {
+		got.Rules = role.Rules
+		if _, err := roles.Update(ctx, got, metav1.UpdateOptions{}); err != nil {
+			return err
+		}
+	}
+	bindings := m.Client.RbacV1().RoleBindings(clusterv1alpha1.FedNamespace)
+	binding := newTokenRenewalRoleBinding()
+	got, err := bindings.Get(ctx, binding.Name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		_, err = bindings.Create(ctx, binding, metav1.CreateOptions{})
+	case err == nil:
+		got.Subjects = binding.Subjects
+		_, err = bindings.Update(ctx, got, metav1.UpdateOptions{})
+	}
+	return err
+}
+
+// Uninstall removes what Install created, and the token Secret of an older join; objects
+// already gone are fine. The namespace is left terminating: the member's namespace
+// controller finishes deleting it (and the token renewal Role and binding in it).
 func (m *Cluster) Uninstall(ctx context.Context) error {
 	ns := clusterv1alpha1.FedNamespace
 	steps := []func() error{
@@ -225,7 +296,7 @@ func (m *Cluster) Uninstall(ctx context.Context) error {
 			return m.Client.RbacV1().ClusterRoleBindings().Delete(ctx, ClusterRoleBinding, metav1.DeleteOptions{})
 		},
 		func() error {
-			return m.Client.CoreV1().Secrets(ns).Delete(ctx, memberTokenSecret, metav1.DeleteOptions{})
+			return m.Client.CoreV1().Secrets(ns).Delete(ctx, legacyTokenSecret, metav1.DeleteOptions{})
 		},
 		func() error {
 			return m.Client.CoreV1().ServiceAccounts(ns).Delete(ctx, clusterv1alpha1.MemberServiceAccount, metav1.DeleteOptions{})
@@ -286,6 +357,10 @@ func EnsureHostSecret(ctx context.Context, client kubernetes.Interface, want *co
 		return fmt.Errorf("secret %s/%s exists with type %s, not %s; delete it or choose another cluster name", got.Namespace, got.Name, got.Type, want.Type)
 	}
 	got.Data = want.Data
+	if got.Annotations == nil {
+		got.Annotations = map[string]string{}
+	}
+	maps.Copy(got.Annotations, want.Annotations)
 	if got.Labels == nil {
 		got.Labels = map[string]string{}
 	}

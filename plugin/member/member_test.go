@@ -18,9 +18,9 @@ package member
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
-	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 )
 
@@ -31,22 +31,37 @@ func TestMemberObjects(t *testing.T) {
 	if sa := newMemberServiceAccount(); sa.Namespace != "fed-system" || sa.Name != "fed" {
 		t.Errorf("service account %s/%s", sa.Namespace, sa.Name)
 	}
-	crb := newMemberClusterRoleBinding()
+	crb := newMemberClusterRoleBinding("fed:member")
 	if crb.Name != "fed" {
 		t.Errorf("binding name %q", crb.Name)
 	}
-	if d := cmp.Diff(rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "cluster-admin"}, crb.RoleRef); d != "" {
+	if d := cmp.Diff(rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "fed:member"}, crb.RoleRef); d != "" {
 		t.Errorf("roleRef (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff([]rbacv1.Subject{{Kind: "ServiceAccount", Name: "fed", Namespace: "fed-system"}}, crb.Subjects); d != "" {
+	fed := []rbacv1.Subject{{Kind: "ServiceAccount", Name: "fed", Namespace: "fed-system"}}
+	if d := cmp.Diff(fed, crb.Subjects); d != "" {
 		t.Errorf("subjects (-want +got):\n%s", d)
 	}
-	s := newMemberTokenSecret()
-	if s.Type != corev1.SecretTypeServiceAccountToken || s.Namespace != "fed-system" || s.Annotations["kubernetes.io/service-account.name"] != "fed" {
-		t.Errorf("token secret %+v", s)
+	// Whatever the ClusterRole, fed may ask for tokens of itself, and of no one else.
+	role, rb := newTokenRenewalRole(), newTokenRenewalRoleBinding()
+	if role.Namespace != "fed-system" || rb.Namespace != "fed-system" {
+		t.Errorf("token renewal role in %q, binding in %q", role.Namespace, rb.Namespace)
 	}
-	h := NewHostSecret("m1", []byte("tok"), []byte("ca"))
+	if d := cmp.Diff([]rbacv1.PolicyRule{{Verbs: []string{"create"}, APIGroups: []string{""}, Resources: []string{"serviceaccounts/token"}, ResourceNames: []string{"fed"}}}, role.Rules); d != "" {
+		t.Errorf("token renewal rules (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: role.Name}, rb.RoleRef); d != "" {
+		t.Errorf("token renewal roleRef (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(fed, rb.Subjects); d != "" {
+		t.Errorf("token renewal subjects (-want +got):\n%s", d)
+	}
+	expires := time.Date(2026, 3, 1, 12, 0, 0, 0, time.FixedZone("CET", 3600))
+	h := NewHostSecret("m1", Token{Value: []byte("tok"), Expiration: expires}, []byte("ca"))
 	if h.Namespace != "fed-system" || h.Name != "m1" || string(h.Data["token"]) != "tok" || string(h.Data["caBundle"]) != "ca" {
 		t.Errorf("host secret %+v", h)
+	}
+	if got := h.Annotations["cluster.fedhq.io/token-expiration"]; got != "2026-03-01T11:00:00Z" {
+		t.Errorf("host secret's token expiration %q, want 2026-03-01T11:00:00Z", got)
 	}
 }

@@ -84,7 +84,7 @@ func controllerPackages(pkgs map[string]*pkg) map[string]bool {
 func TestNoControllerImportsAnother(t *testing.T) {
 	pkgs := listPackages(t)
 	controllers := controllerPackages(pkgs)
-	for _, want := range []string{"detector", "scheduler", "binding", "bindingstatus", "execution", "workstatus", "namespace", "cluster"} {
+	for _, want := range []string{"detector", "scheduler", "binding", "bindingstatus", "execution", "workstatus", "namespace", "cluster", "credentials"} {
 		if !controllers[module+"controllers/"+want] {
 			t.Errorf("controllers/%s is not a controller package (one that runs internal/reconciler)", want)
 		}

@@ -30,6 +30,16 @@ const (
 	SecretTokenKey      = "token"
 	SecretCABundleKey   = "caBundle"
 	SecretKubeconfigKey = "kubeconfig"
+	// AnnotationTokenExpiration on that Secret is when its token expires (RFC 3339). join
+	// records it for the token it gets from the member's TokenRequest API, and fed renews
+	// such a token before then, recording the new expiry. fed leaves a Secret without it
+	// alone (a token that does not expire, a kubeconfig).
+	AnnotationTokenExpiration = "cluster.fedhq.io/token-expiration"
+	// ClusterConditionTokenCurrent is the Cluster condition of fed's renewal of the token
+	// in its Secret, set only for a Secret with AnnotationTokenExpiration: True while the
+	// token has more than a third of its lifetime left or was renewed, False when fed
+	// could not renew it (reason RenewalFailed while it is still valid, Expired after).
+	ClusterConditionTokenCurrent = "TokenCurrent"
 
 	// TaintClusterNotReady is set (NoSchedule) while the member answers but is not ready.
 	TaintClusterNotReady = "cluster.fedhq.io/not-ready"

@@ -17,6 +17,7 @@ import (
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	"github.com/fedhq/fed/apiserver/clusterproxy"
 	"github.com/fedhq/fed/apiserver/scheme"
+	"github.com/fedhq/fed/apiserver/tunnel"
 	"github.com/fedhq/fed/clusterclient"
 )
 
@@ -29,6 +30,8 @@ type ProxyREST struct {
 	// Clusters reads Cluster objects (the clusters storage).
 	Clusters rest.Getter
 	Secrets  SecretGetter
+	// Tunnels reach pull clusters, through their agents.
+	Tunnels *tunnel.Server
 }
 
 var (
@@ -70,6 +73,13 @@ func (r *ProxyREST) Connect(ctx context.Context, name string, opts runtime.Objec
 	versioned := &clusterv1alpha1.Cluster{}
 	if err := scheme.Scheme.Convert(obj, versioned, nil); err != nil {
 		return nil, err
+	}
+	if versioned.Spec.SyncMode == clusterv1alpha1.Pull {
+		cfg, err := r.Tunnels.Config(name)
+		if err != nil {
+			return nil, apierrors.NewServiceUnavailable(err.Error())
+		}
+		return clusterproxy.Handler(cfg, u, proxyOpts.Path, proxy.NewErrorResponder(responder))
 	}
 	ref := versioned.Spec.SecretRef
 	if ref == nil {
