@@ -64,6 +64,17 @@ const (
 	// AgentLeasePrefix starts the name of the Lease in the host's FedNamespace that a
 	// pull cluster's agent renews while it runs: AgentLease.
 	AgentLeasePrefix = "fed-agent-"
+
+	// LabelAgent labels the host objects fed's registration controller makes for a pull
+	// cluster's agent (its Lease, and the Role and RoleBinding that let the agent renew
+	// it) with the cluster's name, so that they go with the Cluster.
+	LabelAgent = "cluster.fedhq.io/agent"
+	// AnnotationProvider, AnnotationRegion and AnnotationZone on an agent's
+	// CertificateSigningRequest carry what register was told of its cluster; the
+	// registration controller copies them into the Cluster it creates.
+	AnnotationProvider = "cluster.fedhq.io/provider"
+	AnnotationRegion   = "cluster.fedhq.io/region"
+	AnnotationZone     = "cluster.fedhq.io/zone"
 )
 
 // AgentUser is the user name of the agent of a pull cluster.
