@@ -16,7 +16,8 @@ limitations under the License.
 
 // Package member installs fed in a member cluster and removes it again, as join and unjoin
 // do with the member's own (admin) kubeconfig: fed's namespace, its service account bound to
-// cluster-admin and a non-expiring token, and the host Secret that holds that token.
+// cluster-admin and a non-expiring token, and the host Secret that holds that token. For
+// pull mode, register and unregister install and remove the agent there (agent.go).
 package member
 
 import (
@@ -81,8 +82,16 @@ func Load(kubeconfig, kubeContext string) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the member's kubeconfig %s: %w", kubeconfig, err)
 	}
+	return FromConfig(cfg)
+}
+
+// FromConfig is the member a client configuration reaches (register's: the user's current
+// kubeconfig).
+func FromConfig(cfg *rest.Config) (*Cluster, error) {
+	cfg = rest.CopyConfig(cfg)
 	ca := cfg.CAData
 	if len(ca) == 0 && cfg.CAFile != "" {
+		var err error
 		if ca, err = os.ReadFile(cfg.CAFile); err != nil {
 			return nil, fmt.Errorf("reading the member's CA: %w", err)
 		}
