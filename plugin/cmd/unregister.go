@@ -60,8 +60,9 @@ Deployment, Secret, service account and ClusterRoleBinding fed-agent, and the na
 fed-system when nothing else is in it) when the member answers. A cluster joined in push
 mode is unjoined instead ('kubectl fed unjoin').
 
-The agent's certificate stays valid until it expires (Kubernetes cannot revoke it): once the
-Cluster is gone fed grants it nothing, but registering NAME again brings its rights back.`,
+The agent's certificate stays valid until it expires (Kubernetes cannot revoke a certificate):
+its Lease and Role in the host go with the Cluster, and fed narrows each agent to its own
+cluster's objects, but registering NAME again makes it whole again.`,
 		Example:           `  kubectl fed unregister edge-1 --cluster-kubeconfig edge-1.kubeconfig`,
 		ValidArgsFunction: clusterNamesCompletion(configFlags, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
