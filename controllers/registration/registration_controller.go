@@ -22,9 +22,10 @@ limitations under the License.
 // kubernetes.io/kube-apiserver-client) is approved when a fed bootstrap token (group
 // RegisterGroup) asks for it, creating the pull Cluster if there is none (a cluster joined
 // in push mode under that name is denied), or when the agent itself renews it; the host's
-// CSR signer then issues it. Before approving, and for every pull Cluster, the controller
-// makes the agent's Lease, Role and RoleBinding in the host's fed-system; it deletes them
-// when the Cluster goes or is no pull cluster. See Decide for the exact rules.
+// CSR signer then issues it. Before approving, the controller makes the agent's Lease, Role
+// and RoleBinding in the host's fed-system; it puts back what someone changed or deleted of
+// them, and deletes them when the Cluster goes or is no pull cluster. See Decide for the
+// exact rules.
 package registration
 
 import (
@@ -247,21 +248,32 @@ func (c *Controller) answer(ctx context.Context, csr *certificatesv1.Certificate
 	return err
 }
 
-// syncAgent makes the agent objects of a pull cluster, or deletes those of a cluster that
-// is gone or not (any more) a pull cluster.
+// syncAgent puts back the agent objects of a pull cluster when some of them are missing or
+// changed, and deletes those of a cluster that is gone or not (any more) a pull cluster. A
+// pull cluster none of whose objects exist is left alone: its agent never registered
+// through fed (a Cluster made by hand, or a simulated one), and the approval of its
+// certificate makes them.
 func (c *Controller) syncAgent(ctx context.Context, name string) error {
 	cl, err := c.clusters.Get(name)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
-	if err == nil && cl.DeletionTimestamp == nil && cl.Spec.SyncMode == clusterv1alpha1.Pull {
-		if len(validation.IsDNS1123Label(name)) > 0 {
-			// Not a name an agent can have (register checks it): nothing to make.
-			return nil
-		}
-		return c.ensureAgentObjects(ctx, name)
+	if err != nil || cl.DeletionTimestamp != nil || cl.Spec.SyncMode != clusterv1alpha1.Pull {
+		return c.removeAgentObjects(ctx, name)
 	}
-	return c.removeAgentObjects(ctx, name)
+	if len(validation.IsDNS1123Label(name)) > 0 || !c.hasAgentObjects(name) {
+		return nil
+	}
+	return c.ensureAgentObjects(ctx, name)
+}
+
+// hasAgentObjects says whether the informers have any of a cluster's agent objects.
+func (c *Controller) hasAgentObjects(cluster string) bool {
+	name := clusterv1alpha1.AgentLease(cluster)
+	_, errLease := c.leases.Get(name)
+	_, errRole := c.roles.Get(name)
+	_, errBinding := c.bindings.Get(name)
+	return errLease == nil || errRole == nil || errBinding == nil
 }
 
 // ensureAgentObjects creates the agent's Lease, Role and RoleBinding, or puts back what

@@ -204,6 +204,14 @@ func TestKubectlFedRegister(t *testing.T) {
 			t.Fatalf("the agent's %s in the host: %v", label, err)
 		}
 	}
+	// fed puts back what someone deletes.
+	if err := host.RbacV1().RoleBindings("fed-system").Delete(ctx, clusterv1alpha1.AgentLease(name), metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, func() error {
+		_, err := host.RbacV1().RoleBindings("fed-system").Get(ctx, clusterv1alpha1.AgentLease(name), metav1.GetOptions{})
+		return err
+	})
 	if _, err := member.AppsV1().Deployments("fed-system").Get(ctx, "fed-agent", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("the agent's Deployment with --install-agent=false: %v", err)
 	}
