@@ -8,7 +8,10 @@ import (
 	"strings"
 	"time"
 
+	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -51,6 +54,7 @@ import (
 	"github.com/fedhq/fed/controllers/mcs"
 	"github.com/fedhq/fed/controllers/namespace"
 	"github.com/fedhq/fed/controllers/rebalancer"
+	"github.com/fedhq/fed/controllers/registration"
 	"github.com/fedhq/fed/controllers/scheduler"
 	"github.com/fedhq/fed/controllers/searchcache"
 	"github.com/fedhq/fed/controllers/workstatus"
@@ -143,6 +147,17 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 	// Only fed's namespace: fed reads no other host Secret, and its RBAC allows no more.
 	hostFactory := kubeinformers.NewSharedInformerFactoryWithOptions(hostClient, 0,
 		kubeinformers.WithNamespace(clusterv1alpha1.FedNamespace), kubeinformers.WithTransform(trim.ManagedFields))
+
+	// Pull mode's registration reads the host's CSRs (cluster-wide, of the signer of
+	// client certificates only) and the agents' objects in fed-system (by their label).
+	csrFactory := kubeinformers.NewSharedInformerFactoryWithOptions(hostClient, 0,
+		kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) {
+			o.FieldSelector = fields.OneTermEqualSelector("spec.signerName", certificatesv1.KubeAPIServerClientSignerName).String()
+		}), kubeinformers.WithTransform(trim.ManagedFields))
+	agentFactory := kubeinformers.NewSharedInformerFactoryWithOptions(hostClient, 0,
+		kubeinformers.WithNamespace(clusterv1alpha1.FedNamespace),
+		kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = clusterv1alpha1.LabelAgent }),
+		kubeinformers.WithTransform(trim.ManagedFields))
 
 	clusters := fedFactory.Cluster().V1alpha1().Clusters()
 	secrets := hostFactory.Core().V1().Secrets()
@@ -264,6 +279,15 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 		}
 	}
 	hpaMarker := hpamarker.NewController(tmpls)
+	registrationController, err := registration.NewController(fedClient, hostClient, clusters, registration.Informers{
+		CSRs:         csrFactory.Certificates().V1().CertificateSigningRequests(),
+		Leases:       agentFactory.Coordination().V1().Leases(),
+		Roles:        agentFactory.Rbac().V1().Roles(),
+		RoleBindings: agentFactory.Rbac().V1().RoleBindings(),
+	})
+	if err != nil {
+		return nil, err
+	}
 	cronController, err := cronfederatedhpa.NewController(cronfederatedhpa.Config{
 		Fed: fedClient, Crons: fed.CronFederatedHPAs(), Scales: scales, Targets: scaleMapper})
 	if err != nil {
@@ -271,6 +295,8 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 	}
 	fedFactory.Start(ctx.Done())
 	hostFactory.Start(ctx.Done())
+	csrFactory.Start(ctx.Done())
+	agentFactory.Start(ctx.Done())
 	tmpls.Start(ctx)
 	// Every replica fills its own search cache; only the leader runs the rest.
 	if searchCacheController != nil {
@@ -306,6 +332,7 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 		}
 		go cronController.Run(ctx, 2)
 		go hpaMarker.Run(ctx, 2)
+		go registrationController.Run(ctx, 2)
 	}
 	if cfg.LeaderElection == nil {
 		lead(ctx)
@@ -316,6 +343,8 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 		<-ctx.Done()
 		fedFactory.Shutdown()
 		hostFactory.Shutdown()
+		csrFactory.Shutdown()
+		agentFactory.Shutdown()
 	}()
 	klog.FromContext(ctx).Info("Started fed controllers", "clusterWorkers", cfg.ClusterWorkers)
 	return &Members{Configs: configs, Clusters: clusters.Lister()}, nil

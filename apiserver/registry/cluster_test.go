@@ -32,6 +32,7 @@ import (
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apiserver/registry/internal/registrytest"
 	"github.com/fedhq/fed/apiserver/scheme"
+	"github.com/fedhq/fed/apiserver/tunnel"
 )
 
 func TestClusterStorage(t *testing.T) {
@@ -39,9 +40,9 @@ func TestClusterStorage(t *testing.T) {
 		return nil, errors.New("no host in this test")
 	}
 	m := storageMap(t, func(o generic.RESTOptionsGetter) (*genericapiserver.APIGroupInfo, error) {
-		return NewClusterGroupInfo(o, noSecrets)
+		return NewClusterGroupInfo(o, noSecrets, tunnel.New())
 	})
-	expectPaths(t, m, "clusters", "clusters/status", "clusters/proxy")
+	expectPaths(t, m, "clusters", "clusters/status", "clusters/proxy", "clusters/attach")
 	if _, _, err := scheme.Scheme.ConvertFieldLabel(clusterv1alpha1.SchemeGroupVersion.WithKind("Cluster"), "spec.syncMode", "Push"); err != nil {
 		t.Errorf("field selector on spec.syncMode: %v", err)
 	}

@@ -41,11 +41,13 @@ func NewCmdFed(streams genericiooptions.IOStreams) *cobra.Command {
 		Use:   "kubectl-fed",
 		Short: "Manage the member clusters of a fed host cluster",
 		Long: `kubectl fed manages the fleet of a fed host cluster: it installs fed into the host
-cluster and removes it, joins member clusters, unjoins them, and taints or cordons them so that fed schedules workloads elsewhere; it shows and
-searches the objects of every member, and runs kubectl's commands in them.
+cluster and removes it, joins member clusters (push mode) or lets them register themselves
+(pull mode: token, register), removes them, and taints or cordons them so that fed schedules
+workloads elsewhere; it shows and searches the objects of every member, and runs kubectl's
+commands in them.
 
-The kubeconfig flags select the host cluster, as for kubectl; -v sets the verbosity of the
-messages on standard error, as for kubectl.`,
+The kubeconfig flags select the host cluster, as for kubectl (register alone runs against
+the member); -v sets the verbosity of the messages on standard error, as for kubectl.`,
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl fed"},
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -61,6 +63,9 @@ messages on standard error, as for kubectl.`,
 		NewCmdDeinit(configFlags, streams),
 		NewCmdJoin(configFlags, streams),
 		NewCmdUnjoin(configFlags, streams),
+		NewCmdToken(configFlags, streams),
+		NewCmdRegister(configFlags, streams),
+		NewCmdUnregister(configFlags, streams),
 		NewCmdTaint(configFlags, streams),
 		NewCmdCordon(configFlags, streams),
 		NewCmdUncordon(configFlags, streams),

@@ -279,8 +279,10 @@ func printNextSteps(out io.Writer, configFlags *genericclioptions.ConfigFlags, a
 Join member clusters in push mode (fed-apiserver reaches each member's API server):
   kubectl fed%s join NAME --cluster-kubeconfig FILE [--cluster-context CONTEXT] [--region REGION --zone ZONE]
   kubectl%s get clusters.cluster.fedhq.io
-Pull mode (a member that registers itself through an agent) is not available yet.
-`, flags, flags)
+Or let members register themselves in pull mode (an agent in the member connects to the host):
+  kubectl fed%s token create --print-register-command
+and run the command it prints against each member.
+`, flags, flags, flags)
 }
 
 // installHost is what init and deinit reach the host with.

@@ -49,8 +49,8 @@ func TestInitDryRunClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	docs := strings.Split(out, "\n---\n")
-	if len(docs) != 22 {
-		t.Errorf("%d documents, want the chart's 22 for Badger:\n%s", len(docs), out)
+	if len(docs) != 30 {
+		t.Errorf("%d documents, want the chart's 30 for Badger:\n%s", len(docs), out)
 	}
 	var secret *corev1.Secret
 	for _, d := range docs {
@@ -106,7 +106,7 @@ func TestPrintNextSteps(t *testing.T) {
 	for _, want := range []string{
 		"kubectl --kubeconfig /tmp/host.kubeconfig --context host get apiservices v1alpha1.cluster.fedhq.io\n",
 		"kubectl fed --kubeconfig /tmp/host.kubeconfig --context host join NAME --cluster-kubeconfig FILE",
-		"Pull mode",
+		"kubectl fed --kubeconfig /tmp/host.kubeconfig --context host token create --print-register-command\n",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("no %q in:\n%s", want, out.String())

@@ -88,6 +88,15 @@ func loadChart(fsys fs.FS) (*chart.Chart, error) {
 	return loader.LoadFiles(files)
 }
 
+// AppVersion is the embedded chart's appVersion: the tag of fed's images between releases.
+func AppVersion() (string, error) {
+	ch, err := embeddedChart()
+	if err != nil {
+		return "", fmt.Errorf("loading the embedded chart: %w", err)
+	}
+	return ch.Metadata.AppVersion, nil
+}
+
 // Render renders the chart with the values of s, checked by its values.schema.json, and
 // returns its objects in the order Helm installs them (the Namespace first, the
 // APIServices last).

@@ -18,7 +18,8 @@ limitations under the License.
 // do with the member's own (admin) kubeconfig: fed's namespace, its service account bound to
 // a ClusterRole (cluster-admin unless the user names another) and allowed to renew its own
 // token, a token with an expiry from the member's TokenRequest API, and the host Secret that
-// holds that token.
+// holds that token. For pull mode, register and unregister install and remove the agent
+// there (agent.go).
 package member
 
 import (
@@ -88,8 +89,16 @@ func Load(kubeconfig, kubeContext string) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the member's kubeconfig %s: %w", kubeconfig, err)
 	}
+	return FromConfig(cfg)
+}
+
+// FromConfig is the member a client configuration reaches (register's: the user's current
+// kubeconfig).
+func FromConfig(cfg *rest.Config) (*Cluster, error) {
+	cfg = rest.CopyConfig(cfg)
 	ca := cfg.CAData
 	if len(ca) == 0 && cfg.CAFile != "" {
+		var err error
 		if ca, err = os.ReadFile(cfg.CAFile); err != nil {
 			return nil, fmt.Errorf("reading the member's CA: %w", err)
 		}

@@ -250,7 +250,8 @@ func TestInitOwnHost(t *testing.T) {
 		t.Errorf("stderr:\n%s", stderr)
 	}
 	for _, want := range []string{"kubectl fed --kubeconfig " + host.Kubeconfig + " join NAME --cluster-kubeconfig FILE",
-		"kubectl --kubeconfig " + host.Kubeconfig + " get apiservices v1alpha1.cluster.fedhq.io", "Pull mode"} {
+		"kubectl --kubeconfig " + host.Kubeconfig + " get apiservices v1alpha1.cluster.fedhq.io",
+		"kubectl fed --kubeconfig " + host.Kubeconfig + " token create --print-register-command"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("no %q in:\n%s", want, stdout)
 		}

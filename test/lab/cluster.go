@@ -202,6 +202,9 @@ func (c *Cluster) apiserver(l *Lab) *process {
 		"--kubelet-preferred-address-types=InternalIP",
 		"--kubelet-client-certificate=" + c.file("admin.crt"),
 		"--kubelet-client-key=" + c.file("admin.key"),
+		// Bootstrap tokens (kube-system Secrets) authenticate, as on a kubeadm cluster:
+		// kubectl fed register asks the host for an agent's certificate with one.
+		"--enable-bootstrap-token-auth",
 	}
 	// The aggregation layer, for fed-apiserver's APIServices in the host and metrics-server's
 	// in a member.
@@ -219,7 +222,7 @@ func (c *Cluster) apiserver(l *Lab) *process {
 }
 
 func (c *Cluster) controllerManager(l *Lab) *process {
-	return l.process(c.Name+"-controller-manager", "kube-controller-manager", []string{
+	args := []string{
 		"--kubeconfig=" + c.Kubeconfig,
 		"--authentication-kubeconfig=" + c.Kubeconfig,
 		"--authorization-kubeconfig=" + c.Kubeconfig,
@@ -233,7 +236,15 @@ func (c *Cluster) controllerManager(l *Lab) *process {
 		"--profiling=false",
 		"--concurrent-deployment-syncs=10",
 		"--concurrent-replicaset-syncs=10",
-	})
+	}
+	if c.Member == nil {
+		// Pull mode's bootstrap, as on a kubeadm host: the bootstrapsigner signs
+		// kube-public/cluster-info with each bootstrap token (what register checks the host
+		// with), the tokencleaner deletes expired tokens. The CSR signer (the
+		// cluster-signing flags) issues the agents' certificates fed approves.
+		args = append(args, "--controllers=*,bootstrapsigner,tokencleaner")
+	}
+	return l.process(c.Name+"-controller-manager", "kube-controller-manager", args)
 }
 
 func (c *Cluster) scheduler(l *Lab) *process {

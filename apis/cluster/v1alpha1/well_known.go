@@ -78,6 +78,17 @@ const (
 	// Cluster's attach subresource, which its agent holds open): the agent answers it with
 	// its cluster's API server, under the agent's own credentials, and accepts no other.
 	AgentTunnelAddress = "kube-apiserver:80"
+
+	// LabelAgent labels the host objects fed's registration controller makes for a pull
+	// cluster's agent (its Lease, and the Role and RoleBinding that let the agent renew
+	// it) with the cluster's name, so that they go with the Cluster.
+	LabelAgent = "cluster.fedhq.io/agent"
+	// AnnotationProvider, AnnotationRegion and AnnotationZone on an agent's
+	// CertificateSigningRequest carry what register was told of its cluster; the
+	// registration controller copies them into the Cluster it creates.
+	AnnotationProvider = "cluster.fedhq.io/provider"
+	AnnotationRegion   = "cluster.fedhq.io/region"
+	AnnotationZone     = "cluster.fedhq.io/zone"
 )
 
 // AgentUser is the user name of the agent of a pull cluster.
