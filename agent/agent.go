@@ -18,8 +18,10 @@ limitations under the License.
 // client certificate `kubectl fed register` obtained (kept in a Secret in its cluster and
 // renewed before it expires), and runs the controllers of a pull cluster
 // (controllers.StartAgent): it applies the Works of its cluster, reports their status and
-// its cluster's health, and renews its Lease in the host. The host holds no credentials for
-// the cluster.
+// its cluster's health, and renews its Lease in the host. It holds a tunnel open to
+// fed-apiserver, through which fed reaches the cluster's API server (the cluster proxy,
+// kubectl fed get/logs/exec, search, metrics). The host holds no credentials for the
+// cluster.
 package agent
 
 import (
@@ -121,6 +123,9 @@ func (o *Options) Run(ctx context.Context) error {
 		return err
 	}
 	host.UserAgent = "fed-agent/" + id.Cluster
+	if err := holdTunnel(ctx, id, certs, member); err != nil {
+		return err
+	}
 	if err := controllers.StartAgent(ctx, controllers.AgentConfig{Cluster: id.Cluster, Host: host, Member: member,
 		ProbeInterval: o.ProbeInterval, LeaseDuration: o.LeaseDuration}); err != nil {
 		return err

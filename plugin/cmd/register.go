@@ -40,8 +40,9 @@ import (
 	"github.com/fedhq/fed/plugin/member"
 )
 
-// agentRepository is the agent's image repository, beside fed-apiserver's.
-const agentRepository = "ghcr.io/fedhq/fed-agent"
+// agentRepository is the agent's image repository: fed-apiserver's image, which holds
+// fed-agent too (the Dockerfile), run with command fed-agent.
+const agentRepository = "ghcr.io/fedhq/fed-apiserver"
 
 // RegisterOptions are the inputs of `kubectl fed register`.
 type RegisterOptions struct {

@@ -22,7 +22,8 @@ import (
 // TestPullMode takes member3 out of push mode and registers it in pull mode, as a user
 // would (kubectl fed token create on the host, kubectl fed register in the member), runs
 // its agent as a local process, and checks that the host holds no credentials for it,
-// that it receives a propagated workload and reports its status, that the agent may touch
+// that it receives a propagated workload and reports its status, that kubectl fed get,
+// logs and exec reach it through the agent's tunnel, that the agent may touch
 // nothing of another cluster, that stopping the agent marks member3 not Ready within the
 // grace period, and that a restarted agent resumes without applying anything again. It is
 // not parallel: no other test runs while member3 is out of push mode; at the end member3
@@ -113,6 +114,29 @@ func TestPullMode(t *testing.T) {
 	expectOutput(t, time.Minute, m3.Kubeconfig, "2 true", ready...)
 	// Its status comes back to the template through the agent.
 	expectOutput(t, time.Minute, fleet, "2/2", "get", "deploy", "pull-web", "-n", ns, "-o", "jsonpath={.status.replicas}/{.status.readyReplicas}")
+
+	// fed reaches member3 through the agent's tunnel: kubectl fed get, logs and exec.
+	fedr := fedRunner(fed)
+	var pod string
+	waitFor(t, time.Minute, func() error {
+		out, err := runKubectl(m3.Kubeconfig, "-n", ns, "get", "pods", "-l", "app=pull-web", "--field-selector=status.phase=Running",
+			"-o", "jsonpath={.items[*].metadata.name}")
+		if pods := strings.Fields(out); err != nil || len(pods) != 2 {
+			return fmt.Errorf("member3's pods: %q, %v", out, err)
+		} else {
+			pod = pods[0]
+		}
+		return nil
+	})
+	if out := fedr.ok(t, "get", "pods", "-n", ns, "-C", name, "--cache=false"); !strings.Contains(out, pod) || !strings.Contains(out, name) {
+		t.Fatalf("kubectl fed get pods -C %s printed %q, want pod %s of %s", name, out, pod, name)
+	}
+	if out := fedr.ok(t, "logs", pod, "-n", ns, "-C", name); !strings.Contains(out, name+": log line 1") {
+		t.Fatalf("kubectl fed logs through the tunnel printed %q", out)
+	}
+	if out := fedr.ok(t, "exec", pod, "-n", ns, "-C", name, "--", "echo", "through the tunnel"); strings.TrimSpace(out) != "through the tunnel" {
+		t.Fatalf("kubectl fed exec through the tunnel printed %q", out)
+	}
 
 	// The agent's own credentials reach its cluster's Works and nothing of another's.
 	agentFed := agentClient(ctx, t, member)
