@@ -188,6 +188,8 @@ bench: bin ## benchmarks, each against a baseline measured in the same run
 	go test -run '^$$' -bench Failover -benchtime 3x -timeout 15m ./test/e2e/
 	@echo "== multi-cluster services: a provider's new endpoint (a pod of nginx's in member1) until a consumer's (member3's) imported EndpointSlice has it, from watches on both (target: the issue's removal within 5 s)"
 	go test -run '^$$' -bench MCSEndpointSync -benchtime 20x ./test/e2e/
+	@echo "== pull mode: member3 unjoined and registered in pull mode, kubectl fed register until its Cluster is Ready; then one Deployment to the 3 members, member3 through its agent beside member1 and member2 pushed by fed-apiserver"
+	go test -run '^$$' -bench PullMode -benchtime 20x -timeout 15m ./test/e2e/
 
 .PHONY: test-unit
 test-unit: ## the tests that need no lab

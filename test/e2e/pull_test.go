@@ -39,65 +39,9 @@ func TestPullMode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// runAs runs kubectl fed with a kubeconfig.
-	runAs := func(kubeconfig string, args ...string) string {
-		t.Helper()
-		out, err := exec.Command(fed, append([]string{"--kubeconfig", kubeconfig}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("kubectl fed %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("the agent's log: %s", theLab.AgentLog(name))
-		}
-		_ = theLab.StopAgent(name)
-		if c, err := clusters.Get(ctx, name, metav1.GetOptions{}); err == nil && c.Spec.SyncMode == clusterv1alpha1.Pull {
-			if out, err := exec.Command(fed, "--kubeconfig", theLab.Host.Kubeconfig, "unregister", name,
-				"--cluster-kubeconfig", m3.Kubeconfig).CombinedOutput(); err != nil {
-				t.Errorf("unregister %s: %v\n%s", name, err, out)
-			}
-		}
-		waitFor(t, time.Minute, func() error {
-			if _, err := clusters.Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-				return fmt.Errorf("cluster %s is still there (%v)", name, err)
-			}
-			return nil
-		})
-		if err := theLab.JoinMembers(ctx); err != nil {
-			t.Errorf("joining the lab's members again: %v", err)
-		}
-	})
-
-	// Out of push mode; a bootstrap token on the host; register in the member.
-	runAs(theLab.Host.Kubeconfig, "unjoin", name, "--cluster-kubeconfig", m3.Kubeconfig)
-	waitFor(t, time.Minute, func() error {
-		if _, err := clusters.Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-			return fmt.Errorf("cluster %s is still there (%v)", name, err)
-		}
-		return nil
-	})
-	register := strings.Fields(strings.TrimSpace(lastLine(runAs(theLab.Host.Kubeconfig, "token", "create", "--print-register-command", "--ttl", "10m"))))
-	if len(register) < 3 || register[0] != "kubectl" || register[1] != "fed" || register[2] != "register" {
-		t.Fatalf("token create --print-register-command printed %q, want a kubectl fed register command", register)
-	}
-	start := time.Now()
-	runAs(m3.Kubeconfig, append(register[2:], "--cluster-name", name, "--install-agent=false")...)
+	took := registerPull(t, fed, name)
+	t.Logf("register to Ready: %.1fs", took.Seconds())
 	c, err := clusters.Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("cluster %s after register: %v", name, err)
-	}
-	if c.Spec.SyncMode != clusterv1alpha1.Pull || c.Spec.SecretRef != nil || c.Spec.APIEndpoint != "" {
-		t.Fatalf("cluster %s after register: syncMode %s, secretRef %v, apiEndpoint %q; want Pull with no credentials or endpoint",
-			name, c.Spec.SyncMode, c.Spec.SecretRef, c.Spec.APIEndpoint)
-	}
-	if err := theLab.StartAgent(ctx, name); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, 2*time.Minute, func() error { return clusterReady(ctx, clusters, name, metav1.ConditionTrue) })
-	t.Logf("register to Ready: %.1fs", time.Since(start).Seconds())
-	c, err = clusters.Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +84,7 @@ func TestPullMode(t *testing.T) {
 
 	// The agent's own credentials reach its cluster's Works and nothing of another's.
 	agentFed := agentClient(ctx, t, member)
-	if _, err := agentFed.FederationV1alpha1().Works("fed-es-" + name).List(ctx, metav1.ListOptions{}); err != nil {
+	if _, err := agentFed.FederationV1alpha1().Works("fed-es-"+name).List(ctx, metav1.ListOptions{}); err != nil {
 		t.Fatalf("the agent lists its own Works: %v", err)
 	}
 	if _, err := agentFed.FederationV1alpha1().Works("fed-es-member1").List(ctx, metav1.ListOptions{}); !apierrors.IsForbidden(err) {
@@ -187,6 +131,72 @@ func TestPullMode(t *testing.T) {
 	expectOutput(t, time.Minute, m3.Kubeconfig, "3 true", ready...)
 	kubectl(t, fleet, "delete", "deploy", "pull-web", "-n", ns)
 	expectOutput(t, time.Minute, m3.Kubeconfig, "", ready...)
+}
+
+// registerPull takes a member of the lab out of push mode and registers it in pull mode as
+// a user would (kubectl fed unjoin, token create on the host, register in the member with
+// --install-agent=false), and starts its agent as a local process. It returns the time from
+// register to the Cluster Ready. At the end of the test the agent stops, the cluster is
+// unregistered and the lab joins it again in push mode.
+func registerPull(tb testing.TB, fed, name string) time.Duration {
+	tb.Helper()
+	ctx := context.Background()
+	m := theLab.Member(name)
+	_, fedClient := hostClients(tb)
+	clusters := fedClient.ClusterV1alpha1().Clusters()
+	// runAs runs kubectl fed with a kubeconfig.
+	runAs := func(kubeconfig string, args ...string) string {
+		tb.Helper()
+		out, err := exec.Command(fed, append([]string{"--kubeconfig", kubeconfig}, args...)...).CombinedOutput()
+		if err != nil {
+			tb.Fatalf("kubectl fed %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	gone := func() error {
+		if _, err := clusters.Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("cluster %s is still there (%v)", name, err)
+		}
+		return nil
+	}
+	tb.Cleanup(func() {
+		if tb.Failed() {
+			tb.Logf("the agent's log: %s", theLab.AgentLog(name))
+		}
+		_ = theLab.StopAgent(name)
+		if c, err := clusters.Get(ctx, name, metav1.GetOptions{}); err == nil && c.Spec.SyncMode == clusterv1alpha1.Pull {
+			if out, err := exec.Command(fed, "--kubeconfig", theLab.Host.Kubeconfig, "unregister", name,
+				"--cluster-kubeconfig", m.Kubeconfig).CombinedOutput(); err != nil {
+				tb.Errorf("unregister %s: %v\n%s", name, err, out)
+			}
+		}
+		waitFor(tb, time.Minute, gone)
+		if err := theLab.JoinMembers(ctx); err != nil {
+			tb.Errorf("joining the lab's members again: %v", err)
+		}
+	})
+
+	runAs(theLab.Host.Kubeconfig, "unjoin", name, "--cluster-kubeconfig", m.Kubeconfig)
+	waitFor(tb, time.Minute, gone)
+	register := strings.Fields(strings.TrimSpace(lastLine(runAs(theLab.Host.Kubeconfig, "token", "create", "--print-register-command", "--ttl", "10m"))))
+	if len(register) < 3 || register[0] != "kubectl" || register[1] != "fed" || register[2] != "register" {
+		tb.Fatalf("token create --print-register-command printed %q, want a kubectl fed register command", register)
+	}
+	start := time.Now()
+	runAs(m.Kubeconfig, append(register[2:], "--cluster-name", name, "--install-agent=false")...)
+	c, err := clusters.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		tb.Fatalf("cluster %s after register: %v", name, err)
+	}
+	if c.Spec.SyncMode != clusterv1alpha1.Pull || c.Spec.SecretRef != nil || c.Spec.APIEndpoint != "" {
+		tb.Fatalf("cluster %s after register: syncMode %s, secretRef %v, apiEndpoint %q; want Pull with no credentials or endpoint",
+			name, c.Spec.SyncMode, c.Spec.SecretRef, c.Spec.APIEndpoint)
+	}
+	if err := theLab.StartAgent(ctx, name); err != nil {
+		tb.Fatal(err)
+	}
+	waitFor(tb, 2*time.Minute, func() error { return clusterReady(ctx, clusters, name, metav1.ConditionTrue) })
+	return time.Since(start)
 }
 
 const pullWorkload = `apiVersion: apps/v1
