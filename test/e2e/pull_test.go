@@ -45,6 +45,20 @@ func TestPullMode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The host holds nothing of member3's credentials: no Secret in fed-system refers to
+	// its API server.
+	host, _ := hostClients(t)
+	secrets, err := host.CoreV1().Secrets(clusterv1alpha1.FedNamespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range secrets.Items {
+		for key, v := range s.Data {
+			if s.Name == name || strings.Contains(string(v), m3.URL()) {
+				t.Fatalf("the host holds member3's credentials: Secret %s/%s (key %s)", s.Namespace, s.Name, key)
+			}
+		}
+	}
 	if c.Status.KubernetesVersion == "" || c.Status.NodeSummary == nil || c.Status.NodeSummary.TotalNum == 0 {
 		t.Fatalf("cluster %s's status from its agent: version %q, nodes %+v; want both", name, c.Status.KubernetesVersion, c.Status.NodeSummary)
 	}
