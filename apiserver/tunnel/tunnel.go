@@ -27,9 +27,12 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/rancher/remotedialer"
 	"github.com/sirupsen/logrus"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/client-go/rest"
 
@@ -39,6 +42,11 @@ import (
 // Server holds the agents' tunnels, by cluster name.
 type Server struct {
 	rd *remotedialer.Server
+
+	mu sync.Mutex
+	// transports are one per cluster, reused by every client of it (client-go's cache
+	// of transports cannot tell one dial function from another).
+	transports map[string]http.RoundTripper
 }
 
 type clusterKey struct{}
@@ -48,7 +56,7 @@ func New() *Server {
 	// remotedialer logs every tunnel and connection with logrus at info; fed logs what
 	// matters itself.
 	logrus.SetLevel(logrus.WarnLevel)
-	s := &Server{}
+	s := &Server{transports: map[string]http.RoundTripper{}}
 	s.rd = remotedialer.New(s.authorize, remotedialer.DefaultErrorWriter)
 	return s
 }
@@ -83,5 +91,16 @@ func (s *Server) Config(cluster string) (*rest.Config, error) {
 		return nil, fmt.Errorf("cluster %s is in pull mode and its agent holds no tunnel open to fed-apiserver: is fed-agent running there?", cluster)
 	}
 	host, _, _ := strings.Cut(clusterv1alpha1.AgentTunnelAddress, ":")
-	return &rest.Config{Host: "http://" + host, Dial: s.rd.Dialer(cluster)}, nil
+	dial := s.rd.Dialer(cluster)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rt, ok := s.transports[cluster]
+	if !ok {
+		// The dialer finds the cluster's session at each dial: a reconnected agent's new
+		// tunnel serves the same transport.
+		rt = utilnet.SetTransportDefaults(&http.Transport{DialContext: dial, MaxIdleConnsPerHost: 25, IdleConnTimeout: 90 * time.Second})
+		s.transports[cluster] = rt
+	}
+	// Dial is for upgrades (exec, attach, port-forward), which dial themselves.
+	return &rest.Config{Host: "http://" + host, Transport: rt, Dial: dial}, nil
 }
