@@ -24,6 +24,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -48,12 +49,9 @@ func holdTunnel(ctx context.Context, id hostIdentity, certs certificate.Manager,
 	if err != nil {
 		return err
 	}
-	// The member's API answers on a loopback listener of the agent's own, which only the
-	// tunnel dials.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
+	// The member's API answers on a listener in the process, which only the tunnel dials:
+	// no local user can reach the agent's credentials through it.
+	ln := newPipeListener()
 	srv := &http.Server{Handler: forward, ReadHeaderTimeout: 30 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	go func() {
@@ -82,10 +80,7 @@ func holdTunnel(ctx context.Context, id hostIdentity, certs certificate.Manager,
 	allow := func(proto, address string) bool {
 		return proto == "tcp" && address == clusterv1alpha1.AgentTunnelAddress
 	}
-	local := func(ctx context.Context, _, _ string) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "tcp", ln.Addr().String())
-	}
+	local := func(ctx context.Context, _, _ string) (net.Conn, error) { return ln.dial(ctx) }
 	logrus.SetLevel(logrus.WarnLevel) // remotedialer's own logs; the agent logs what matters
 	logger := klog.FromContext(ctx)
 	go func() {
@@ -131,3 +126,51 @@ type errorWriter struct{}
 func (errorWriter) Error(w http.ResponseWriter, _ *http.Request, err error) {
 	http.Error(w, "fed-agent could not reach its cluster's API server: "+err.Error(), http.StatusBadGateway)
 }
+
+// pipeListener is a net.Listener whose connections are made in the process, by dial.
+type pipeListener struct {
+	conns chan net.Conn
+	done  chan struct{}
+	once  sync.Once
+}
+
+func newPipeListener() *pipeListener {
+	return &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
+}
+
+// dial returns one end of a new connection whose other end Accept returns.
+func (l *pipeListener) dial(ctx context.Context) (net.Conn, error) {
+	server, client := net.Pipe()
+	select {
+	case l.conns <- server:
+		return client, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+// Accept implements net.Listener.
+func (l *pipeListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+// Close implements net.Listener.
+func (l *pipeListener) Close() error {
+	l.once.Do(func() { close(l.done) })
+	return nil
+}
+
+// Addr implements net.Listener.
+func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
+
+type pipeAddr struct{}
+
+func (pipeAddr) Network() string { return "pipe" }
+func (pipeAddr) String() string  { return "fed-agent" }

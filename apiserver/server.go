@@ -25,6 +25,7 @@ import (
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	searchv1alpha1 "github.com/fedhq/fed/apis/search/v1alpha1"
+	"github.com/fedhq/fed/apiserver/agents"
 	"github.com/fedhq/fed/apiserver/fleet"
 	"github.com/fedhq/fed/apiserver/fleet/hostvalidation"
 	"github.com/fedhq/fed/apiserver/registry"
@@ -56,6 +57,9 @@ type Config struct {
 	// LeaderElection, when set, runs the controllers only in the replica that holds its
 	// Lease.
 	LeaderElection *controllers.LeaderElection
+	// Agents, when set, is the authorizer of pull clusters' agents in the server's chain;
+	// it learns the fleet's Clusters once the controllers' informers run.
+	Agents *agents.Authorizer
 }
 
 type completedConfig struct {
@@ -76,6 +80,7 @@ type completedConfig struct {
 	fleetProxy *search.Proxy
 	// tunnels are the pull clusters' agents' tunnels.
 	tunnels *tunnel.Server
+	agents  *agents.Authorizer
 }
 
 // fleetMembers is the members as the controllers reach them, for the fleet proxy.
@@ -168,7 +173,7 @@ func (c *Config) Complete() CompletedConfig {
 	}
 	return CompletedConfig{&completedConfig{GenericConfig: gc.Complete(), HostClientConfig: c.HostClientConfig, SearchCache: c.SearchCache,
 		Metrics: c.Metrics, HPASyncPeriod: c.HPASyncPeriod, Failover: c.Failover, EventTTL: c.EventTTL, LeaderElection: c.LeaderElection, fleet: fleetHandler, members: members, fleetProxy: fleetProxy,
-		tunnels: tunnel.New()}}
+		tunnels: tunnel.New(), agents: c.Agents}}
 }
 
 // Server is fed-apiserver.
@@ -239,6 +244,9 @@ func (c CompletedConfig) New() (*Server, error) {
 				return err
 			}
 			c.members.started.Store(started)
+			if c.agents != nil {
+				c.agents.SetClusters(started.Clusters)
+			}
 			return nil
 		})
 	}

@@ -27,19 +27,37 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	clusterlisters "github.com/fedhq/fed/apis/generated/listers/cluster/v1alpha1"
 )
 
-// Authorizer denies agents what is not theirs and has no opinion on anything else.
-var Authorizer authorizer.Authorizer = authorizer.AuthorizerFunc(authorize)
+// Authorizer denies agents what is not theirs and has no opinion on anything else. It
+// also denies the agent of a cluster that is not a pull cluster of the fleet (unregistered,
+// being deleted, or joined in push mode since): an agent left running after its cluster
+// left pull mode may do nothing more.
+type Authorizer struct {
+	clusters atomic.Pointer[clusterlisters.ClusterLister]
+}
+
+// New returns an Authorizer that denies every agent until SetClusters.
+func New() *Authorizer { return &Authorizer{} }
+
+// SetClusters gives the Authorizer the fleet's Clusters, once fed's informers run.
+func (az *Authorizer) SetClusters(l clusterlisters.ClusterLister) { az.clusters.Store(&l) }
+
+// Authorizer returns it as an authorizer.Authorizer.
+func (az *Authorizer) Authorizer() authorizer.Authorizer {
+	return authorizer.AuthorizerFunc(az.authorize)
+}
 
 var reads = []string{"get", "list", "watch"}
 
-func authorize(_ context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
+func (az *Authorizer) authorize(_ context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
 	user := a.GetUser()
 	if user == nil {
 		return authorizer.DecisionNoOpinion, "", nil
@@ -54,10 +72,32 @@ func authorize(_ context.Context, a authorizer.Attributes) (authorizer.Decision,
 	if !a.IsResourceRequest() {
 		return authorizer.DecisionNoOpinion, "", nil // discovery, version, health: the host decides
 	}
+	if why := az.pullCluster(cluster); why != "" {
+		return authorizer.DecisionDeny, why, nil
+	}
 	if ok, why := allowed(cluster, a); !ok {
 		return authorizer.DecisionDeny, fmt.Sprintf("the agent of cluster %s may not %s: %s", cluster, describe(a), why), nil
 	}
 	return authorizer.DecisionNoOpinion, "", nil
+}
+
+// pullCluster says why the agent of a cluster may do nothing: the cluster is not a pull
+// cluster of the fleet; "" when it is.
+func (az *Authorizer) pullCluster(cluster string) string {
+	l := az.clusters.Load()
+	if l == nil {
+		return "fed-apiserver is starting: it does not know its clusters yet; the agent of cluster " + cluster + " may try again"
+	}
+	c, err := (*l).Get(cluster)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("cluster %s is not in the fleet (unregistered?): its agent may do nothing; register it again with kubectl fed register", cluster)
+	case c.DeletionTimestamp != nil:
+		return fmt.Sprintf("cluster %s is leaving the fleet: its agent may do nothing", cluster)
+	case c.Spec.SyncMode != clusterv1alpha1.Pull:
+		return fmt.Sprintf("cluster %s is in %s mode: fed reaches it itself, and its agent may do nothing; stop fed-agent there", cluster, c.Spec.SyncMode)
+	}
+	return ""
 }
 
 // allowed says whether an agent may make a request of fed's API, and why not.

@@ -20,9 +20,32 @@ import (
 	"context"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
+	"k8s.io/client-go/tools/cache"
+
+	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
+	clusterlisters "github.com/fedhq/fed/apis/generated/listers/cluster/v1alpha1"
 )
+
+// lister lists clusters.
+func lister(t *testing.T, clusters ...*clusterv1alpha1.Cluster) clusterlisters.ClusterLister {
+	t.Helper()
+	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	for _, c := range clusters {
+		if err := indexer.Add(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return clusterlisters.NewClusterLister(indexer)
+}
+
+func cluster(name string, mode clusterv1alpha1.ClusterSyncMode) *clusterv1alpha1.Cluster {
+	c := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	c.Spec.SyncMode = mode
+	return c
+}
 
 func TestAuthorize(t *testing.T) {
 	agent := &user.DefaultInfo{Name: "system:fed:agent:member3", Groups: []string{"system:fed:agents", "system:authenticated"}}
@@ -56,9 +79,11 @@ func TestAuthorize(t *testing.T) {
 		{"in the group, no cluster", resource(&user.DefaultInfo{Name: "mallory", Groups: []string{"system:fed:agents"}}, "get", "", "pods", "", "a", "b"),
 			authorizer.DecisionDeny},
 	}
+	az := New()
+	az.SetClusters(lister(t, cluster("member3", clusterv1alpha1.Pull), cluster("member1", clusterv1alpha1.Push)))
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, reason, err := Authorizer.Authorize(context.Background(), tt.a)
+			got, reason, err := az.Authorizer().Authorize(context.Background(), tt.a)
 			if err != nil || got != tt.want {
 				t.Fatalf("Authorize = %v, %q, %v; want %v", got, reason, err, tt.want)
 			}
@@ -66,5 +91,29 @@ func TestAuthorize(t *testing.T) {
 				t.Fatal("a denial without a reason")
 			}
 		})
+	}
+}
+
+// TestAuthorizeNotPull: the agent of a cluster that is not a pull cluster of the fleet may
+// do nothing, not even with its own cluster; nor may any agent before fed knows its
+// clusters.
+func TestAuthorizeNotPull(t *testing.T) {
+	works := func(cluster string) authorizer.AttributesRecord {
+		return authorizer.AttributesRecord{User: &user.DefaultInfo{Name: "system:fed:agent:" + cluster, Groups: []string{"system:fed:agents"}},
+			Verb: "list", APIGroup: "federation.fedhq.io", Resource: "works", Namespace: "fed-es-" + cluster, ResourceRequest: true}
+	}
+	leaving := cluster("leaving", clusterv1alpha1.Pull)
+	leaving.DeletionTimestamp = &metav1.Time{}
+	az := New()
+	if got, _, _ := az.Authorizer().Authorize(context.Background(), works("edge")); got != authorizer.DecisionDeny {
+		t.Errorf("before fed knows its clusters: %v, want Deny", got)
+	}
+	az.SetClusters(lister(t, cluster("edge", clusterv1alpha1.Pull), cluster("pushed", clusterv1alpha1.Push), leaving))
+	for name, want := range map[string]authorizer.Decision{
+		"edge": authorizer.DecisionNoOpinion, "pushed": authorizer.DecisionDeny, "leaving": authorizer.DecisionDeny, "gone": authorizer.DecisionDeny,
+	} {
+		if got, reason, _ := az.Authorizer().Authorize(context.Background(), works(name)); got != want {
+			t.Errorf("the agent of %s: %v (%s), want %v", name, got, reason, want)
+		}
 	}
 }

@@ -14,10 +14,12 @@ import (
 
 	"github.com/spf13/pflag"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle"
 	"k8s.io/apiserver/pkg/authorization/union"
 	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
 	genericapiserver "k8s.io/apiserver/pkg/server"
+	genericfilters "k8s.io/apiserver/pkg/server/filters"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
 	"k8s.io/apiserver/pkg/util/compatibility"
 	"k8s.io/client-go/rest"
@@ -233,9 +235,17 @@ func (o *Options) Config() (*apiserver.Config, func() error, error) {
 	if err := o.Recommended.ApplyTo(c); err != nil {
 		return nil, noop, err
 	}
+	// What kube-apiserver treats as long-running, fed-apiserver does too: watches, and the
+	// subresources that stream or hold a connection (a cluster's proxy with exec, attach,
+	// port-forward and logs -f through it, the fleet's pods/exec and pods/log, and a pull
+	// cluster's tunnel, clusters/attach). Without it each would be cut by the request
+	// timeout and hold a seat of priority and fairness for as long as it lasts.
+	c.LongRunningFunc = genericfilters.BasicLongRunningRequestCheck(sets.NewString("watch", "proxy"),
+		sets.NewString("attach", "exec", "proxy", "log", "portforward"))
 	// Pull clusters' agents are confined to their own cluster before the host is asked.
+	agentsAuthorizer := agents.New()
 	if c.Authorization.Authorizer != nil {
-		authz, err := union.New(union.NamedAuthorizer{AuthorizerName: "agents", Authorizer: agents.Authorizer},
+		authz, err := union.New(union.NamedAuthorizer{AuthorizerName: "agents", Authorizer: agentsAuthorizer.Authorizer()},
 			union.NamedAuthorizer{AuthorizerName: "delegated", Authorizer: c.Authorization.Authorizer})
 		if err != nil {
 			return nil, noop, err
@@ -250,7 +260,8 @@ func (o *Options) Config() (*apiserver.Config, func() error, error) {
 		host = rest.CopyConfig(c.ClientConfig)
 		host.QPS, host.Burst = 500, 1000
 	}
-	cfg := &apiserver.Config{GenericConfig: c, HostClientConfig: host, Metrics: o.Metrics, HPASyncPeriod: o.HPASyncPeriod, Failover: o.Failover, EventTTL: o.EventTTL}
+	cfg := &apiserver.Config{GenericConfig: c, HostClientConfig: host, Metrics: o.Metrics, HPASyncPeriod: o.HPASyncPeriod, Failover: o.Failover, EventTTL: o.EventTTL,
+		Agents: agentsAuthorizer}
 	if le := o.LeaderElection; le.LeaderElect && o.backend() == BackendEtcd3 {
 		cfg.LeaderElection = &controllers.LeaderElection{Namespace: le.ResourceNamespace, Name: le.ResourceName,
 			LeaseDuration: le.LeaseDuration.Duration, RenewDeadline: le.RenewDeadline.Duration, RetryPeriod: le.RetryPeriod.Duration}

@@ -106,6 +106,7 @@ type Controller struct {
 
 	mu       sync.Mutex
 	failures map[string]int // unhealthy probes in a row, per cluster
+	renewals map[string]renewal
 }
 
 // NewController returns a controller fed by the Cluster informer; members gives it each
@@ -152,6 +153,7 @@ func newController(client versioned.Interface, clusters clusterinformers.Cluster
 		opts:     opts,
 		rooms:    rooms,
 		failures: map[string]int{},
+		renewals: map[string]renewal{},
 	}
 	_, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: c.enqueue,
@@ -245,6 +247,7 @@ func (c *Controller) reconcile(ctx context.Context, name string) (time.Duration,
 	if apierrors.IsNotFound(err) {
 		c.mu.Lock()
 		delete(c.failures, name)
+		delete(c.renewals, name)
 		c.mu.Unlock()
 		c.members.Forget(name)
 		c.rooms.Delete(name)
@@ -409,29 +412,50 @@ func observe(ctx context.Context, cs kubernetes.Interface) (observation, error) 
 }
 
 // watchAgent is the host's part for a pull cluster: while its agent renews its Lease, the
-// agent's status stands; once the Lease is older than the grace period (or was never
-// renewed), the Ready condition becomes Unknown, as a node's does when its kubelet stops
-// renewing its lease. The taints follow the condition either way.
+// agent's status stands; once the Lease has not been renewed for its duration (the
+// agent's --lease-duration, AgentGracePeriod if it has none), the Ready condition becomes
+// Unknown, as a node's does when its kubelet stops renewing its lease. As the node
+// lifecycle controller does, the host times renewals with its own clock, from when it saw
+// the renewTime change, so that the agent's clock does not count. The taints follow the
+// condition either way. A pull cluster without a Lease was not registered through fed (its
+// agent's Lease comes with its approval): its status is left as it is.
 func (c *Controller) watchAgent(ctx context.Context, cluster *clusterv1alpha1.Cluster) (time.Duration, error) {
 	name := cluster.Name
 	lease, err := c.leases.Get(clusterv1alpha1.AgentLease(name))
-	if err != nil && !apierrors.IsNotFound(err) {
+	if apierrors.IsNotFound(err) {
+		recheck, err := c.keepTaints(ctx, cluster)
+		return recheck, err
+	}
+	if err != nil {
 		return 0, err
 	}
-	now := time.Now()
-	next := c.opts.ProbeInterval
-	var renewed *metav1.MicroTime
-	if lease != nil {
-		renewed = lease.Spec.RenewTime
+	grace := c.opts.AgentGracePeriod
+	if d := lease.Spec.LeaseDurationSeconds; d != nil && *d > 0 {
+		grace = time.Duration(*d) * time.Second
 	}
-	if renewed != nil && now.Before(renewed.Add(c.opts.AgentGracePeriod)) {
-		next = min(next, renewed.Add(c.opts.AgentGracePeriod).Sub(now)+time.Second)
+	now := time.Now()
+	renewed := ""
+	if lease.Spec.RenewTime != nil {
+		renewed = lease.Spec.RenewTime.UTC().Format(time.RFC3339Nano)
+	}
+	c.mu.Lock()
+	seen, ok := c.renewals[name]
+	if !ok || seen.renewTime != renewed {
+		// Renewed since the last look (or first seen since this process started: the
+		// agent gets a whole period from now).
+		seen = renewal{renewTime: renewed, seenAt: now}
+		c.renewals[name] = seen
+	}
+	c.mu.Unlock()
+	next := c.opts.ProbeInterval
+	if due := seen.seenAt.Add(grace); now.Before(due) {
+		next = min(next, due.Sub(now)+time.Second)
 	} else {
-		msg := fmt.Sprintf("the agent of cluster %s has never renewed its Lease %s/%s in the host", name,
+		msg := fmt.Sprintf("the agent of cluster %s has never renewed its Lease %s/%s in the host: is fed-agent running there?", name,
 			clusterv1alpha1.FedNamespace, clusterv1alpha1.AgentLease(name))
-		if renewed != nil {
-			msg = fmt.Sprintf("the agent of cluster %s has not renewed its Lease %s/%s in the host since %s (more than %s ago)", name,
-				clusterv1alpha1.FedNamespace, clusterv1alpha1.AgentLease(name), renewed.UTC().Format(time.RFC3339), c.opts.AgentGracePeriod)
+		if renewed != "" {
+			msg = fmt.Sprintf("the agent of cluster %s has not renewed its Lease %s/%s in the host for %s (its renewTime: %s): is fed-agent running there, and can it reach the host?",
+				name, clusterv1alpha1.FedNamespace, clusterv1alpha1.AgentLease(name), now.Sub(seen.seenAt).Round(time.Second), renewed)
 		}
 		obs := observation{health: unreachable, message: msg}
 		status := nextStatus(cluster.Status, obs, c.opts.FailureThreshold, c.opts.FailureThreshold, metav1.Now())
@@ -452,6 +476,12 @@ func (c *Controller) watchAgent(ctx context.Context, cluster *clusterv1alpha1.Cl
 		return 0, err
 	}
 	return min(next, recheck), nil
+}
+
+// renewal is when the host saw a pull cluster's Lease renewed, by its own clock.
+type renewal struct {
+	renewTime string
+	seenAt    time.Time
 }
 
 // agentLease is the Lease a pull cluster's agent renews in the host's fed namespace. fed's

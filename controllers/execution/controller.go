@@ -164,7 +164,7 @@ func (c *Controller) memberObjectChanged(cluster string, gvr schema.GroupVersion
 
 // Run applies Works with workers until ctx is done.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	reconciler.Run(ctx, c.queue, workers, []cache.InformerSynced{c.synced}, "Applying a Work", c.reconcile)
+	reconciler.Run(ctx, c.queue, workers, []cache.InformerSynced{c.synced, c.members.HasSynced}, "Applying a Work", c.reconcile)
 }
 
 // reconcile applies a Work if it changed, and each of its objects that someone else

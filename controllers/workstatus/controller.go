@@ -95,7 +95,7 @@ func (c *Controller) Enqueue(k types.NamespacedName, after time.Duration) {
 
 // Run writes status with workers until ctx is done.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	reconciler.Run(ctx, c.queue, workers, []cache.InformerSynced{c.synced}, "Writing a Work's status", c.reconcile)
+	reconciler.Run(ctx, c.queue, workers, []cache.InformerSynced{c.synced, c.members.HasSynced}, "Writing a Work's status", c.reconcile)
 }
 
 func (c *Controller) reconcile(ctx context.Context, k types.NamespacedName) error {

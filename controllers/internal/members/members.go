@@ -66,6 +66,8 @@ type Handler func(cluster string, gvr schema.GroupVersionResource, obj metav1.Ob
 type Members struct {
 	ctx     context.Context
 	configs *clusterclient.Cache
+	// clustersSynced says the Clusters are listed: until then ByAgent cannot tell.
+	clustersSynced cache.InformerSynced
 
 	mu      sync.Mutex
 	members map[string]*Member
@@ -80,7 +82,7 @@ type Members struct {
 // New returns the access to the members whose configurations configs builds, for as long
 // as ctx lasts. A Cluster deleted from clusters is forgotten: its informers stop.
 func New(ctx context.Context, configs *clusterclient.Cache, clusters clusterinformers.ClusterInformer) (*Members, error) {
-	m := &Members{ctx: ctx, configs: configs, members: map[string]*Member{}}
+	m := &Members{ctx: ctx, configs: configs, clustersSynced: clusters.Informer().HasSynced, members: map[string]*Member{}}
 	_, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: func(obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
@@ -94,7 +96,11 @@ func New(ctx context.Context, configs *clusterclient.Cache, clusters clusterinfo
 
 // ByAgent says whether a member is reached by its agent rather than by this process (a
 // pull cluster, seen from the host): its Works are applied and reported by the agent.
+// Callers wait for HasSynced first.
 func (m *Members) ByAgent(cluster string) bool { return m.configs.ByAgent(cluster) }
+
+// HasSynced says the Clusters are listed, so that ByAgent knows every cluster.
+func (m *Members) HasSynced() bool { return m.clustersSynced() }
 
 // AddHandler registers a handler of the managed objects' changes in every member. Handlers
 // are added by constructors, before any member is built.
