@@ -145,7 +145,7 @@ func (c *Config) Complete() CompletedConfig {
 	// fed's namespaced kinds live in the fleet's namespaces (the generic NamespaceLifecycle,
 	// which reads the host's, is turned off by the options).
 	if gc.AdmissionControl != nil {
-		gc.AdmissionControl = admission.NewChainHandler(fleet.NamespaceLifecycle(fleetHandler.Load), gc.AdmissionControl)
+		gc.AdmissionControl = admission.NewChainHandler(fleet.NamespaceLifecycle(fleetHandler.Load), agents.Admission(), gc.AdmissionControl)
 	}
 	var searchCache http.Handler
 	var fleetProxy *search.Proxy

@@ -21,11 +21,14 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/client-go/tools/cache"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
+	"github.com/fedhq/fed/apis/federation"
 	clusterlisters "github.com/fedhq/fed/apis/generated/listers/cluster/v1alpha1"
 )
 
@@ -114,6 +117,40 @@ func TestAuthorizeNotPull(t *testing.T) {
 	} {
 		if got, reason, _ := az.Authorizer().Authorize(context.Background(), works(name)); got != want {
 			t.Errorf("the agent of %s: %v (%s), want %v", name, got, reason, want)
+		}
+	}
+}
+
+// TestWorkRestriction: an agent may add or remove its Works' finalizers and nothing else of
+// them; anyone else is not this plugin's business.
+func TestWorkRestriction(t *testing.T) {
+	old := &federation.Work{ObjectMeta: metav1.ObjectMeta{Name: "w", Namespace: "fed-es-edge", ResourceVersion: "5",
+		Annotations: map[string]string{"federation.fedhq.io/binding": "ns/app"}}}
+	finalized := old.DeepCopy()
+	finalized.Finalizers, finalized.ResourceVersion = []string{"federation.fedhq.io/execution"}, "6"
+	moved := old.DeepCopy()
+	moved.Annotations["federation.fedhq.io/binding"] = "other/app"
+	rewritten := old.DeepCopy()
+	rewritten.Spec.Workload.Manifests = []runtime.RawExtension{{Raw: []byte(`{"kind":"Secret"}`)}}
+	agent := &user.DefaultInfo{Name: "system:fed:agent:edge", Groups: []string{"system:fed:agents"}}
+	update := func(obj *federation.Work, u user.Info, sub string) admission.Attributes {
+		return admission.NewAttributesRecord(obj, old, federation.Kind("Work").WithVersion(""), obj.Namespace, obj.Name,
+			federation.Resource("works").WithVersion(""), sub, admission.Update, nil, false, u)
+	}
+	for _, tc := range []struct {
+		name  string
+		attrs admission.Attributes
+		ok    bool
+	}{
+		{"the agent adds its finalizer", update(finalized, agent, ""), true},
+		{"the agent moves its Work to another binding", update(moved, agent, ""), false},
+		{"the agent rewrites the manifests", update(rewritten, agent, ""), false},
+		{"the agent writes the status", update(rewritten, agent, "status"), true},
+		{"fed's controllers", update(moved, &user.DefaultInfo{Name: "system:apiserver"}, ""), true},
+	} {
+		err := Admission().Validate(context.Background(), tc.attrs, nil)
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: %v, want allowed %v", tc.name, err, tc.ok)
 		}
 	}
 }
