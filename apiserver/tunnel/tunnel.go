@@ -73,8 +73,9 @@ func (s *Server) authorize(req *http.Request) (string, bool, error) {
 }
 
 // Handler serves the tunnel request of a cluster's agent: it upgrades to a websocket and
-// keeps the tunnel until either side closes it. A second tunnel of the same cluster (a
-// restarted agent whose old connection is not yet gone) is used beside the first.
+// keeps the tunnel until either side closes it. Of two tunnels of the same cluster (a
+// restarted agent whose old connection is not yet known to be gone), remotedialer uses the
+// older until its pings time out (a minute).
 func (s *Server) Handler(cluster string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		s.rd.ServeHTTP(w, req.WithContext(context.WithValue(req.Context(), clusterKey{}, cluster)))
@@ -88,7 +89,8 @@ func (s *Server) Connected(cluster string) bool { return s.rd.HasSession(cluster
 // tunnel. It carries no credentials (the agent adds its own); callers add impersonation.
 func (s *Server) Config(cluster string) (*rest.Config, error) {
 	if !s.rd.HasSession(cluster) {
-		return nil, fmt.Errorf("cluster %s is in pull mode and its agent holds no tunnel open to fed-apiserver: is fed-agent running there?", cluster)
+		return nil, fmt.Errorf("cluster %s is in pull mode and its agent holds no tunnel open to this fed-apiserver: is fed-agent running there? "+
+			"(with several replicas of fed-apiserver, only the one its agent is connected to reaches it)", cluster)
 	}
 	host, _, _ := strings.Cut(clusterv1alpha1.AgentTunnelAddress, ":")
 	dial := s.rd.Dialer(cluster)

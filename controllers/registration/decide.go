@@ -58,6 +58,7 @@ const (
 	ReasonReregistration = "FedAgentReregistration"
 	ReasonRenewal        = "FedAgentRenewal"
 	ReasonPushCluster    = "FedAgentPushCluster"
+	ReasonOtherMember    = "FedAgentOtherMember"
 )
 
 // Decision is the verdict on one CSR, with what it needs.
@@ -69,8 +70,8 @@ type Decision struct {
 	// says why (for the logs).
 	Reason, Message string
 	// Provider, Region and Zone are the new Cluster's, from the CSR's annotations
-	// (Register).
-	Provider, Region, Zone string
+	// (Register), and ID its member's identity (spec.id).
+	Provider, Region, Zone, ID string
 }
 
 // allowedUsages are the key usages an agent's client certificate may have; client auth
@@ -78,10 +79,15 @@ type Decision struct {
 var allowedUsages = []certificatesv1.KeyUsage{certificatesv1.UsageClientAuth, certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment}
 
 // Decide says what to do with a pending CSR. cluster looks up a Cluster of the fleet by
-// name (nil when there is none). Decide reads nothing else: the CSR's spec (signer, usages,
-// the x509 request) and who asked for it (spec.username and spec.groups, which the host's
-// API server sets).
-func Decide(csr *certificatesv1.CertificateSigningRequest, cluster func(name string) *clusterv1alpha1.Cluster) Decision {
+// name, byID by its spec.id (nil when there is none). Decide reads nothing else: the CSR's
+// spec (signer, usages, the x509 request), its member's identity (AnnotationClusterID), and
+// who asked for it (spec.username and spec.groups, which the host's API server sets).
+//
+// A registration is tied to its member: a new one records the member's identity in the
+// Cluster, and one of a name that exists is approved only from the same member, so that a
+// token holder cannot take over another member's cluster (nor a second member, registered
+// under a name that defaults to its context's, replace the first).
+func Decide(csr *certificatesv1.CertificateSigningRequest, cluster, byID func(string) *clusterv1alpha1.Cluster) Decision {
 	name, why := agentRequest(csr)
 	if why != "" {
 		return Decision{Verdict: Ignore, Message: why}
@@ -93,6 +99,15 @@ func Decide(csr *certificatesv1.CertificateSigningRequest, cluster func(name str
 			csr.Spec.Username, clusterv1alpha1.RegisterGroup, clusterv1alpha1.AgentUser(name))}
 	}
 	c := cluster(name)
+	id := csr.Annotations[clusterv1alpha1.AnnotationClusterID]
+	if registering && id == "" {
+		return Decision{Verdict: Deny, Cluster: name, Reason: ReasonOtherMember,
+			Message: fmt.Sprintf("the request does not say which member it comes from (annotation %s): register with kubectl fed register", clusterv1alpha1.AnnotationClusterID)}
+	}
+	if other := byID(id); registering && other != nil && other.Name != name {
+		return Decision{Verdict: Deny, Cluster: name, Reason: ReasonOtherMember,
+			Message: fmt.Sprintf("this member is in the fleet already, as cluster %s (%s mode); unregister or unjoin %s first", other.Name, other.Spec.SyncMode, other.Name)}
+	}
 	switch {
 	case c == nil && renewing && !registering:
 		return Decision{Verdict: Ignore, Cluster: name, Message: fmt.Sprintf("a renewal for cluster %s, which is not in the fleet", name)}
@@ -100,7 +115,7 @@ func Decide(csr *certificatesv1.CertificateSigningRequest, cluster func(name str
 		a := csr.Annotations
 		return Decision{Verdict: Register, Cluster: name, Reason: ReasonRegistration,
 			Message:  fmt.Sprintf("fed registered the pull cluster %s for %s", name, csr.Spec.Username),
-			Provider: a[clusterv1alpha1.AnnotationProvider], Region: a[clusterv1alpha1.AnnotationRegion], Zone: a[clusterv1alpha1.AnnotationZone]}
+			Provider: a[clusterv1alpha1.AnnotationProvider], Region: a[clusterv1alpha1.AnnotationRegion], Zone: a[clusterv1alpha1.AnnotationZone], ID: id}
 	case c.DeletionTimestamp != nil:
 		return Decision{Verdict: Wait, Cluster: name, Message: fmt.Sprintf("cluster %s is being deleted", name)}
 	case c.Spec.SyncMode != clusterv1alpha1.Pull && registering:
@@ -111,6 +126,9 @@ func Decide(csr *certificatesv1.CertificateSigningRequest, cluster func(name str
 	case renewing:
 		return Decision{Verdict: Approve, Cluster: name, Reason: ReasonRenewal,
 			Message: fmt.Sprintf("fed renewed the certificate of the agent of pull cluster %s", name)}
+	case c.Spec.ID != id:
+		return Decision{Verdict: Deny, Cluster: name, Reason: ReasonOtherMember,
+			Message: fmt.Sprintf("cluster %s is registered by another member; unregister it first ('kubectl fed unregister %s') or register under another name", name, name)}
 	default:
 		return Decision{Verdict: Approve, Cluster: name, Reason: ReasonReregistration,
 			Message: fmt.Sprintf("fed registered the pull cluster %s again for %s", name, csr.Spec.Username)}

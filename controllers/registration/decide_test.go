@@ -53,7 +53,7 @@ func TestDecide(t *testing.T) {
 		c.Spec.Groups = []string{"system:bootstrappers", clusterv1alpha1.RegisterGroup, "system:authenticated"}
 	}
 	cluster := func(name string, mode clusterv1alpha1.ClusterSyncMode) *clusterv1alpha1.Cluster {
-		return &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: clusterv1alpha1.ClusterSpec{SyncMode: mode}}
+		return &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: clusterv1alpha1.ClusterSpec{SyncMode: mode, ID: "uid-" + name}}
 	}
 	deleting := cluster("pull1", clusterv1alpha1.Pull)
 	deleting.DeletionTimestamp = &metav1.Time{}
@@ -81,8 +81,28 @@ func TestDecide(t *testing.T) {
 		name: "a pull cluster registers again",
 		change: func(t *testing.T, c *certificatesv1.CertificateSigningRequest) {
 			c.Spec.Request = request(t, x509.CertificateRequest{Subject: agentSubject("pull1")})
+			c.Annotations[clusterv1alpha1.AnnotationClusterID] = "uid-pull1"
 		},
 		want: Approve, wantCluster: "pull1", wantReason: ReasonReregistration,
+	}, {
+		name: "another member registers a pull cluster's name",
+		change: func(t *testing.T, c *certificatesv1.CertificateSigningRequest) {
+			c.Spec.Request = request(t, x509.CertificateRequest{Subject: agentSubject("pull1")})
+			c.Annotations[clusterv1alpha1.AnnotationClusterID] = "uid-someone-else"
+		},
+		want: Deny, wantCluster: "pull1", wantReason: ReasonOtherMember, wantMessage: "registered by another member",
+	}, {
+		name: "a member in the fleet already registers under a new name",
+		change: func(t *testing.T, c *certificatesv1.CertificateSigningRequest) {
+			c.Annotations[clusterv1alpha1.AnnotationClusterID] = "uid-member1"
+		},
+		want: Deny, wantCluster: "new1", wantReason: ReasonOtherMember, wantMessage: "in the fleet already, as cluster member1 (Push mode)",
+	}, {
+		name: "a registration that does not say its member",
+		change: func(t *testing.T, c *certificatesv1.CertificateSigningRequest) {
+			delete(c.Annotations, clusterv1alpha1.AnnotationClusterID)
+		},
+		want: Deny, wantCluster: "new1", wantReason: ReasonOtherMember, wantMessage: "does not say which member",
 	}, {
 		name: "the agent renews its certificate",
 		change: func(t *testing.T, c *certificatesv1.CertificateSigningRequest) {
@@ -196,7 +216,8 @@ func TestDecide(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			csr := &certificatesv1.CertificateSigningRequest{
 				ObjectMeta: metav1.ObjectMeta{Name: "csr-1", Annotations: map[string]string{
-					clusterv1alpha1.AnnotationProvider: "aws", clusterv1alpha1.AnnotationRegion: "us-east", clusterv1alpha1.AnnotationZone: "us-east-1a"}},
+					clusterv1alpha1.AnnotationProvider: "aws", clusterv1alpha1.AnnotationRegion: "us-east", clusterv1alpha1.AnnotationZone: "us-east-1a",
+					clusterv1alpha1.AnnotationClusterID: "uid-new1"}},
 				Spec: certificatesv1.CertificateSigningRequestSpec{
 					SignerName: certificatesv1.KubeAPIServerClientSignerName,
 					Request:    request(t, x509.CertificateRequest{Subject: agentSubject("new1")}),
@@ -205,11 +226,18 @@ func TestDecide(t *testing.T) {
 			}
 			bootstrapper(csr)
 			tt.change(t, csr)
-			got := Decide(csr, func(name string) *clusterv1alpha1.Cluster { return fleet[name] })
+			got := Decide(csr, func(name string) *clusterv1alpha1.Cluster { return fleet[name] }, func(id string) *clusterv1alpha1.Cluster {
+				for _, c := range fleet {
+					if c.Spec.ID == id {
+						return c
+					}
+				}
+				return nil
+			})
 			if got.Verdict != tt.want || got.Cluster != tt.wantCluster || got.Reason != tt.wantReason || !strings.Contains(got.Message, tt.wantMessage) {
 				t.Fatalf("Decide = %+v, want %v for %q, reason %q, a message with %q", got, tt.want, tt.wantCluster, tt.wantReason, tt.wantMessage)
 			}
-			if got.Verdict == Register && (got.Provider != "aws" || got.Region != "us-east" || got.Zone != "us-east-1a") {
+			if got.Verdict == Register && (got.Provider != "aws" || got.Region != "us-east" || got.Zone != "us-east-1a" || got.ID != "uid-new1") {
 				t.Fatalf("Decide = %+v, want the location of the annotations", got)
 			}
 		})

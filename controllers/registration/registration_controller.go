@@ -30,6 +30,7 @@ package registration
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -38,6 +39,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
 	certinformers "k8s.io/client-go/informers/certificates/v1"
 	coordinationinformers "k8s.io/client-go/informers/coordination/v1"
@@ -165,7 +167,11 @@ func (c *Controller) syncCSR(ctx context.Context, name string) error {
 	var lookupErr error
 	d := Decide(csr, func(name string) *clusterv1alpha1.Cluster {
 		cl, err := c.cluster(ctx, name)
-		lookupErr = err
+		lookupErr = errors.Join(lookupErr, err)
+		return cl
+	}, func(id string) *clusterv1alpha1.Cluster {
+		cl, err := c.clusterByID(id)
+		lookupErr = errors.Join(lookupErr, err)
 		return cl
 	})
 	if lookupErr != nil {
@@ -219,12 +225,29 @@ func (c *Controller) cluster(ctx context.Context, name string) (*clusterv1alpha1
 	return cl, err
 }
 
+// clusterByID returns the Cluster whose spec.id is id (a member's identity), or nil.
+func (c *Controller) clusterByID(id string) (*clusterv1alpha1.Cluster, error) {
+	if id == "" {
+		return nil, nil
+	}
+	all, err := c.clusters.List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
+	for _, cl := range all {
+		if cl.Spec.ID == id {
+			return cl, nil
+		}
+	}
+	return nil, nil
+}
+
 // createCluster creates the pull Cluster of a registration: no endpoint, no credentials;
 // its agent dials fed.
 func (c *Controller) createCluster(ctx context.Context, d Decision) error {
 	cl := &clusterv1alpha1.Cluster{
 		ObjectMeta: metav1.ObjectMeta{Name: d.Cluster},
-		Spec: clusterv1alpha1.ClusterSpec{SyncMode: clusterv1alpha1.Pull,
+		Spec: clusterv1alpha1.ClusterSpec{SyncMode: clusterv1alpha1.Pull, ID: d.ID,
 			Provider: d.Provider, Region: d.Region, Zone: d.Zone},
 	}
 	_, err := c.fed.ClusterV1alpha1().Clusters().Create(ctx, cl, metav1.CreateOptions{})

@@ -227,7 +227,7 @@ func (o *RegisterOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	annotations := map[string]string{}
+	annotations := map[string]string{clusterv1alpha1.AnnotationClusterID: m.ID}
 	for k, v := range map[string]string{clusterv1alpha1.AnnotationProvider: o.Provider, clusterv1alpha1.AnnotationRegion: o.Region, clusterv1alpha1.AnnotationZone: o.Zone} {
 		if v != "" {
 			annotations[k] = v

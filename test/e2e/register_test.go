@@ -26,9 +26,10 @@ import (
 
 // TestKubectlFedRegister registers member3 in pull mode under another name, as a user
 // would with the real plugin: a token made on the host, register run against the member
-// (the agent not installed: no agent runs in the lab), fed's registration controller
-// approving the certificate the host then issues, and unregister. It is not parallel: no
-// other test runs while the fleet holds its extra Cluster.
+// (the agent not installed), refused while member3 is joined in push mode, fed's
+// registration controller approving the certificate the host then issues once it is
+// unjoined, and unregister; member3 is joined again at the end. It is not parallel: no
+// other test runs while member3 is out of push mode.
 func TestKubectlFedRegister(t *testing.T) {
 	ctx := context.Background()
 	fed := buildKubectlFed(t)
@@ -97,6 +98,12 @@ func TestKubectlFedRegister(t *testing.T) {
 		_ = member.RbacV1().ClusterRoleBindings().Delete(ctx, "fed-agent", metav1.DeleteOptions{})
 	}
 	cleanup()
+	// Last: member3, unjoined below, joins again in push mode once pullreg is gone.
+	t.Cleanup(func() {
+		if err := theLab.JoinMembers(ctx); err != nil {
+			t.Errorf("joining the lab's members again: %v", err)
+		}
+	})
 	t.Cleanup(cleanup)
 
 	// The host's token, and the command that registers with it.
@@ -138,6 +145,14 @@ func TestKubectlFedRegister(t *testing.T) {
 	if _, err := clusters.Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("cluster %s after a refused register: %v", name, err)
 	}
+
+	// member3 is joined in push mode: fed refuses to register it too, under any name.
+	fails("this member is in the fleet already, as cluster member3 (Push mode)", m3.Kubeconfig,
+		register(name, "--discovery-token-ca-cert-hash", wantHash)...)
+	if _, err := clusters.Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("cluster %s after a refused register: %v", name, err)
+	}
+	ok(theLab.Host.Kubeconfig, "unjoin", "member3", "--cluster-kubeconfig", m3.Kubeconfig)
 
 	// Register member3 as pullreg: fed approves, the host issues, the member gets the agent's
 	// Secret (no Deployment: --install-agent=false).

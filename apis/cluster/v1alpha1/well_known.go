@@ -89,6 +89,11 @@ const (
 	AnnotationProvider = "cluster.fedhq.io/provider"
 	AnnotationRegion   = "cluster.fedhq.io/region"
 	AnnotationZone     = "cluster.fedhq.io/zone"
+	// AnnotationClusterID on an agent's CertificateSigningRequest is its member's identity
+	// (the UID of its kube-system namespace, as spec.id of a joined cluster): a new
+	// registration records it in the Cluster's spec.id; registering the same name again is
+	// approved only from the same member.
+	AnnotationClusterID = "cluster.fedhq.io/id"
 )
 
 // AgentUser is the user name of the agent of a pull cluster.
