@@ -62,7 +62,8 @@ mode is unjoined instead ('kubectl fed unjoin').
 
 The agent's certificate stays valid until it expires (Kubernetes cannot revoke a certificate):
 its Lease and Role in the host go with the Cluster, and fed narrows each agent to its own
-cluster's objects, but registering NAME again makes it whole again.`,
+cluster's objects, and refuses it everything once NAME is no pull cluster. Registering NAME again
+(from the same member) makes it whole again.`,
 		Example:           `  kubectl fed unregister edge-1 --cluster-kubeconfig edge-1.kubeconfig`,
 		ValidArgsFunction: clusterNamesCompletion(configFlags, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
