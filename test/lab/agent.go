@@ -26,6 +26,9 @@ func (l *Lab) agentProcess(member string) *process {
 	return l.process(AgentProcess(member), "fed-agent", []string{
 		"--kubeconfig=" + filepath.Join(l.agentDir(member), "member.kubeconfig"),
 		"--host-secret=fed-system/fed-agent",
+		// A shorter Lease than the default 40 s, which the host honours: a stopped agent's
+		// cluster is not Ready within about 15 s, and the tests that wait for it are short.
+		"--lease-duration=12s",
 		"--v=2",
 	})
 }
