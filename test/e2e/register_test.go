@@ -152,6 +152,10 @@ func TestKubectlFedRegister(t *testing.T) {
 	if _, err := clusters.Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("cluster %s after a refused register: %v", name, err)
 	}
+	denied := agentCSR(t, host, name)
+	if cond := csrCondition(denied, certificatesv1.CertificateDenied); cond == nil || cond.Reason != "FedAgentOtherMember" {
+		t.Fatalf("CSR %s of a member joined in push mode: conditions %+v, want Denied, FedAgentOtherMember", denied.Name, denied.Status.Conditions)
+	}
 	ok(theLab.Host.Kubeconfig, "unjoin", "member3", "--cluster-kubeconfig", m3.Kubeconfig)
 
 	// Register member3 as pullreg: fed approves, the host issues, the member gets the agent's
@@ -168,7 +172,7 @@ func TestKubectlFedRegister(t *testing.T) {
 		s.Provider != "aws" || s.Region != "us-east" || s.Zone != "us-east-1a" {
 		t.Fatalf("cluster %s: spec %+v", name, s)
 	}
-	csr := agentCSR(t, host, name)
+	csr := agentCSR(t, host, name, denied.Name)
 	if cond := csrCondition(csr, certificatesv1.CertificateApproved); cond == nil || cond.Reason != "FedAgentRegistration" || len(csr.Status.Certificate) == 0 {
 		t.Fatalf("CSR %s: conditions %+v, certificate of %d bytes", csr.Name, csr.Status.Conditions, len(csr.Status.Certificate))
 	}
@@ -236,7 +240,7 @@ func TestKubectlFedRegister(t *testing.T) {
 
 	// Registering again converges: fed approves a re-registration.
 	ok(m3.Kubeconfig, args...)
-	if cond := csrCondition(agentCSR(t, host, name, csr.Name), certificatesv1.CertificateApproved); cond == nil || cond.Reason != "FedAgentReregistration" {
+	if cond := csrCondition(agentCSR(t, host, name, denied.Name, csr.Name), certificatesv1.CertificateApproved); cond == nil || cond.Reason != "FedAgentReregistration" {
 		t.Fatalf("the second registration's CSR: %+v", cond)
 	}
 
