@@ -151,11 +151,13 @@ spec:
 	// The CRD of an earlier test may still be on its way out.
 	expectOutput(t, 30*time.Second, fleet, "", "get", "crd", "guestbooks.webapp.my.domain", "--ignore-not-found", "-o", "jsonpath={.metadata.deletionTimestamp}")
 	kubectl(t, fleet, "apply", "-f", filepath.Join(examples, "guestbooks-crd.yaml"))
+	// The fleet serves a new CRD's kind once it has read it; made again right after an
+	// earlier test deleted it, the deletion's rebuild of the served kinds may still drop it
+	// for a moment, as a cluster's discovery lags a CRD: the create is tried again.
 	waitFor(t, 30*time.Second, func() error {
-		_, err := runKubectl(fleet, "get", "guestbooks", "-n", ns)
+		_, err := runKubectl(fleet, "apply", "-n", ns, "-f", filepath.Join(examples, "guestbook.yaml"))
 		return err
 	})
-	kubectl(t, fleet, "apply", "-n", ns, "-f", filepath.Join(examples, "guestbook.yaml"))
 	kubectlStdin(t, fleet, `apiVersion: federation.fedhq.io/v1alpha1
 kind: PropagationPolicy
 metadata:
