@@ -225,10 +225,30 @@ func (o *JoinOptions) Run(ctx context.Context) error {
 // waitReady waits until the Cluster's Ready condition is True, reporting its changes.
 func (o *JoinOptions) waitReady(ctx context.Context, c *clusterv1alpha1.Cluster) (*clusterv1alpha1.Cluster, error) {
 	o.progress("waiting up to %s for cluster %s to be Ready", o.Timeout, o.Name)
+	c, last, err := pollReady(ctx, 500*time.Millisecond, o.Timeout, func(ctx context.Context) (*clusterv1alpha1.Cluster, error) {
+		return o.fed.ClusterV1alpha1().Clusters().Get(ctx, o.Name, metav1.GetOptions{})
+	}, o.progress)
+	if err != nil {
+		state := last
+		if state == "" {
+			state = "no Ready condition yet; is fed's cluster controller running?"
+		}
+		return nil, fmt.Errorf("cluster %s did not become Ready within %s (%s); see 'kubectl get clusters.cluster.fedhq.io %s -o yaml'", o.Name, o.Timeout, state, o.Name)
+	}
+	return c, nil
+}
+
+// pollReady reads a Cluster with get every interval until its Ready condition is True,
+// printing each new state of the condition with progress. It returns the Cluster and, when
+// it gives up (get's error, or the timeout), the last state seen ("" for none). get may
+// return no Cluster and no error to be asked again.
+func pollReady(ctx context.Context, interval, timeout time.Duration, get func(context.Context) (*clusterv1alpha1.Cluster, error),
+	progress func(format string, args ...any)) (*clusterv1alpha1.Cluster, string, error) {
+	var c *clusterv1alpha1.Cluster
 	last := ""
-	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, o.Timeout, true, func(ctx context.Context) (bool, error) {
-		got, err := o.fed.ClusterV1alpha1().Clusters().Get(ctx, o.Name, metav1.GetOptions{})
-		if err != nil {
+	err := wait.PollUntilContextTimeout(ctx, interval, timeout, true, func(ctx context.Context) (bool, error) {
+		got, err := get(ctx)
+		if err != nil || got == nil {
 			return false, err
 		}
 		c = got
@@ -238,18 +258,11 @@ func (o *JoinOptions) waitReady(ctx context.Context, c *clusterv1alpha1.Cluster)
 		}
 		if s := readyString(ready); s != last {
 			last = s
-			o.progress("cluster %s: %s", o.Name, s)
+			progress("cluster %s: %s", c.Name, s)
 		}
 		return ready.Status == metav1.ConditionTrue, nil
 	})
-	if err != nil {
-		state := last
-		if state == "" {
-			state = "no Ready condition yet; is fed's cluster controller running?"
-		}
-		return nil, fmt.Errorf("cluster %s did not become Ready within %s (%s); see 'kubectl get clusters.cluster.fedhq.io %s -o yaml'", o.Name, o.Timeout, state, o.Name)
-	}
-	return c, nil
+	return c, last, err
 }
 
 func readyString(c *metav1.Condition) string {

@@ -24,10 +24,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
@@ -285,22 +283,13 @@ func (o *RegisterOptions) waitReady(ctx context.Context, ca []byte, cert *bootst
 		return err
 	}
 	o.progress("waiting up to %s for cluster %s to be Ready (its agent reports in)", o.WaitTimeout, o.ClusterName)
-	last := ""
-	err = wait.PollUntilContextTimeout(ctx, time.Second, o.WaitTimeout, true, func(ctx context.Context) (bool, error) {
+	_, last, err := pollReady(ctx, time.Second, o.WaitTimeout, func(ctx context.Context) (*clusterv1alpha1.Cluster, error) {
 		c, err := fed.ClusterV1alpha1().Clusters().Get(ctx, o.ClusterName, metav1.GetOptions{})
 		if err != nil {
-			return false, nil // the agent's rights may lag its certificate; try again
+			return nil, nil // the agent's rights may lag its certificate; try again
 		}
-		ready := meta.FindStatusCondition(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
-		if ready == nil {
-			return false, nil
-		}
-		if s := readyString(ready); s != last {
-			last = s
-			o.progress("cluster %s: %s", o.ClusterName, s)
-		}
-		return ready.Status == metav1.ConditionTrue, nil
-	})
+		return c, nil
+	}, o.progress)
 	if err != nil {
 		state := last
 		if state == "" {
