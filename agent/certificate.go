@@ -191,12 +191,10 @@ func newCertificateManager(id hostIdentity, store *secretStore) (certificate.Man
 	})
 }
 
-// hostConfig reaches the host as the agent, with whichever certificate the manager holds
-// now: connections made with the previous one are closed when it changes, so that every
-// request after a renewal presents the new one.
-func hostConfig(ctx context.Context, id hostIdentity, certs certificate.Manager) (*rest.Config, error) {
-	cfg := &rest.Config{Host: id.Server, TLSClientConfig: rest.TLSClientConfig{CAData: id.CAData}}
-	tlsCfg, err := rest.TLSConfigFor(cfg)
+// agentTLS is the TLS configuration of the agent's connections to the host: the host's
+// CA, and whichever certificate the manager holds at each handshake.
+func agentTLS(id hostIdentity, certs certificate.Manager) (*tls.Config, error) {
+	tlsCfg, err := rest.TLSConfigFor(&rest.Config{Host: id.Server, TLSClientConfig: rest.TLSClientConfig{CAData: id.CAData}})
 	if err != nil {
 		return nil, err
 	}
@@ -206,6 +204,18 @@ func hostConfig(ctx context.Context, id hostIdentity, certs certificate.Manager)
 		}
 		return &tls.Certificate{}, nil // none: the host answers 401, which says so
 	}
+	return tlsCfg, nil
+}
+
+// hostConfig reaches the host as the agent, with whichever certificate the manager holds
+// now: connections made with the previous one are closed when it changes, so that every
+// request after a renewal presents the new one.
+func hostConfig(ctx context.Context, id hostIdentity, certs certificate.Manager) (*rest.Config, error) {
+	cfg := &rest.Config{Host: id.Server}
+	tlsCfg, err := agentTLS(id, certs)
+	if err != nil {
+		return nil, err
+	}
 	dialer := connrotation.NewDialer((&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext)
 	last := certs.Current()
 	go wait.Until(func() {
@@ -214,7 +224,6 @@ func hostConfig(ctx context.Context, id hostIdentity, certs certificate.Manager)
 			dialer.CloseAll()
 		}
 	}, 5*time.Second, ctx.Done())
-	cfg.TLSClientConfig = rest.TLSClientConfig{}
 	cfg.Transport = utilnet.SetTransportDefaults(&http.Transport{
 		Proxy:               http.ProxyFromEnvironment,
 		TLSClientConfig:     tlsCfg,

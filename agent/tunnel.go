@@ -18,7 +18,6 @@ package agent
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
 	"net"
 	"net/http"
@@ -65,15 +64,9 @@ func holdTunnel(ctx context.Context, id hostIdentity, certs certificate.Manager,
 	}
 	u.Scheme = strings.Replace(u.Scheme, "http", "ws", 1)
 	u.Path = strings.TrimSuffix(u.Path, "/") + "/apis/" + clusterv1alpha1.SchemeGroupVersion.String() + "/clusters/" + id.Cluster + "/attach"
-	tlsCfg, err := rest.TLSConfigFor(&rest.Config{Host: id.Server, TLSClientConfig: rest.TLSClientConfig{CAData: id.CAData}})
+	tlsCfg, err := agentTLS(id, certs)
 	if err != nil {
 		return err
-	}
-	tlsCfg.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
-		if c := certs.Current(); c != nil {
-			return c, nil
-		}
-		return &tls.Certificate{}, nil
 	}
 	dialer := &websocket.Dialer{Proxy: http.ProxyFromEnvironment, TLSClientConfig: tlsCfg, HandshakeTimeout: 10 * time.Second}
 	// fed dials one address, which is the member's API server; the agent dials nothing else.

@@ -362,7 +362,9 @@ func (c *Controller) applyManifest(ctx context.Context, cluster string, mb *memb
 		c.event(obj, corev1.EventTypeNormal, "Synced", "applied to cluster %s", cluster)
 		return version(current), nil
 	}
-	c.applied.Store(ok, last)
+	if !known {
+		c.applied.Store(ok, last)
+	}
 	return last.(string), nil
 }
 
