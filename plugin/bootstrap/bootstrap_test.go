@@ -17,19 +17,24 @@ limitations under the License.
 package bootstrap
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/hex"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	certutil "k8s.io/client-go/util/cert"
 	bootstrapapi "k8s.io/cluster-bootstrap/token/api"
 	"k8s.io/cluster-bootstrap/token/jws"
@@ -200,6 +205,47 @@ func TestTokens(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := Row(tt.s, tt.at); got != tt.want {
 				t.Fatalf("Row = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestDiscoverTimesOut: Discover ends with its own timeout's message whether the host keeps
+// answering an unsigned cluster-info or its last read is cut short by the timeout. Polling
+// every 10 ms would spend a rate-limited client's burst (10 requests at 5 per second), and a
+// later read would meet the limiter's refusal to wait past the deadline.
+func TestDiscoverTimesOut(t *testing.T) {
+	caPEM, _ := newCA(t, "host-ca")
+	kubeconfig, err := ClusterInfo("https://127.0.0.1:6443", caPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unsigned, err := json.Marshal(&corev1.ConfigMap{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespacePublic, Name: bootstrapapi.ConfigMapClusterInfo},
+		Data:       map[string]string{bootstrapapi.KubeConfigKey: string(kubeconfig)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name   string
+		answer http.HandlerFunc
+	}{
+		{name: "never signed", answer: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(unsigned)
+		}},
+		{name: "last read cut short", answer: func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			host := httptest.NewTLSServer(tt.answer)
+			defer host.Close()
+			d := Discovery{Server: host.URL, Token: Token{ID: "abcdef", Secret: "0123456789abcdef"}, SkipCAVerification: true,
+				Timeout: 300 * time.Millisecond, Interval: 10 * time.Millisecond}
+			_, err := d.Discover(context.Background())
+			if err == nil || !strings.Contains(err.Error(), "carries no signature for token ID abcdef after 300ms") {
+				t.Fatalf("Discover: %v, want the timeout's message", err)
 			}
 		})
 	}

@@ -263,8 +263,12 @@ func (d Discovery) Discover(ctx context.Context) ([]byte, error) {
 	return ca, nil
 }
 
+// anonymousClient reads cluster-info once per Discovery.Interval. It has no client-side rate
+// limiter: one would refuse a read whose wait ends past the poll's deadline with an error of
+// its own, where a read cut short by the deadline ends the poll as a timeout.
 func anonymousClient(cfg *rest.Config) (kubernetes.Interface, error) {
 	cfg.Timeout = 10 * time.Second
+	cfg.QPS = -1
 	return kubernetes.NewForConfig(cfg)
 }
 
