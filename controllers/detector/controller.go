@@ -200,7 +200,7 @@ func (c *Controller) kindChanged(apiVersion, kind string) {
 	if err != nil || !started {
 		return
 	}
-	for _, obj := range c.templates.List(gvr) {
+	for _, obj := range c.templates.ListMeta(gvr) {
 		c.queue.Add(key{GVR: gvr, Namespace: obj.GetNamespace(), Name: obj.GetName()})
 	}
 }
@@ -242,7 +242,7 @@ func (c *Controller) policyChanged(spec *federationv1alpha1.PropagationSpec) {
 		}
 		// A new informer tells of every template as it lists them; an old one is asked.
 		c.templates.Watch(gvr)
-		for _, obj := range c.templates.List(gvr) {
+		for _, obj := range c.templates.ListMeta(gvr) {
 			c.queue.Add(key{GVR: gvr, Namespace: obj.GetNamespace(), Name: obj.GetName()})
 		}
 	}

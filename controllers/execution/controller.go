@@ -155,7 +155,7 @@ func (c *Controller) memberObjectChanged(cluster string, gvr schema.GroupVersion
 	}
 	if !deleted {
 		last, _ := c.applied.Load(objectKey{cluster: cluster, gvr: gvr, namespace: obj.GetNamespace(), name: obj.GetName()})
-		if u, ok := obj.(*unstructured.Unstructured); ok && last == version(u) {
+		if last == version(obj) {
 			return
 		}
 	}
@@ -406,7 +406,7 @@ func fedMade(current, manifest *unstructured.Unstructured) bool {
 
 // version is what tells fed that someone else changed a member object: its generation,
 // or its resourceVersion for kinds without one.
-func version(obj *unstructured.Unstructured) string {
+func version(obj metav1.Object) string {
 	if g := obj.GetGeneration(); g > 0 {
 		return strconv.FormatInt(g, 10)
 	}

@@ -109,9 +109,13 @@ func targetOf(obj *unstructured.Unstructured) (target, bool) {
 func (c *Controller) markedFor(namespace, name string) []target {
 	var out []target
 	for _, gvr := range workloads {
-		for _, obj := range c.templates.List(gvr) {
+		gvk, err := c.templates.Kind(gvr)
+		if err != nil {
+			continue // the fleet does not serve it: no template of it
+		}
+		for _, obj := range c.templates.ListMeta(gvr) {
 			if obj.GetNamespace() == namespace && slices.Contains(markedBy(obj), name) {
-				out = append(out, target{Namespace: namespace, APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Name: obj.GetName()})
+				out = append(out, target{Namespace: namespace, APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Name: obj.GetName()})
 			}
 		}
 	}
@@ -119,7 +123,7 @@ func (c *Controller) markedFor(namespace, name string) []target {
 }
 
 // markedBy are the HPAs fed marked a template for.
-func markedBy(obj *unstructured.Unstructured) []string {
+func markedBy(obj metav1.Object) []string {
 	v := obj.GetAnnotations()[federationv1alpha1.AnnotationRetainReplicasFor]
 	if v == "" {
 		return nil

@@ -32,6 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -295,7 +296,7 @@ func (w *Watched) Get(key string) *unstructured.Unstructured {
 		return nil
 	}
 	if o, exists, err := w.written.GetByKey(key); err == nil && exists {
-		return o.(*unstructured.Unstructured)
+		return object(o)
 	}
 	return nil
 }
@@ -306,11 +307,26 @@ func (w *Watched) List(namespace string, selector labels.Selector) []*unstructur
 	objs, _ := w.informer.GetIndexer().ByIndex(cache.NamespaceIndex, namespace)
 	var out []*unstructured.Unstructured
 	for _, o := range objs {
-		if u, ok := o.(*unstructured.Unstructured); ok && selector.Matches(labels.Set(u.GetLabels())) {
-			out = append(out, u)
+		if m, err := meta.Accessor(o); err == nil && selector.Matches(labels.Set(m.GetLabels())) {
+			if u := object(o); u != nil {
+				out = append(out, u)
+			}
 		}
 	}
 	return out
+}
+
+// object is the whole object of what the informer keeps (trim.Compact), or of a copy fed
+// wrote; nil for anything else, which neither holds.
+func object(o any) *unstructured.Unstructured {
+	u, ok, err := trim.Unstructured(o)
+	if err != nil {
+		utilruntime.HandleError(err)
+	}
+	if !ok || err != nil {
+		return nil
+	}
+	return u
 }
 
 // Synced says whether the informer has listed.
@@ -336,7 +352,7 @@ func (mb *Member) Managed(gvr schema.GroupVersionResource) *Watched {
 // watch is what an informer knows, with the objects fed wrote; notify, if not nil, is
 // told of every change.
 func watch(inf cache.SharedIndexInformer, notify func(obj metav1.Object, deleted bool)) *Watched {
-	_ = inf.SetTransform(trim.ManagedFields) // an informer not started yet: never fails
+	_ = inf.SetTransform(trim.Compact) // an informer not started yet: never fails
 	w := &Watched{informer: inf, written: mutation.New(inf, true)}
 	event := func(obj any, deleted bool) {
 		w.written.Observe(obj, deleted)

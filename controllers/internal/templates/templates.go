@@ -26,8 +26,10 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
@@ -118,13 +120,20 @@ func (t *Templates) Watch(gvr schema.GroupVersionResource) cache.SharedIndexInfo
 		return nil
 	}
 	inf := t.factory.ForResource(gvr).Informer()
-	_ = inf.SetTransform(trim.ManagedFields) // a new informer, not started yet: never fails
+	// Templates are kept compact (about a quarter of their unstructured size), and decoded
+	// again once for each event and each Get.
+	_ = inf.SetTransform(trim.Compact) // a new informer, not started yet: never fails
 	handlers := t.handlers
 	notify := func(obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
 		}
-		if u, ok := obj.(*unstructured.Unstructured); ok {
+		u, ok, err := trim.Unstructured(obj)
+		if err != nil {
+			utilruntime.HandleError(err)
+			return
+		}
+		if ok {
 			for _, h := range handlers {
 				h(gvr, u)
 			}
@@ -160,20 +169,45 @@ func (t *Templates) Get(gvr schema.GroupVersionResource, namespace, name string)
 	if !exists {
 		return nil, apierrors.NewNotFound(gvr.GroupResource(), name)
 	}
-	return obj.(*unstructured.Unstructured), nil
+	u, _, err := trim.Unstructured(obj)
+	return u, err
 }
 
-// List returns the templates of a resource the informer has, nil before it synced.
+// List returns the templates of a resource the informer has, each decoded (a copy of its
+// own), nil before it synced. ListMeta is cheaper for what needs their metadata only.
 func (t *Templates) List(gvr schema.GroupVersionResource) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, obj := range t.list(gvr) {
+		u, ok, err := trim.Unstructured(obj)
+		if err != nil {
+			utilruntime.HandleError(err)
+		}
+		if ok && err == nil {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// ListMeta returns the metadata of the templates of a resource the informer has (name,
+// namespace, UID, labels, annotations), nil before it synced. It is the informer's own:
+// callers do not change it.
+func (t *Templates) ListMeta(gvr schema.GroupVersionResource) []metav1.Object {
+	var out []metav1.Object
+	for _, obj := range t.list(gvr) {
+		if m, err := meta.Accessor(obj); err == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func (t *Templates) list(gvr schema.GroupVersionResource) []any {
 	inf := t.Watch(gvr)
 	if inf == nil || !inf.HasSynced() {
 		return nil
 	}
-	var out []*unstructured.Unstructured
-	for _, obj := range inf.GetStore().List() {
-		out = append(out, obj.(*unstructured.Unstructured))
-	}
-	return out
+	return inf.GetStore().List()
 }
 
 // Ref returns the template a binding names, by its reference.

@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/cache"
@@ -51,5 +52,61 @@ func TestManagedFields(t *testing.T) {
 	tomb := cache.DeletedFinalStateUnknown{Key: "ns/web", Obj: typed}
 	if out, err := ManagedFields(tomb); err != nil || out != any(tomb) {
 		t.Errorf("a tombstone: %v, %v; want it unchanged", out, err)
+	}
+}
+
+func TestCompact(t *testing.T) {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{
+			"name": "web", "namespace": "shop", "uid": "u-1", "resourceVersion": "42", "generation": int64(3),
+			"labels": map[string]any{"app": "web"}, "annotations": map[string]any{"note": "kept"},
+			"managedFields": []any{map[string]any{"manager": "fed", "operation": "Apply"}},
+		},
+		"spec":   map[string]any{"replicas": int64(2)},
+		"status": map[string]any{"readyReplicas": int64(1)},
+	}}
+	kept, err := Compact(u.DeepCopy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, ok := kept.(*Compacted)
+	if !ok {
+		t.Fatalf("Compact kept a %T, want *Compacted", kept)
+	}
+	if c.Name != "web" || c.Namespace != "shop" || c.UID != "u-1" || c.ResourceVersion != "42" || c.Generation != 3 ||
+		c.Labels["app"] != "web" || c.Annotations["note"] != "kept" {
+		t.Errorf("metadata: %+v", c.ObjectMeta)
+	}
+	if key, err := cache.MetaNamespaceKeyFunc(c); err != nil || key != "shop/web" {
+		t.Errorf("its key: %q, %v", key, err)
+	}
+	got, ok, err := Unstructured(c)
+	if err != nil || !ok {
+		t.Fatalf("Unstructured: %v, %v", ok, err)
+	}
+	want := u.DeepCopy()
+	want.SetManagedFields(nil)
+	if !equality.Semantic.DeepEqual(got.Object, want.Object) {
+		t.Errorf("decoded again:\n%v\nwant\n%v", got.Object, want.Object)
+	}
+	// Each read is a copy of its own: changing one changes neither the kept object nor the next read.
+	got.SetLabels(map[string]string{"app": "changed"})
+	if again, _, _ := Unstructured(c); again.GetLabels()["app"] != "web" || c.Labels["app"] != "web" {
+		t.Errorf("a read changed what is kept: %v, %v", again.GetLabels(), c.Labels)
+	}
+	if cp := c.DeepCopyObject().(*Compacted); cp.Labels["app"] != "web" || string(cp.raw) != string(c.raw) {
+		t.Errorf("DeepCopyObject: %+v", cp)
+	}
+	// A kept object passes again unchanged; a tombstone, a typed object pass as ManagedFields passes them.
+	if again, err := Compact(c); err != nil || again != any(c) {
+		t.Errorf("Compact of a kept object: %v, %v", again, err)
+	}
+	tomb := cache.DeletedFinalStateUnknown{Key: "shop/web", Obj: c}
+	if out, err := Compact(tomb); err != nil || out != any(tomb) {
+		t.Errorf("a tombstone: %v, %v", out, err)
+	}
+	if _, ok, _ := Unstructured(&appsv1.Deployment{}); ok {
+		t.Error("Unstructured of a typed object: ok, want not")
 	}
 }
