@@ -31,6 +31,7 @@ import (
 	cmopenapi "sigs.k8s.io/custom-metrics-apiserver/pkg/generated/openapi/custommetrics"
 	emopenapi "sigs.k8s.io/custom-metrics-apiserver/pkg/generated/openapi/externalmetrics"
 
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/openapi"
 	"github.com/fedhq/fed/apiserver"
 	"github.com/fedhq/fed/apiserver/agents"
@@ -107,13 +108,24 @@ func NewOptions(stdout, stderr io.Writer) *Options {
 	o.Recommended.Etcd.StorageConfig.EncodeVersioner = scheme.StorageVersions
 	o.Recommended.Etcd.StorageConfig.Type = BackendBadger
 	// As in kube-apiserver, events are served straight from storage, not kept in a watch
-	// cache: there are many, few watch them, and they expire.
-	o.Recommended.Etcd.WatchCacheSizes = []string{"events#0", "events.events.k8s.io#0"}
+	// cache: there are many, few watch them, and they expire. So are Works and bindings:
+	// fed's controllers watch each with one informer (the host's garbage collector and
+	// quota controller with one more each), and a watch cache would keep each of them
+	// decoded a second time, with its versions of the last 75 seconds, a few hundred MiB
+	// with 10,000 templates propagated. The fleet's templates have no watch cache either
+	// (see fleet.withoutWatchCache).
+	o.Recommended.Etcd.WatchCacheSizes = defaultWatchCacheSizes
 	// fed's namespaces are the fleet's, not the host's: the server puts the fleet's own
 	// namespace lifecycle in front of the admission chain instead.
 	o.Recommended.Admission.DisablePlugins = append(o.Recommended.Admission.DisablePlugins, lifecycle.PluginName)
 	return o
 }
+
+// defaultWatchCacheSizes is --watch-cache-sizes' default: the resources fed-apiserver
+// serves without a watch cache.
+var defaultWatchCacheSizes = []string{"events#0", "events.events.k8s.io#0",
+	"works." + federationv1alpha1.GroupName + "#0", "resourcebindings." + federationv1alpha1.GroupName + "#0",
+	"clusterresourcebindings." + federationv1alpha1.GroupName + "#0"}
 
 // AddFlags adds the generic server's flags and fed's own.
 func (o *Options) AddFlags(fs *pflag.FlagSet) {

@@ -43,12 +43,14 @@ import (
 	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/generic"
 	registryrest "k8s.io/apiserver/pkg/registry/rest"
+	genericoptions "k8s.io/apiserver/pkg/server/options"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apiserver/scheme"
+	badgeroptions "github.com/fedhq/fed/apiserver/storage/badger/options"
 )
 
 // Path is where the fleet API is served.
@@ -261,11 +263,12 @@ func deleteAll(t *templateREST) error {
 	return nil
 }
 
-// optsGetter stores templates as unstructured JSON under the fleet's prefix.
+// optsGetter stores templates as unstructured JSON under the fleet's prefix, served
+// straight from storage (withoutWatchCache).
 type optsGetter struct{ delegate generic.RESTOptionsGetter }
 
 func (g optsGetter) GetRESTOptions(gr schema.GroupResource, example runtime.Object) (generic.RESTOptions, error) {
-	o, err := g.delegate.GetRESTOptions(gr, example)
+	o, err := withoutWatchCache(g.delegate).GetRESTOptions(gr, example)
 	if err != nil {
 		return o, err
 	}
@@ -363,4 +366,24 @@ func newUnstructured(gvk schema.GroupVersionKind) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(gvk)
 	return u
+}
+
+// withoutWatchCache returns fed-apiserver's storage options with no watch cache. Templates
+// have one watcher each, fed's own informer of their kind, so a watch cache would decode
+// them once as the storage's watch does, and keep every template as unstructured maps
+// besides, with its versions of the last 75 seconds. With 10,000 Deployments propagated,
+// the watch caches of templates, Works and bindings held 470 of fed-apiserver's 877 MiB of
+// live heap. A getter of another kind is returned as it is.
+func withoutWatchCache(g generic.RESTOptionsGetter) generic.RESTOptionsGetter {
+	switch g := g.(type) {
+	case *badgeroptions.RESTOptionsGetter:
+		uncached := *g
+		uncached.EnableWatchCache = false
+		return &uncached
+	case *genericoptions.StorageFactoryRestOptionsFactory:
+		uncached := *g
+		uncached.Options.EnableWatchCache = false
+		return &uncached
+	}
+	return g
 }

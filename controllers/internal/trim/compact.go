@@ -17,6 +17,7 @@ limitations under the License.
 package trim
 
 import (
+	"bytes"
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -47,6 +48,8 @@ func Compact(obj any) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("keeping %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
 	}
+	// The encoder's buffer grows by doubling: kept as it is, up to half of it is empty.
+	raw = bytes.Clone(raw)
 	return &Compacted{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: u.GetName(), Namespace: u.GetNamespace(), UID: u.GetUID(), ResourceVersion: u.GetResourceVersion(),
