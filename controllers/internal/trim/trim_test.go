@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -60,7 +61,7 @@ func TestCompact(t *testing.T) {
 		"apiVersion": "apps/v1", "kind": "Deployment",
 		"metadata": map[string]any{
 			"name": "web", "namespace": "shop", "uid": "u-1", "resourceVersion": "42", "generation": int64(3),
-			"labels": map[string]any{"app": "web"}, "annotations": map[string]any{"note": "kept"},
+			"labels": map[string]any{"app": "web"}, "annotations": map[string]any{"note": "kept", corev1.LastAppliedConfigAnnotation: "{}"},
 			"managedFields": []any{map[string]any{"manager": "fed", "operation": "Apply"}},
 		},
 		"spec":   map[string]any{"replicas": int64(2)},
@@ -75,7 +76,7 @@ func TestCompact(t *testing.T) {
 		t.Fatalf("Compact kept a %T, want *Compacted", kept)
 	}
 	if c.Name != "web" || c.Namespace != "shop" || c.UID != "u-1" || c.ResourceVersion != "42" || c.Generation != 3 ||
-		c.Labels["app"] != "web" || c.Annotations["note"] != "kept" {
+		c.Labels["app"] != "web" || c.Annotations["note"] != "kept" || len(c.Annotations) != 1 {
 		t.Errorf("metadata: %+v", c.ObjectMeta)
 	}
 	if key, err := cache.MetaNamespaceKeyFunc(c); err != nil || key != "shop/web" {
