@@ -29,6 +29,8 @@ import (
 
 	"github.com/klauspost/compress/s2"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/fedhq/fed/internal/jsondict"
 )
 
 // Object is one member object as the cache keeps it: where it is, what selectors read
@@ -59,7 +61,7 @@ const valueFormat = 3
 // encode is the stored value of o: a format byte, the labels and fields as counted pairs of
 // strings (each a uvarint n: commonStrings[n>>1] when n is odd, else n>>1 bytes that
 // follow), then the object's JSON (the metadata's length and bytes, then the body)
-// compressed as one S2 block with the dictionary (dict.go). A selector reads the pairs
+// compressed as one S2 block with the dictionary (internal/jsondict). A selector reads the pairs
 // without decompressing or decoding anything. Every byte less is less for Badger to write,
 // compact and keep on disk, and, as it maps its files, less RSS: a pod's 2.5 kB of JSON
 // compresses to 1,460 bytes with S2 alone, to 410 with the dictionary (zstd with it: 390,
@@ -86,7 +88,7 @@ func (o *Object) encode() []byte {
 // s2Dict is the S2 dictionary stored values are compressed with. Its repeat offset is where
 // a metadata object starts (every cached object has annotations: the cluster's).
 var s2Dict = sync.OnceValue(func() *s2.Dict {
-	return s2.MakeDict(dictionary, []byte(`{"annotations":{"`))
+	return s2.MakeDict(jsondict.Dictionary, []byte(`{"annotations":{"`))
 })
 
 func appendPairs(b []byte, m map[string]string) []byte {

@@ -96,7 +96,10 @@ func TestCompact(t *testing.T) {
 	if again, _, _ := Unstructured(c); again.GetLabels()["app"] != "web" || c.Labels["app"] != "web" {
 		t.Errorf("a read changed what is kept: %v, %v", again.GetLabels(), c.Labels)
 	}
-	if cp := c.DeepCopyObject().(*Compacted); cp.Labels["app"] != "web" || string(cp.raw) != string(c.raw) {
+	if raw, _ := want.MarshalJSON(); len(c.packed) >= len(raw) {
+		t.Errorf("kept %d bytes of a JSON of %d", len(c.packed), len(raw))
+	}
+	if cp := c.DeepCopyObject().(*Compacted); cp.Labels["app"] != "web" || string(cp.packed) != string(c.packed) {
 		t.Errorf("DeepCopyObject: %+v", cp)
 	}
 	// A kept object passes again unchanged; a tombstone, a typed object pass as ManagedFields passes them.
