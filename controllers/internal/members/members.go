@@ -289,8 +289,8 @@ type Watched struct {
 	written  *mutation.Cache
 }
 
-// Get returns the object of a key, nil when fed knows of none (or its informer has not
-// listed yet).
+// Get returns the object of a key (decoded from what the informer keeps: a copy of its
+// own), nil when fed knows of none (or its informer has not listed yet).
 func (w *Watched) Get(key string) *unstructured.Unstructured {
 	if !w.informer.HasSynced() {
 		return nil

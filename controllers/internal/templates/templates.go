@@ -120,7 +120,7 @@ func (t *Templates) Watch(gvr schema.GroupVersionResource) cache.SharedIndexInfo
 		return nil
 	}
 	inf := t.factory.ForResource(gvr).Informer()
-	// Templates are kept compact (about a quarter of their unstructured size), and decoded
+	// Templates are kept compact (about a fifth of their unstructured size), and decoded
 	// again once for each event and each Get.
 	_ = inf.SetTransform(trim.Compact) // a new informer, not started yet: never fails
 	handlers := t.handlers
@@ -169,7 +169,10 @@ func (t *Templates) Get(gvr schema.GroupVersionResource, namespace, name string)
 	if !exists {
 		return nil, apierrors.NewNotFound(gvr.GroupResource(), name)
 	}
-	u, _, err := trim.Unstructured(obj)
+	u, ok, err := trim.Unstructured(obj)
+	if err == nil && !ok {
+		err = fmt.Errorf("the informer of %s holds a %T", gvr, obj)
+	}
 	return u, err
 }
 
