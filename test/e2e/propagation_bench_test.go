@@ -273,13 +273,7 @@ func (c *propagationClients) profile(ctx context.Context, b *testing.B) <-chan s
 	}
 	go func() {
 		defer close(done)
-		data, err := c.server.Discovery().RESTClient().Get().AbsPath("/debug/pprof/profile").Param("seconds", seconds).Timeout(5 * time.Minute).DoRaw(ctx)
-		if err == nil {
-			err = os.WriteFile(file, data, 0o644)
-		}
-		if err != nil {
-			b.Logf("profiling fed-apiserver: %v", err)
-		}
+		c.savePprof(ctx, b, file, "profile", "seconds", seconds, 5*time.Minute)
 	}()
 	return done
 }
@@ -288,16 +282,20 @@ func (c *propagationClients) profile(ctx context.Context, b *testing.B) <-chan s
 // after a collection (what is live), taken once the memory is read: `go tool pprof -top
 // -sample_index=inuse_space bin/fed-apiserver FILE` says what holds it.
 func (c *propagationClients) heapProfile(ctx context.Context, b *testing.B) {
-	file := os.Getenv("FED_BENCH_HEAP")
-	if file == "" {
-		return
+	if file := os.Getenv("FED_BENCH_HEAP"); file != "" {
+		c.savePprof(ctx, b, file, "heap", "gc", "1", time.Minute)
 	}
-	data, err := c.server.Discovery().RESTClient().Get().AbsPath("/debug/pprof/heap").Param("gc", "1").Timeout(time.Minute).DoRaw(ctx)
+}
+
+// savePprof writes to file fed-apiserver's /debug/pprof/<profile> asked with one parameter;
+// a failure is logged, not fatal: the bench's figures stand without it.
+func (c *propagationClients) savePprof(ctx context.Context, b *testing.B, file, profile, param, value string, timeout time.Duration) {
+	data, err := c.server.Discovery().RESTClient().Get().AbsPath("/debug/pprof/"+profile).Param(param, value).Timeout(timeout).DoRaw(ctx)
 	if err == nil {
 		err = os.WriteFile(file, data, 0o644)
 	}
 	if err != nil {
-		b.Logf("fed-apiserver's heap profile: %v", err)
+		b.Logf("fed-apiserver's %s profile: %v", profile, err)
 	}
 }
 
