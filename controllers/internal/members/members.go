@@ -32,7 +32,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -289,14 +288,15 @@ type Watched struct {
 	written  *mutation.Cache
 }
 
-// Get returns the object of a key (decoded from what the informer keeps: a copy of its
-// own), nil when fed knows of none (or its informer has not listed yet).
+// Get returns the object of a key (decoded from what the informer keeps, a copy of its own,
+// or the copy fed wrote, which is shared), nil when fed knows of none (or its informer has
+// not listed yet).
 func (w *Watched) Get(key string) *unstructured.Unstructured {
 	if !w.informer.HasSynced() {
 		return nil
 	}
 	if o, exists, err := w.written.GetByKey(key); err == nil && exists {
-		return object(o)
+		return trim.Whole(o)
 	}
 	return nil
 }
@@ -308,25 +308,12 @@ func (w *Watched) List(namespace string, selector labels.Selector) []*unstructur
 	var out []*unstructured.Unstructured
 	for _, o := range objs {
 		if m, err := meta.Accessor(o); err == nil && selector.Matches(labels.Set(m.GetLabels())) {
-			if u := object(o); u != nil {
+			if u := trim.Whole(o); u != nil {
 				out = append(out, u)
 			}
 		}
 	}
 	return out
-}
-
-// object is the whole object of what the informer keeps (trim.Compact), or of a copy fed
-// wrote; nil for anything else, which neither holds.
-func object(o any) *unstructured.Unstructured {
-	u, ok, err := trim.Unstructured(o)
-	if err != nil {
-		utilruntime.HandleError(err)
-	}
-	if !ok || err != nil {
-		return nil
-	}
-	return u
 }
 
 // Synced says whether the informer has listed.

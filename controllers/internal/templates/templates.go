@@ -29,7 +29,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
@@ -128,12 +127,7 @@ func (t *Templates) Watch(gvr schema.GroupVersionResource) cache.SharedIndexInfo
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
 		}
-		u, ok, err := trim.Unstructured(obj)
-		if err != nil {
-			utilruntime.HandleError(err)
-			return
-		}
-		if ok {
+		if u := trim.Whole(obj); u != nil {
 			for _, h := range handlers {
 				h(gvr, u)
 			}
@@ -181,11 +175,7 @@ func (t *Templates) Get(gvr schema.GroupVersionResource, namespace, name string)
 func (t *Templates) List(gvr schema.GroupVersionResource) []*unstructured.Unstructured {
 	var out []*unstructured.Unstructured
 	for _, obj := range t.list(gvr) {
-		u, ok, err := trim.Unstructured(obj)
-		if err != nil {
-			utilruntime.HandleError(err)
-		}
-		if ok && err == nil {
+		if u := trim.Whole(obj); u != nil {
 			out = append(out, u)
 		}
 	}

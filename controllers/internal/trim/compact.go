@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/fedhq/fed/internal/jsondict"
@@ -96,9 +97,9 @@ func (c *Compacted) DeepCopyObject() runtime.Object {
 	return &Compacted{ObjectMeta: *c.ObjectMeta.DeepCopy(), packed: c.packed}
 }
 
-// Unstructured returns what an informer with Compact kept (or anything unstructured, as
-// mutation caches keep what was written) as a copy of the whole object; ok is false for
-// anything else.
+// Unstructured returns the whole object of what an informer with Compact kept, decoded (a
+// copy of its own), or an unstructured object as it is (mutation caches keep what was
+// written so); ok is false for anything else.
 func Unstructured(obj any) (u *unstructured.Unstructured, ok bool, err error) {
 	switch o := obj.(type) {
 	case *unstructured.Unstructured:
@@ -108,4 +109,17 @@ func Unstructured(obj any) (u *unstructured.Unstructured, ok bool, err error) {
 		return u, true, err
 	}
 	return nil, false, nil
+}
+
+// Whole is Unstructured for callers that skip what holds no object: nil for anything else,
+// and for a kept object that does not decode, which is reported (utilruntime.HandleError).
+func Whole(obj any) *unstructured.Unstructured {
+	u, ok, err := Unstructured(obj)
+	if err != nil {
+		utilruntime.HandleError(err)
+	}
+	if !ok || err != nil {
+		return nil
+	}
+	return u
 }

@@ -113,4 +113,14 @@ func TestCompact(t *testing.T) {
 	if _, ok, _ := Unstructured(&appsv1.Deployment{}); ok {
 		t.Error("Unstructured of a typed object: ok, want not")
 	}
+	// Whole: the object, or nil for what holds none or does not decode.
+	if w := Whole(c); w == nil || w.GetName() != "web" {
+		t.Errorf("Whole of a kept object: %v", w)
+	}
+	if w := Whole(&appsv1.Deployment{}); w != nil {
+		t.Errorf("Whole of a typed object: %v, want nil", w)
+	}
+	if w := Whole(&Compacted{packed: []byte("not s2")}); w != nil {
+		t.Errorf("Whole of a corrupt kept object: %v, want nil", w)
+	}
 }
