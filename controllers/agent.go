@@ -23,7 +23,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -69,8 +71,9 @@ type AgentConfig struct {
 // agent's Lease renewed in the host. They run until ctx is done; StartAgent returns once
 // they are started.
 //
-// The agent reads nothing of the fleet: the namespaces it makes for its Works are bare
-// (labelled as fed's), and its events, about templates it cannot see, go to its log.
+// Of the fleet, the agent reads only a Namespace by name, to make a namespace of its
+// cluster as fed makes one in a push member; its events, about templates it cannot see, go
+// to its log.
 func StartAgent(ctx context.Context, cfg AgentConfig) error {
 	if cfg.Cluster == "" || cfg.Host == nil || cfg.Member == nil {
 		return fmt.Errorf("the agent needs its cluster's name and the host and member client configurations")
@@ -111,7 +114,14 @@ func StartAgent(ctx context.Context, cfg AgentConfig) error {
 
 	results := &applied.Log{}
 	workStatusController := workstatus.NewController(fedClient, workAccess, mbs, results, interp)
-	executionController, err := execution.NewController(fedClient, workAccess, mbs, namespace.Bare(), results,
+	fleet, err := dynamic.NewForConfig(fleetConfig(cfg.Host))
+	if err != nil {
+		return fmt.Errorf("fleet client: %w", err)
+	}
+	namespaces := namespace.ForAgent(func(ctx context.Context, name string) (*unstructured.Unstructured, error) {
+		return fleet.Resource(members.NamespacesResource).Get(ctx, name, metav1.GetOptions{})
+	})
+	executionController, err := execution.NewController(fedClient, workAccess, mbs, namespaces, results,
 		workStatusController.Enqueue, interp, recorder)
 	if err != nil {
 		return err

@@ -18,8 +18,9 @@ limitations under the License.
 // authorizer confines kubelets to their own node. The host's RBAC gives every agent (group
 // AgentGroup) the kinds agents use; this authorizer, first in fed-apiserver's chain, denies
 // an agent anything of fed's API that is not its own cluster's: its Cluster (read, and
-// write its status), the Works of its execution namespace, and the interpreter's
-// customizations (read). Anyone else is not its business.
+// write its status), the Works of its execution namespace, the interpreter's
+// customizations (read), and the fleet's Namespaces (get by name), which this authorizer
+// allows itself. Anyone else is not its business.
 package agents
 
 import (
@@ -75,6 +76,11 @@ func (az *Authorizer) authorize(_ context.Context, a authorizer.Attributes) (aut
 	if why := az.pullCluster(cluster); why != "" {
 		return authorizer.DecisionDeny, why, nil
 	}
+	if fleetNamespace(a) {
+		// The host's RBAC lets agents into the fleet (fleets/proxy), not read the host's
+		// own namespaces: fed-apiserver, which serves the fleet, allows this read itself.
+		return authorizer.DecisionAllow, "an agent reads a namespace of the fleet by name", nil
+	}
 	if ok, why := allowed(cluster, a); !ok {
 		return authorizer.DecisionDeny, fmt.Sprintf("the agent of cluster %s may not %s: %s", cluster, describe(a), why), nil
 	}
@@ -125,7 +131,15 @@ func allowed(cluster string, a authorizer.Attributes) (bool, string) {
 	case a.GetAPIGroup() == federationv1alpha1.GroupName && a.GetResource() == "resourceinterpretercustomizations":
 		return a.GetSubresource() == "" && slices.Contains(reads, verb), "an agent only reads the interpreter's customizations"
 	}
-	return false, "an agent uses only its Cluster, its Works and the interpreter's customizations"
+	return false, "an agent uses only its Cluster, its Works and the interpreter's customizations, and gets the fleet's Namespaces by name"
+}
+
+// fleetNamespace says whether a request gets one namespace of the fleet by its name, which
+// an agent does before it makes that namespace in its cluster. The only core kind
+// fed-apiserver serves is the fleet's, through the fleet's path.
+func fleetNamespace(a authorizer.Attributes) bool {
+	return a.GetAPIGroup() == "" && a.GetResource() == "namespaces" && a.GetSubresource() == "" &&
+		a.GetVerb() == "get" && a.GetName() != ""
 }
 
 // describe says what a request asks, as the host's RBAC messages do.

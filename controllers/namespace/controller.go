@@ -62,6 +62,8 @@ type Controller struct {
 	synced    cache.InformerSynced
 	members   *members.Members
 	queue     workqueue.TypedRateLimitingInterface[key]
+	// get, when set, reads the fleet's namespaces instead of templates (ForAgent).
+	get FleetGetter
 }
 
 // NewController watches Clusters and the fleet's namespaces.
@@ -137,16 +139,24 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 	return c.clean(ctx, k.Namespace)
 }
 
-// Bare is the namespace keeping of a pull cluster's agent, which applies its Works in its
-// own cluster: Ensure alone, making bare namespaces labelled as fed's, since the agent does
-// not read the fleet's Namespace templates. It is not run.
-func Bare() *Controller { return &Controller{} }
+// FleetGetter reads a namespace of the fleet by name: NotFound when the fleet has none.
+type FleetGetter func(ctx context.Context, name string) (*unstructured.Unstructured, error)
 
-// fleetNamespace returns the fleet's namespace of a name; NotFound when there is none (or
-// no fleet is read: Bare).
-func (c *Controller) fleetNamespace(name string) (*unstructured.Unstructured, error) {
-	if c.templates == nil {
-		return nil, apierrors.NewNotFound(members.NamespacesResource.GroupResource(), name)
+// ForAgent is the namespace keeping of a pull cluster's agent, which applies its Works in
+// its own cluster: Ensure alone, making a namespace from the fleet's Namespace template,
+// which the agent reads by name with get (it may read nothing else of the fleet), or a bare
+// one when the fleet has none. It is not run: the host's controller deletes a pull
+// member's namespaces once the fleet's are gone, through the agent's tunnel.
+func ForAgent(get FleetGetter) *Controller { return &Controller{get: get} }
+
+// fleetNamespace returns the fleet's namespace of a name; NotFound when there is none.
+func (c *Controller) fleetNamespace(ctx context.Context, name string) (*unstructured.Unstructured, error) {
+	if c.get != nil {
+		ns, err := c.get(ctx, name)
+		if err != nil && !apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("reading the fleet's namespace %s: %w", name, err)
+		}
+		return ns, err
 	}
 	return c.templates.Get(members.NamespacesResource, "", name)
 }
@@ -159,7 +169,7 @@ func (c *Controller) executionNamespace(ctx context.Context, cluster string) err
 		return ignoreNotFound(err)
 	}
 	name := federationv1alpha1.ExecutionNamespace(cluster)
-	_, err := c.fleetNamespace(name)
+	_, err := c.fleetNamespace(ctx, name)
 	if !apierrors.IsNotFound(err) {
 		return err
 	}
@@ -196,7 +206,7 @@ func (c *Controller) Ensure(ctx context.Context, mb *members.Member, name string
 	if ns != nil {
 		return terminating(ns, mb.Name())
 	}
-	want, err := c.memberNamespace(name)
+	want, err := c.memberNamespace(ctx, name)
 	if err != nil {
 		return err
 	}
@@ -228,8 +238,8 @@ func terminating(ns *unstructured.Unstructured, cluster string) error {
 // memberNamespace is what fed creates in a member for a namespace of the fleet: the
 // fleet's Namespace template as fed applies any (its finalizers are the member's), or a
 // bare namespace labelled as fed's.
-func (c *Controller) memberNamespace(name string) (*unstructured.Unstructured, error) {
-	tmpl, err := c.fleetNamespace(name)
+func (c *Controller) memberNamespace(ctx context.Context, name string) (*unstructured.Unstructured, error) {
+	tmpl, err := c.fleetNamespace(ctx, name)
 	if apierrors.IsNotFound(err) {
 		ns := &unstructured.Unstructured{}
 		ns.SetAPIVersion("v1")
@@ -257,7 +267,7 @@ func (c *Controller) clean(ctx context.Context, name string) error {
 	if name == metav1.NamespaceDefault || strings.HasPrefix(name, "kube-") {
 		return nil
 	}
-	if _, err := c.fleetNamespace(name); !apierrors.IsNotFound(err) {
+	if _, err := c.fleetNamespace(ctx, name); !apierrors.IsNotFound(err) {
 		return err
 	}
 	clusters, err := c.clusters.List(labels.Everything())

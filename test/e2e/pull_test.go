@@ -2,12 +2,16 @@ package e2e
 
 import (
 	"context"
+	"crypto/x509"
+	"encoding/pem"
 	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -63,13 +67,19 @@ func TestPullMode(t *testing.T) {
 		t.Fatalf("cluster %s's status from its agent: version %q, nodes %+v; want both", name, c.Status.KubernetesVersion, c.Status.NodeSummary)
 	}
 
-	// A workload for member3 alone.
+	registered := agentCertificate(ctx, t, member)
+
+	// A workload for member3 alone, in a namespace of the fleet with a label of its own,
+	// which the agent gives the namespace it makes in member3, as fed does in a push member.
 	fleet := theLab.FleetKubeconfig()
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
+	kubectl(t, fleet, "label", "namespace", ns, "team=edge")
 	kubectlStdin(t, fleet, fmt.Sprintf(pullWorkload, ns), "apply", "-f", "-")
 	ready := []string{"get", "deploy", "pull-web", "-n", ns, "--ignore-not-found", "-o",
 		"jsonpath={.spec.replicas} {.metadata.labels.federation\\.fedhq\\.io/managed}"}
 	expectOutput(t, time.Minute, m3.Kubeconfig, "2 true", ready...)
+	expectOutput(t, 10*time.Second, m3.Kubeconfig, "edge true", "get", "namespace", ns, "-o",
+		"jsonpath={.metadata.labels.team} {.metadata.labels.federation\\.fedhq\\.io/managed}")
 	// Its status comes back to the template through the agent.
 	expectOutput(t, time.Minute, fleet, "2/2", "get", "deploy", "pull-web", "-n", ns, "-o", "jsonpath={.status.replicas}/{.status.readyReplicas}")
 
@@ -115,22 +125,51 @@ func TestPullMode(t *testing.T) {
 		t.Fatalf("the agent lists its own Cluster by name: %v", err)
 	}
 
-	// The agent stops: member3 is not Ready within its Lease's duration (the lab's agent
-	// writes 12 s) and a probe.
 	applies := func() float64 {
 		counts, err := countRequests(ctx, member)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return counts["APPLY deployments"] + counts["APPLY namespaces"] + counts["POST namespaces"]
+		return counts["APPLY deployments"] + counts["APPLY namespaces"] + counts["POST namespaces"] +
+			counts["DELETE deployments"] + counts["DELETE namespaces"]
 	}
+
+	// The host goes away (fed-apiserver stops): the agent keeps running and leaves member3
+	// as it is. When fed-apiserver is back, so are the agent's watches and its tunnel, and
+	// it applies nothing again.
+	before := applies()
+	if err := theLab.StopProcess("fed-apiserver"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(15 * time.Second)
+	if !theLab.AgentRunning(name) {
+		t.Fatalf("the agent stopped while the host was away; its log: %s", theLab.AgentLog(name))
+	}
+	expectOutput(t, time.Second, m3.Kubeconfig, "2 true", ready...)
+	if err := theLab.StartProcess("fed-apiserver"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, time.Minute, func() error { return clusterReady(ctx, clusters, name, metav1.ConditionTrue) })
+	waitFor(t, time.Minute, func() error {
+		if out, errOut, err := fedr.run("get", "pods", "-n", ns, "-C", name, "--cache=false"); err != nil || !strings.Contains(out, pod) {
+			return fmt.Errorf("kubectl fed get pods -C %s after the host came back: %v\n%s%s", name, err, out, errOut)
+		}
+		return nil
+	})
+	time.Sleep(5 * time.Second) // the agent's Works are listed again and looked at by now
+	if after := applies(); after != before {
+		t.Fatalf("the agent wrote %v times in member3 across the host's absence, want none (nothing changed)", after-before)
+	}
+
+	// The agent stops: member3 is not Ready within its Lease's duration (the lab's agent
+	// writes 12 s) and a probe.
 	if err := theLab.StopAgent(name); err != nil {
 		t.Fatal(err)
 	}
 	stopped := time.Now()
 	waitFor(t, 40*time.Second, func() error { return clusterReady(ctx, clusters, name, metav1.ConditionUnknown) })
 	t.Logf("agent stopped to not Ready: %.1fs", time.Since(stopped).Seconds())
-	before := applies()
+	before = applies()
 
 	// Restarted, it resumes: Ready again, and nothing is applied again.
 	if err := theLab.StartAgent(ctx, name); err != nil {
@@ -141,11 +180,78 @@ func TestPullMode(t *testing.T) {
 	if after := applies(); after != before {
 		t.Fatalf("the restarted agent applied %v times in member3, want none (nothing changed)", after-before)
 	}
-	// And it still works: a change of the template arrives.
+	// The agent renews its certificate before it expires (the lab's host signs for 3
+	// minutes): a CSR of its own, which fed approved, and the new certificate in its Secret.
+	waitFor(t, 3*time.Minute, func() error {
+		if now := agentCertificate(ctx, t, member); now.Equal(registered) {
+			return fmt.Errorf("the agent's Secret still holds the certificate of its registration (serial %s, until %s)",
+				now.SerialNumber, now.NotAfter.Format(time.TimeOnly))
+		}
+		return nil
+	})
+	if csr := approvedCSR(ctx, t, host, clusterv1alpha1.AgentUser(name), registered.NotBefore); csr == "" {
+		t.Fatalf("no CSR of %s approved", clusterv1alpha1.AgentUser(name))
+	} else {
+		t.Logf("the agent's renewal: CSR %s", csr)
+	}
+
+	// And it still works with it: a change of the template arrives.
 	kubectl(t, fleet, "scale", "deploy", "pull-web", "-n", ns, "--replicas=3")
 	expectOutput(t, time.Minute, m3.Kubeconfig, "3 true", ready...)
 	kubectl(t, fleet, "delete", "deploy", "pull-web", "-n", ns)
 	expectOutput(t, time.Minute, m3.Kubeconfig, "", ready...)
+
+	// The fleet's namespace deleted, fed deletes member3's through the tunnel.
+	kubectl(t, fleet, "delete", "namespace", ns)
+	waitFor(t, time.Minute, func() error {
+		got, err := member.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) || (err == nil && got.DeletionTimestamp != nil) {
+			return nil
+		}
+		return fmt.Errorf("member3's namespace %s after the fleet's was deleted: %v, deleting: %v", ns, err, err == nil && got.DeletionTimestamp != nil)
+	})
+}
+
+// agentCertificate is the certificate in the agent's Secret in its member.
+func agentCertificate(ctx context.Context, t *testing.T, member kubernetes.Interface) *x509.Certificate {
+	t.Helper()
+	s, err := member.CoreV1().Secrets(clusterv1alpha1.FedNamespace).Get(ctx, clusterv1alpha1.AgentSecret, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(s.Data[clusterv1alpha1.SecretKubeconfigKey])
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, _ := pem.Decode(cfg.CertData)
+	if block == nil {
+		t.Fatalf("the agent's Secret holds no certificate")
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cert
+}
+
+// approvedCSR names an approved and issued CSR that user asked for after since, "" when
+// there is none.
+func approvedCSR(ctx context.Context, t *testing.T, host kubernetes.Interface, user string, since time.Time) string {
+	t.Helper()
+	csrs, err := host.CertificatesV1().CertificateSigningRequests().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, csr := range csrs.Items {
+		approved := false
+		for _, c := range csr.Status.Conditions {
+			approved = approved || (c.Type == certificatesv1.CertificateApproved && c.Status == corev1.ConditionTrue)
+		}
+		if csr.Spec.Username == user && approved && len(csr.Status.Certificate) > 0 && csr.CreationTimestamp.After(since) {
+			return csr.Name
+		}
+	}
+	return ""
 }
 
 // registerPull takes a member of the lab out of push mode and registers it in pull mode as

@@ -64,6 +64,9 @@ func (l *Lab) StartAgent(ctx context.Context, member string) error {
 // StopAgent stops a member's fed-agent (SIGTERM, then SIGKILL after 10 s).
 func (l *Lab) StopAgent(member string) error { return l.agentProcess(member).stop(10 * time.Second) }
 
+// AgentRunning says whether a member's fed-agent runs.
+func (l *Lab) AgentRunning(member string) bool { return l.agentProcess(member).alive() }
+
 // AgentLog is the path of a member's fed-agent log.
 func (l *Lab) AgentLog(member string) string { return l.agentProcess(member).logPath() }
 
