@@ -685,6 +685,7 @@ func reportPropagation(b *testing.B, runs []propagationRun, direct directRun) {
 		writes += r.fedWrites
 		events += r.fleetEvents
 		memory.rss, memory.peak, memory.heap = max(memory.rss, r.memory.rss), max(memory.peak, r.memory.peak), max(memory.heap, r.memory.heap)
+		memory.file = max(memory.file, r.memory.file)
 		all, bindings, first, deleted = all+r.all, bindings+r.bindings, first+r.first, deleted+r.deleted
 		latencies = append(latencies, r.latencies...)
 		uses = append(uses, r.cpu)
@@ -766,12 +767,13 @@ func pauseMemberControllers() (resume func(), err error) {
 // serverMemory is fed-apiserver's memory at one moment: its resident set, the peak of it so
 // far, and the Go heap in use.
 type serverMemory struct {
-	rss, peak, heap float64 // bytes
+	rss, peak, file, heap float64 // bytes
 }
 
 func (m serverMemory) String() string {
 	const mib = 1 << 20
-	return fmt.Sprintf("RSS %.0f MiB (peak %.0f MiB), Go heap in use %.0f MiB", m.rss/mib, m.peak/mib, m.heap/mib)
+	return fmt.Sprintf("RSS %.0f MiB (peak %.0f MiB; %.0f MiB of it pages of mapped files), Go heap in use %.0f MiB",
+		m.rss/mib, m.peak/mib, m.file/mib, m.heap/mib)
 }
 
 // fedMemory reads fed-apiserver's memory now.
@@ -784,7 +786,7 @@ func (c *propagationClients) fedMemory(ctx context.Context) (serverMemory, error
 	if err != nil {
 		return serverMemory{}, err
 	}
-	return serverMemory{rss: float64(mem.RSS), peak: float64(mem.Peak), heap: heap}, nil
+	return serverMemory{rss: float64(mem.RSS), peak: float64(mem.Peak), file: float64(mem.File), heap: heap}, nil
 }
 
 // reportPaused reports the run with the members' controller managers stopped beside its

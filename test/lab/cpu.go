@@ -46,8 +46,9 @@ func cpuTime(pid int) (time.Duration, bool) {
 	return time.Duration(stat.CPUTime() * float64(time.Second)), true
 }
 
-// Memory is a lab process's resident memory now and at its peak (VmRSS, VmHWM), in bytes.
-type Memory struct{ RSS, Peak uint64 }
+// Memory is a lab process's resident memory now and at its peak (VmRSS, VmHWM), and the
+// part of it now in pages of mapped files (RssFile), in bytes.
+type Memory struct{ RSS, Peak, File uint64 }
 
 // ProcessMemory reads a running lab process's memory from /proc, by name as find takes it.
 func (l *Lab) ProcessMemory(name string) (Memory, error) {
@@ -67,5 +68,5 @@ func (l *Lab) ProcessMemory(name string) (Memory, error) {
 	if err != nil {
 		return Memory{}, err
 	}
-	return Memory{RSS: status.VmRSS, Peak: status.VmHWM}, nil
+	return Memory{RSS: status.VmRSS, Peak: status.VmHWM, File: status.RssFile}, nil
 }
