@@ -27,10 +27,8 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
@@ -72,8 +70,8 @@ type AgentConfig struct {
 // they are started.
 //
 // Of the fleet, the agent reads only a Namespace by name, to make a namespace of its
-// cluster as fed makes one in a push member; its events, about templates it cannot see, go
-// to its log.
+// cluster as fed makes one in a push member, and records events about the templates its
+// Works were made from there, where `kubectl describe` shows them as for a push member.
 func StartAgent(ctx context.Context, cfg AgentConfig) error {
 	if cfg.Cluster == "" || cfg.Host == nil || cfg.Member == nil {
 		return fmt.Errorf("the agent needs its cluster's name and the host and member client configurations")
@@ -108,9 +106,10 @@ func StartAgent(ctx context.Context, cfg AgentConfig) error {
 	}
 	rics := fed.ResourceInterpreterCustomizations()
 	interp := interpreter.New(interpreter.Listed{Lister: rics.Lister()}, lua.DefaultLimits)
-	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
-	broadcaster.StartStructuredLogging(2)
-	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "fed-agent", Host: cfg.Cluster})
+	recorder, err := fleetRecorder(ctx, cfg.Host, corev1.EventSource{Component: "fed-agent", Host: cfg.Cluster})
+	if err != nil {
+		return fmt.Errorf("fleet events: %w", err)
+	}
 
 	results := &applied.Log{}
 	workStatusController := workstatus.NewController(fedClient, workAccess, mbs, results, interp)
@@ -145,7 +144,6 @@ func StartAgent(ctx context.Context, cfg AgentConfig) error {
 		<-ctx.Done()
 		workFactory.Shutdown()
 		clusterFactory.Shutdown()
-		broadcaster.Shutdown()
 	}()
 	klog.FromContext(ctx).Info("Started the agent's controllers", "cluster", cfg.Cluster)
 	return nil

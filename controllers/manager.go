@@ -173,7 +173,7 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 	if err != nil {
 		return nil, err
 	}
-	recorder, err := fleetRecorder(ctx, cfg.Fed)
+	recorder, err := fleetRecorder(ctx, cfg.Fed, corev1.EventSource{Component: "fed"})
 	if err != nil {
 		return nil, err
 	}
@@ -359,15 +359,19 @@ func fleetConfig(fed *rest.Config) *rest.Config {
 }
 
 // fleetRecorder records events in the fleet, where `kubectl describe` of a template finds
-// them.
-func fleetRecorder(ctx context.Context, fed *rest.Config) (record.EventRecorder, error) {
+// them, until ctx is done.
+func fleetRecorder(ctx context.Context, fed *rest.Config, source corev1.EventSource) (record.EventRecorder, error) {
 	client, err := kubernetes.NewForConfig(fleetConfig(fed))
 	if err != nil {
 		return nil, err
 	}
 	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
-	return broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "fed"}), nil
+	go func() {
+		<-ctx.Done()
+		broadcaster.Shutdown()
+	}()
+	return broadcaster.NewRecorder(scheme.Scheme, source), nil
 }
 
 // newTemplates reads the fleet's templates.

@@ -19,8 +19,8 @@ limitations under the License.
 // AgentGroup) the kinds agents use; this authorizer, first in fed-apiserver's chain, denies
 // an agent anything of fed's API that is not its own cluster's: its Cluster (read, and
 // write its status), the Works of its execution namespace, the interpreter's
-// customizations (read), and the fleet's Namespaces (get by name), which this authorizer
-// allows itself. Anyone else is not its business.
+// customizations (read), and in the fleet, a Namespace by name (get) and events (create,
+// update, patch), which this authorizer allows itself. Anyone else is not its business.
 package agents
 
 import (
@@ -76,10 +76,10 @@ func (az *Authorizer) authorize(_ context.Context, a authorizer.Attributes) (aut
 	if why := az.pullCluster(cluster); why != "" {
 		return authorizer.DecisionDeny, why, nil
 	}
-	if fleetNamespace(a) {
-		// The host's RBAC lets agents into the fleet (fleets/proxy), not read the host's
-		// own namespaces: fed-apiserver, which serves the fleet, allows this read itself.
-		return authorizer.DecisionAllow, "an agent reads a namespace of the fleet by name", nil
+	if why := fleetRequest(a); why != "" {
+		// The host's RBAC lets agents into the fleet (fleets/proxy), and not at the host's
+		// own namespaces or events: fed-apiserver, which serves the fleet, allows these.
+		return authorizer.DecisionAllow, why, nil
 	}
 	if ok, why := allowed(cluster, a); !ok {
 		return authorizer.DecisionDeny, fmt.Sprintf("the agent of cluster %s may not %s: %s", cluster, describe(a), why), nil
@@ -131,15 +131,24 @@ func allowed(cluster string, a authorizer.Attributes) (bool, string) {
 	case a.GetAPIGroup() == federationv1alpha1.GroupName && a.GetResource() == "resourceinterpretercustomizations":
 		return a.GetSubresource() == "" && slices.Contains(reads, verb), "an agent only reads the interpreter's customizations"
 	}
-	return false, "an agent uses only its Cluster, its Works and the interpreter's customizations, and gets the fleet's Namespaces by name"
+	return false, "an agent uses only its Cluster, its Works and the interpreter's customizations, gets the fleet's Namespaces by name and records events there"
 }
 
-// fleetNamespace says whether a request gets one namespace of the fleet by its name, which
-// an agent does before it makes that namespace in its cluster. The only core kind
-// fed-apiserver serves is the fleet's, through the fleet's path.
-func fleetNamespace(a authorizer.Attributes) bool {
-	return a.GetAPIGroup() == "" && a.GetResource() == "namespaces" && a.GetSubresource() == "" &&
-		a.GetVerb() == "get" && a.GetName() != ""
+// fleetRequest says why an agent may make a request of the fleet, "" when it may not: get
+// one namespace by its name, before it makes that namespace in its cluster; record events
+// (about the templates its Works were made from), as kubelets record theirs. The only core
+// kinds fed-apiserver serves are the fleet's, through the fleet's path.
+func fleetRequest(a authorizer.Attributes) string {
+	if a.GetAPIGroup() != "" || a.GetSubresource() != "" {
+		return ""
+	}
+	switch {
+	case a.GetResource() == "namespaces" && a.GetVerb() == "get" && a.GetName() != "":
+		return "an agent reads a namespace of the fleet by name"
+	case a.GetResource() == "events" && slices.Contains([]string{"create", "update", "patch"}, a.GetVerb()):
+		return "an agent records events in the fleet"
+	}
+	return ""
 }
 
 // describe says what a request asks, as the host's RBAC messages do.

@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
@@ -82,6 +83,9 @@ func TestPullMode(t *testing.T) {
 		"jsonpath={.metadata.labels.team} {.metadata.labels.federation\\.fedhq\\.io/managed}")
 	// Its status comes back to the template through the agent.
 	expectOutput(t, time.Minute, fleet, "2/2", "get", "deploy", "pull-web", "-n", ns, "-o", "jsonpath={.status.replicas}/{.status.readyReplicas}")
+	// And the agent's event on the template, as fed records one for a push member.
+	expectOutput(t, 30*time.Second, fleet, "fed-agent/member3 Synced applied to cluster member3", "get", "events", "-n", ns,
+		"--field-selector", "involvedObject.name=pull-web,reason=Synced", "-o", "jsonpath={range .items[*]}{.source.component}/{.source.host} {.reason} {.message}{end}")
 
 	// fed reaches member3 through the agent's tunnel: kubectl fed get, logs and exec.
 	fedr := fedRunner(fed)
@@ -215,15 +219,7 @@ func TestPullMode(t *testing.T) {
 // agentCertificate is the certificate in the agent's Secret in its member.
 func agentCertificate(ctx context.Context, t *testing.T, member kubernetes.Interface) *x509.Certificate {
 	t.Helper()
-	s, err := member.CoreV1().Secrets(clusterv1alpha1.FedNamespace).Get(ctx, clusterv1alpha1.AgentSecret, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(s.Data[clusterv1alpha1.SecretKubeconfigKey])
-	if err != nil {
-		t.Fatal(err)
-	}
-	block, _ := pem.Decode(cfg.CertData)
+	block, _ := pem.Decode(agentConfig(ctx, t, member).CertData)
 	if block == nil {
 		t.Fatalf("the agent's Secret holds no certificate")
 	}
@@ -371,6 +367,16 @@ func clusterReady(ctx context.Context, clusters interface {
 // member.
 func agentClient(ctx context.Context, t *testing.T, member kubernetes.Interface) versioned.Interface {
 	t.Helper()
+	cs, err := versioned.NewForConfig(agentConfig(ctx, t, member))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// agentConfig is the agent's configuration for the host, from its Secret in the member.
+func agentConfig(ctx context.Context, t *testing.T, member kubernetes.Interface) *rest.Config {
+	t.Helper()
 	s, err := member.CoreV1().Secrets(clusterv1alpha1.FedNamespace).Get(ctx, clusterv1alpha1.AgentSecret, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -379,11 +385,7 @@ func agentClient(ctx context.Context, t *testing.T, member kubernetes.Interface)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := versioned.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cs
+	return cfg
 }
 
 // lastLine is the last non-empty line of out.
