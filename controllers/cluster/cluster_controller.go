@@ -25,8 +25,10 @@ import (
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	coordinationlisters "k8s.io/client-go/listers/coordination/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
@@ -342,13 +344,7 @@ func (c *Controller) keepTaints(ctx context.Context, cluster *clusterv1alpha1.Cl
 // probe asks the member whether it is ready and, if so, reads its version, APIs, nodes and
 // pods. credentialsErr says fed could not even build a client for it.
 func (c *Controller) probe(ctx context.Context, name string) (obs observation, credentialsErr bool) {
-	cfg, err := c.members.Config(name)
-	if err != nil {
-		return observation{health: unreachable, message: err.Error()}, true
-	}
-	cfg.Timeout = c.opts.ProbeTimeout
-	cfg.QPS, cfg.Burst = -1, 0 // a few requests every few seconds; no client-side throttling
-	cs, err := kubernetes.NewForConfig(cfg)
+	cs, cfg, err := c.probeClient(name)
 	if err != nil {
 		return observation{health: unreachable, message: err.Error()}, true
 	}
@@ -384,10 +380,41 @@ func observe(ctx context.Context, cs kubernetes.Interface) (observation, error) 
 	if err != nil && !discovery.IsGroupDiscoveryFailedError(err) {
 		return observation{}, fmt.Errorf("discovering APIs: %w", err)
 	}
-	// Read from the apiserver's watch cache (resourceVersion 0): cheap for the member.
+	nodes, pods, err := nodesAndPods(ctx, cs)
+	if err != nil {
+		return observation{}, err
+	}
+	nodeSummary, allocatable := summarizeNodes(nodes)
+	allocated, allocating := summarizePods(pods)
+	return observation{
+		health:            healthy,
+		kubernetesVersion: version.GitVersion,
+		apiEnablements:    apiEnablements(lists),
+		nodeSummary:       nodeSummary,
+		resourceSummary:   &clusterv1alpha1.ResourceSummary{Allocatable: allocatable, Allocated: allocated, Allocating: allocating},
+		nodes:             nodeRoom(nodes, pods),
+	}, nil
+}
+
+// probeClient is a client of a member for probes: the probe's timeout, no client-side
+// throttling (a few requests every few seconds).
+func (c *Controller) probeClient(name string) (kubernetes.Interface, *rest.Config, error) {
+	cfg, err := c.members.Config(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg.Timeout = c.opts.ProbeTimeout
+	cfg.QPS, cfg.Burst = -1, 0
+	cs, err := kubernetes.NewForConfig(cfg)
+	return cs, cfg, err
+}
+
+// nodesAndPods lists a member's nodes and its pods that hold resources (neither succeeded
+// nor failed), from its apiserver's watch cache (resourceVersion 0): cheap for the member.
+func nodesAndPods(ctx context.Context, cs kubernetes.Interface) ([]corev1.Node, []corev1.Pod, error) {
 	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{ResourceVersion: "0"})
 	if err != nil {
-		return observation{}, fmt.Errorf("listing nodes: %w", err)
+		return nil, nil, fmt.Errorf("listing nodes: %w", err)
 	}
 	pods, err := cs.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
 		ResourceVersion: "0",
@@ -397,18 +424,31 @@ func observe(ctx context.Context, cs kubernetes.Interface) (observation, error) 
 		).String(),
 	})
 	if err != nil {
-		return observation{}, fmt.Errorf("listing pods: %w", err)
+		return nil, nil, fmt.Errorf("listing pods: %w", err)
 	}
-	nodeSummary, allocatable := summarizeNodes(nodes.Items)
-	allocated, allocating := summarizePods(pods.Items)
-	return observation{
-		health:            healthy,
-		kubernetesVersion: version.GitVersion,
-		apiEnablements:    apiEnablements(lists),
-		nodeSummary:       nodeSummary,
-		resourceSummary:   &clusterv1alpha1.ResourceSummary{Allocatable: allocatable, Allocated: allocated, Allocating: allocating},
-		nodes:             nodeRoom(nodes.Items, pods.Items),
-	}, nil
+	return nodes.Items, pods.Items, nil
+}
+
+// agentRoom keeps the scheduler's picture of a pull cluster's nodes, read through its
+// agent's tunnel as a push member's probe reads them. A failed read keeps the last
+// picture, as a failed probe of a push member does; without any (the tunnel is not held by
+// this process, or the member has not answered yet) the scheduler counts the resource
+// summary the agent reports.
+func (c *Controller) agentRoom(ctx context.Context, name string) {
+	nodes, pods, err := func() ([]corev1.Node, []corev1.Pod, error) {
+		cs, _, err := c.probeClient(name)
+		if err != nil {
+			return nil, nil, err
+		}
+		ctx, cancel := context.WithTimeout(ctx, 2*c.opts.ProbeTimeout)
+		defer cancel()
+		return nodesAndPods(ctx, cs)
+	}()
+	if err != nil {
+		klog.FromContext(ctx).V(2).Info("No new picture of a pull cluster's nodes through its tunnel", "cluster", name, "err", err)
+		return
+	}
+	c.rooms.Set(name, nodeRoom(nodes, pods))
 }
 
 // watchAgent is the host's part for a pull cluster: while its agent renews its Lease, the
@@ -450,7 +490,11 @@ func (c *Controller) watchAgent(ctx context.Context, cluster *clusterv1alpha1.Cl
 	next := c.opts.ProbeInterval
 	if due := seen.seenAt.Add(grace); now.Before(due) {
 		next = min(next, due.Sub(now)+time.Second)
+		if renewed != "" {
+			c.agentRoom(ctx, name)
+		}
 	} else {
+		c.rooms.Delete(name)
 		msg := fmt.Sprintf("the agent of cluster %s has never renewed its Lease %s/%s in the host: is fed-agent running there?", name,
 			clusterv1alpha1.FedNamespace, clusterv1alpha1.AgentLease(name))
 		if renewed != "" {

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"crypto/x509"
 	"encoding/pem"
@@ -26,13 +27,16 @@ import (
 
 // TestPullMode takes member3 out of push mode and registers it in pull mode, as a user
 // would (kubectl fed token create on the host, kubectl fed register in the member), runs
-// its agent as a local process, and checks that the host holds no credentials for it,
-// that it receives a propagated workload and reports its status, that kubectl fed get,
-// logs and exec reach it through the agent's tunnel, that the agent may touch
-// nothing of another cluster, that stopping the agent marks member3 not Ready within the
-// grace period, and that a restarted agent resumes without applying anything again. It is
-// not parallel: no other test runs while member3 is out of push mode; at the end member3
-// is joined in push mode again.
+// its agent as a local process, and checks: the host holds no credentials for it; it
+// receives a propagated workload, in a namespace made from the fleet's, and reports its
+// status and events; the scheduler sees its nodes, and kubectl fed get, logs and exec
+// reach it, through the agent's tunnel; the agent may touch nothing of another cluster;
+// with fed-apiserver stopped and started again, the agent keeps member3 as it was and
+// writes nothing there; stopping the agent marks member3 not Ready within the grace
+// period, and a restarted agent resumes without applying anything again; the agent renews
+// its certificate; the fleet's namespace deleted, member3's goes. It is not parallel: no
+// other test runs while member3 is out of push mode; at the end member3 is joined in push
+// mode again.
 func TestPullMode(t *testing.T) {
 	ctx := context.Background()
 	const name = "member3"
@@ -109,6 +113,18 @@ func TestPullMode(t *testing.T) {
 	if out := fedr.ok(t, "exec", pod, "-n", ns, "-C", name, "--", "echo", "through the tunnel"); strings.TrimSpace(out) != "through the tunnel" {
 		t.Fatalf("kubectl fed exec through the tunnel printed %q", out)
 	}
+
+	// The scheduler sees member3's nodes through the tunnel, as it sees a push member's,
+	// read at each of the host's looks at the agent's Lease (every 5 s) once the tunnel is
+	// open (as it is now: exec came through): four replicas of 10 CPU do not fit on its
+	// three nodes of 16 CPU, though the 48 CPU of its resource summary would hold them.
+	waitNodesFree(t, name, 12000, 16001)
+	time.Sleep(6 * time.Second)
+	propagate(t, ns, "ten", 4, "{cpu: 10}",
+		"{clusterAffinity: {clusterNames: [member3]}, replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated}}")
+	expectOutput(t, nodeRetry, fleet, "| NoClusterFit: 4 replica(s) do not fit: member3 can hold 3 more", "get", "rb", "ten-deployment", "-n", ns,
+		"-o", `jsonpath={range .spec.clusters[*]}{.name}={.replicas} {end}| {.status.conditions[?(@.type=="Scheduled")].reason}: {.status.conditions[?(@.type=="Scheduled")].message}`)
+	kubectl(t, fleet, "delete", "deploy", "ten", "-n", ns)
 
 	// The agent's own credentials reach its cluster's Works and nothing of another's.
 	agentFed := agentClient(ctx, t, member)
@@ -193,8 +209,8 @@ func TestPullMode(t *testing.T) {
 		}
 		return nil
 	})
-	if csr := approvedCSR(ctx, t, host, clusterv1alpha1.AgentUser(name), registered.NotBefore); csr == "" {
-		t.Fatalf("no CSR of %s approved", clusterv1alpha1.AgentUser(name))
+	if csr := approvedCSR(ctx, t, host, clusterv1alpha1.AgentUser(name), agentCertificate(ctx, t, member)); csr == "" {
+		t.Fatalf("no CSR of %s approved that issued the certificate in its Secret", clusterv1alpha1.AgentUser(name))
 	} else {
 		t.Logf("the agent's renewal: CSR %s", csr)
 	}
@@ -230,9 +246,9 @@ func agentCertificate(ctx context.Context, t *testing.T, member kubernetes.Inter
 	return cert
 }
 
-// approvedCSR names an approved and issued CSR that user asked for after since, "" when
+// approvedCSR names the approved CSR that user asked for and that issued cert, "" when
 // there is none.
-func approvedCSR(ctx context.Context, t *testing.T, host kubernetes.Interface, user string, since time.Time) string {
+func approvedCSR(ctx context.Context, t *testing.T, host kubernetes.Interface, user string, cert *x509.Certificate) string {
 	t.Helper()
 	csrs, err := host.CertificatesV1().CertificateSigningRequests().List(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -243,7 +259,8 @@ func approvedCSR(ctx context.Context, t *testing.T, host kubernetes.Interface, u
 		for _, c := range csr.Status.Conditions {
 			approved = approved || (c.Type == certificatesv1.CertificateApproved && c.Status == corev1.ConditionTrue)
 		}
-		if csr.Spec.Username == user && approved && len(csr.Status.Certificate) > 0 && csr.CreationTimestamp.After(since) {
+		issued, _ := pem.Decode(csr.Status.Certificate)
+		if csr.Spec.Username == user && approved && issued != nil && bytes.Equal(issued.Bytes, cert.Raw) {
 			return csr.Name
 		}
 	}
