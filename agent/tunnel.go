@@ -77,7 +77,7 @@ func holdTunnel(ctx context.Context, id hostIdentity, certs certificate.Manager,
 	logrus.SetLevel(logrus.WarnLevel) // remotedialer's own logs; the agent logs what matters
 	logger := klog.FromContext(ctx)
 	go func() {
-		backoff := wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.2, Steps: 6, Cap: 30 * time.Second}
+		backoff := tunnelBackoff()
 		for ctx.Err() == nil {
 			started := time.Now()
 			err := remotedialer.ConnectToProxyWithDialer(ctx, u.String(), nil, allow, dialer, local, nil)
@@ -85,7 +85,7 @@ func holdTunnel(ctx context.Context, id hostIdentity, certs certificate.Manager,
 				return
 			}
 			if time.Since(started) > time.Minute {
-				backoff = wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.2, Steps: 6, Cap: 30 * time.Second}
+				backoff = tunnelBackoff()
 			}
 			delay := backoff.Step()
 			logger.Info("The tunnel to fed-apiserver is down; opening it again", "err", err, "after", delay)
@@ -167,3 +167,11 @@ type pipeAddr struct{}
 
 func (pipeAddr) Network() string { return "pipe" }
 func (pipeAddr) String() string  { return "fed-agent" }
+
+// tunnelBackoff spaces the agent's attempts to open its tunnel again: soon, and never more
+// than 5 s apart, since fed-apiserver restarting (a rolling update, a crash) is the usual
+// reason it is down, and until it is open again fed cannot reach the member. An attempt
+// costs the host one refused handshake.
+func tunnelBackoff() wait.Backoff {
+	return wait.Backoff{Duration: 500 * time.Millisecond, Factor: 2, Jitter: 0.2, Steps: 5, Cap: 5 * time.Second}
+}

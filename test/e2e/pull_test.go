@@ -169,6 +169,7 @@ func TestPullMode(t *testing.T) {
 	if err := theLab.StartProcess("fed-apiserver"); err != nil {
 		t.Fatal(err)
 	}
+	back := time.Now()
 	waitFor(t, time.Minute, func() error { return clusterReady(ctx, clusters, name, metav1.ConditionTrue) })
 	waitFor(t, time.Minute, func() error {
 		if out, errOut, err := fedr.run("get", "pods", "-n", ns, "-C", name, "--cache=false"); err != nil || !strings.Contains(out, pod) {
@@ -176,6 +177,7 @@ func TestPullMode(t *testing.T) {
 		}
 		return nil
 	})
+	t.Logf("fed-apiserver started again to member3 reached through the tunnel: %.1fs", time.Since(back).Seconds())
 	time.Sleep(5 * time.Second) // the agent's Works are listed again and looked at by now
 	if after := applies(); after != before {
 		t.Fatalf("the agent wrote %v times in member3 across the host's absence, want none (nothing changed)", after-before)
