@@ -168,10 +168,10 @@ type pipeAddr struct{}
 func (pipeAddr) Network() string { return "pipe" }
 func (pipeAddr) String() string  { return "fed-agent" }
 
-// tunnelBackoff spaces the agent's attempts to open its tunnel again: soon, and never more
-// than 5 s apart, since fed-apiserver restarting (a rolling update, a crash) is the usual
+// tunnelBackoff spaces the agent's attempts to open its tunnel again: soon, and at most 4 s
+// apart (4.8 s with the jitter), since fed-apiserver restarting (a rolling update, a crash) is the usual
 // reason it is down, and until it is open again fed cannot reach the member. An attempt
 // costs the host one refused handshake.
 func tunnelBackoff() wait.Backoff {
-	return wait.Backoff{Duration: 500 * time.Millisecond, Factor: 2, Jitter: 0.2, Steps: 5, Cap: 5 * time.Second}
+	return wait.Backoff{Duration: 500 * time.Millisecond, Factor: 2, Jitter: 0.2, Steps: 5, Cap: 4 * time.Second}
 }

@@ -367,6 +367,7 @@ func fleetRecorder(ctx context.Context, fed *rest.Config, source corev1.EventSou
 	}
 	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
+	broadcaster.StartStructuredLogging(2) // in the log too, should the fleet not take them
 	go func() {
 		<-ctx.Done()
 		broadcaster.Shutdown()

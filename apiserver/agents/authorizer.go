@@ -136,8 +136,12 @@ func allowed(cluster string, a authorizer.Attributes) (bool, string) {
 
 // fleetRequest says why an agent may make a request of the fleet, "" when it may not: get
 // one namespace by its name, before it makes that namespace in its cluster; record events
-// (about the templates its Works were made from), as kubelets record theirs. The only core
-// kinds fed-apiserver serves are the fleet's, through the fleet's path.
+// (about the templates its Works were made from), as kubelets record theirs. Core kinds
+// reach fed-apiserver only as the inner requests of the paths it serves whole: the fleet's,
+// which the host lets agents into (fleets/proxy), and the search cache's and fleet proxy's,
+// which it does not (nothing of search.fedhq.io is granted to them). This authorizer
+// cannot tell those apart (it sees the inner request), so the host's RBAC on the outer
+// path is what keeps agents to the fleet.
 func fleetRequest(a authorizer.Attributes) string {
 	if a.GetAPIGroup() != "" || a.GetSubresource() != "" {
 		return ""

@@ -109,6 +109,8 @@ type Controller struct {
 	mu       sync.Mutex
 	failures map[string]int // unhealthy probes in a row, per cluster
 	renewals map[string]renewal
+	// roomsRead is when each pull cluster's nodes were last read through its tunnel.
+	roomsRead map[string]time.Time
 }
 
 // NewController returns a controller fed by the Cluster informer; members gives it each
@@ -147,15 +149,16 @@ func newController(client versioned.Interface, clusters clusterinformers.Cluster
 	rooms *noderoom.Store, opts Options) (*Controller, error) {
 	opts.defaults()
 	c := &Controller{
-		client:   client,
-		clusters: clusters.Lister(),
-		synced:   []cache.InformerSynced{clusters.Informer().HasSynced},
-		members:  members,
-		queue:    reconciler.NewQueue[string]("cluster"),
-		opts:     opts,
-		rooms:    rooms,
-		failures: map[string]int{},
-		renewals: map[string]renewal{},
+		client:    client,
+		clusters:  clusters.Lister(),
+		synced:    []cache.InformerSynced{clusters.Informer().HasSynced},
+		members:   members,
+		queue:     reconciler.NewQueue[string]("cluster"),
+		opts:      opts,
+		rooms:     rooms,
+		failures:  map[string]int{},
+		renewals:  map[string]renewal{},
+		roomsRead: map[string]time.Time{},
 	}
 	_, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: c.enqueue,
@@ -250,6 +253,7 @@ func (c *Controller) reconcile(ctx context.Context, name string) (time.Duration,
 		c.mu.Lock()
 		delete(c.failures, name)
 		delete(c.renewals, name)
+		delete(c.roomsRead, name)
 		c.mu.Unlock()
 		c.members.Forget(name)
 		c.rooms.Delete(name)
@@ -430,11 +434,11 @@ func nodesAndPods(ctx context.Context, cs kubernetes.Interface) ([]corev1.Node, 
 }
 
 // agentRoom keeps the scheduler's picture of a pull cluster's nodes, read through its
-// agent's tunnel as a push member's probe reads them. A failed read keeps the last
-// picture, as a failed probe of a push member does; without any (the tunnel is not held by
-// this process, or the member has not answered yet) the scheduler counts the resource
-// summary the agent reports.
-func (c *Controller) agentRoom(ctx context.Context, name string) {
+// agent's tunnel as a push member's probe reads them. A failed read keeps the last picture
+// for up to grace, as a push member's stands until failed probes make it not Ready; without
+// one (the tunnel is not open to this process, or the member has not answered for that
+// long) the scheduler counts the resource summary the agent reports.
+func (c *Controller) agentRoom(ctx context.Context, name string, grace time.Duration) {
 	nodes, pods, err := func() ([]corev1.Node, []corev1.Pod, error) {
 		cs, _, err := c.probeClient(name)
 		if err != nil {
@@ -444,10 +448,16 @@ func (c *Controller) agentRoom(ctx context.Context, name string) {
 		defer cancel()
 		return nodesAndPods(ctx, cs)
 	}()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if err != nil {
 		klog.FromContext(ctx).V(2).Info("No new picture of a pull cluster's nodes through its tunnel", "cluster", name, "err", err)
+		if time.Since(c.roomsRead[name]) > grace {
+			c.rooms.Delete(name)
+		}
 		return
 	}
+	c.roomsRead[name] = time.Now()
 	c.rooms.Set(name, nodeRoom(nodes, pods))
 }
 
@@ -491,7 +501,7 @@ func (c *Controller) watchAgent(ctx context.Context, cluster *clusterv1alpha1.Cl
 	if due := seen.seenAt.Add(grace); now.Before(due) {
 		next = min(next, due.Sub(now)+time.Second)
 		if renewed != "" {
-			c.agentRoom(ctx, name)
+			c.agentRoom(ctx, name, grace)
 		}
 	} else {
 		c.rooms.Delete(name)

@@ -36,6 +36,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	clusterinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/cluster/v1alpha1"
@@ -153,6 +154,12 @@ func ForAgent(get FleetGetter) *Controller { return &Controller{get: get} }
 func (c *Controller) fleetNamespace(ctx context.Context, name string) (*unstructured.Unstructured, error) {
 	if c.get != nil {
 		ns, err := c.get(ctx, name)
+		if apierrors.IsForbidden(err) {
+			// A host whose fed predates agents reading the fleet's namespaces: a bare one,
+			// as such a host's agents made.
+			klog.FromContext(ctx).Info("The fleet does not let this agent read its namespaces; making a bare one", "namespace", name, "err", err)
+			return nil, apierrors.NewNotFound(members.NamespacesResource.GroupResource(), name)
+		}
 		if err != nil && !apierrors.IsNotFound(err) {
 			return nil, fmt.Errorf("reading the fleet's namespace %s: %w", name, err)
 		}
@@ -278,7 +285,13 @@ func (c *Controller) clean(ctx context.Context, name string) error {
 	for _, cluster := range clusters {
 		mb, err := c.members.Get(cluster.Name)
 		if err != nil {
-			continue // an unreachable member keeps it; nothing fed runs there needs it
+			if c.members.ByAgent(cluster.Name) {
+				// A pull member is reached through its agent's tunnel, which may not be
+				// open to this process yet (fed-apiserver just started, or the agent is
+				// reconnecting): try again.
+				errs = append(errs, err)
+			}
+			continue // an unreachable push member keeps it; nothing fed runs there needs it
 		}
 		client := mb.Client.Resource(members.NamespacesResource)
 		ns, err := client.Get(ctx, name, metav1.GetOptions{})

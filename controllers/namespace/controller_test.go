@@ -31,7 +31,8 @@ import (
 
 // TestForAgent: an agent makes a member's namespace from the fleet's Namespace of that
 // name (its labels and annotations, not its spec or status, labelled as fed's), a bare one
-// labelled as fed's when the fleet has none, and none when the fleet cannot be read.
+// labelled as fed's when the fleet has none or does not let the agent read it (a host of
+// an older fed), and none when the fleet cannot be reached.
 func TestForAgent(t *testing.T) {
 	fleet := map[string]*unstructured.Unstructured{
 		"apps": {Object: map[string]any{
@@ -45,8 +46,11 @@ func TestForAgent(t *testing.T) {
 	}
 	unreachable := errors.New("connection refused")
 	get := func(_ context.Context, name string) (*unstructured.Unstructured, error) {
-		if name == "down" {
+		switch name {
+		case "down":
 			return nil, unreachable
+		case "locked":
+			return nil, apierrors.NewForbidden(schema.GroupResource{Resource: "namespaces"}, name, errors.New("an older fed"))
 		}
 		if ns, ok := fleet[name]; ok {
 			return ns.DeepCopy(), nil
@@ -83,6 +87,9 @@ func TestForAgent(t *testing.T) {
 		t.Errorf("without a fleet namespace: %v, want a bare one labelled as fed's", bare.Object)
 	}
 
+	if locked, err := c.memberNamespace(ctx, "locked"); err != nil || locked.GetLabels()[federationv1alpha1.LabelManaged] != "true" {
+		t.Errorf("the fleet refusing the agent: %v, %v; want a bare namespace", locked, err)
+	}
 	if _, err := c.memberNamespace(ctx, "down"); !errors.Is(err, unreachable) || !strings.Contains(err.Error(), "the fleet's namespace down") {
 		t.Errorf("the fleet unreadable: %v, want its error, saying which namespace", err)
 	}
