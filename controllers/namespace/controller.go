@@ -63,7 +63,8 @@ type Controller struct {
 	synced    cache.InformerSynced
 	members   *members.Members
 	queue     workqueue.TypedRateLimitingInterface[key]
-	// get, when set, reads the fleet's namespaces instead of templates (ForAgent).
+	// get reads the fleet's namespaces: from templates in fed-apiserver, by a request in
+	// an agent (ForAgent).
 	get FleetGetter
 }
 
@@ -75,6 +76,9 @@ func NewController(tmpls *templates.Templates, clusters clusterinformers.Cluster
 		synced:    clusters.Informer().HasSynced,
 		members:   mbs,
 		queue:     reconciler.NewQueue[key]("namespace"),
+		get: func(_ context.Context, name string) (*unstructured.Unstructured, error) {
+			return tmpls.Get(members.NamespacesResource, "", name)
+		},
 	}
 	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
@@ -152,20 +156,17 @@ func ForAgent(get FleetGetter) *Controller { return &Controller{get: get} }
 
 // fleetNamespace returns the fleet's namespace of a name; NotFound when there is none.
 func (c *Controller) fleetNamespace(ctx context.Context, name string) (*unstructured.Unstructured, error) {
-	if c.get != nil {
-		ns, err := c.get(ctx, name)
-		if apierrors.IsForbidden(err) {
-			// A host whose fed predates agents reading the fleet's namespaces: a bare one,
-			// as such a host's agents made.
-			klog.FromContext(ctx).Info("The fleet does not let this agent read its namespaces; making a bare one", "namespace", name, "err", err)
-			return nil, apierrors.NewNotFound(members.NamespacesResource.GroupResource(), name)
-		}
-		if err != nil && !apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf("reading the fleet's namespace %s: %w", name, err)
-		}
-		return ns, err
+	ns, err := c.get(ctx, name)
+	switch {
+	case apierrors.IsForbidden(err):
+		// An agent of a host whose fed predates agents reading the fleet's namespaces: a
+		// bare one, as such a host's agents made.
+		klog.FromContext(ctx).Info("The fleet does not let this agent read its namespaces; making a bare one", "namespace", name, "err", err)
+		return nil, apierrors.NewNotFound(members.NamespacesResource.GroupResource(), name)
+	case err != nil && !apierrors.IsNotFound(err):
+		return nil, fmt.Errorf("reading the fleet's namespace %s: %w", name, err)
 	}
-	return c.templates.Get(members.NamespacesResource, "", name)
+	return ns, err
 }
 
 // executionNamespace makes the execution namespace of a cluster in the fleet, once the

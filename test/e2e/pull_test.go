@@ -32,7 +32,7 @@ import (
 // status and events; the scheduler sees its nodes, and kubectl fed get, logs and exec
 // reach it, through the agent's tunnel; the agent may touch nothing of another cluster;
 // with fed-apiserver stopped and started again, the agent keeps member3 as it was and
-// writes nothing there; stopping the agent marks member3 not Ready within the grace
+// writes there only the one change made afterwards; stopping the agent marks member3 not Ready within the grace
 // period, and a restarted agent resumes without applying anything again; the agent renews
 // its certificate; the fleet's namespace deleted, member3's goes. It is not parallel: no
 // other test runs while member3 is out of push mode; at the end member3 is joined in push
@@ -124,7 +124,7 @@ func TestPullMode(t *testing.T) {
 	propagate(t, ns, "ten", 4, "{cpu: 10}",
 		"{clusterAffinity: {clusterNames: [member3]}, replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated}}")
 	expectOutput(t, nodeRetry, fleet, "| NoClusterFit: 4 replica(s) do not fit: member3 can hold 3 more", "get", "rb", "ten-deployment", "-n", ns,
-		"-o", `jsonpath={range .spec.clusters[*]}{.name}={.replicas} {end}| {.status.conditions[?(@.type=="Scheduled")].reason}: {.status.conditions[?(@.type=="Scheduled")].message}`)
+		"-o", scheduledJSONPath)
 	kubectl(t, fleet, "delete", "deploy", "ten", "-n", ns)
 
 	// The agent's own credentials reach its cluster's Works and nothing of another's.

@@ -17,6 +17,10 @@ import (
 // is scheduled again after a minute.
 const nodeRetry = 90 * time.Second
 
+// scheduledJSONPath prints a binding's placement and its Scheduled condition's reason and
+// message, as "member3=3 | Success: the binding is scheduled".
+const scheduledJSONPath = `jsonpath={range .spec.clusters[*]}{.name}={.replicas} {end}| {.status.conditions[?(@.type=="Scheduled")].reason}: {.status.conditions[?(@.type=="Scheduled")].message}`
+
 // nodeFreeCPU is the CPU (millicores) left on each Ready node of a member: its allocatable
 // less the requests of the containers of the pods bound to it that have not terminated.
 func nodeFreeCPU(t *testing.T, member string) (map[string]int64, error) {
@@ -105,7 +109,6 @@ func TestSchedulerNodeRoom(t *testing.T) {
 	waitNodesFree(t, "member3", 12000, 16001)
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	aggregated := "{replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated}}"
-	scheduled := `jsonpath={range .spec.clusters[*]}{.name}={.replicas} {end}| {.status.conditions[?(@.type=="Scheduled")].reason}: {.status.conditions[?(@.type=="Scheduled")].message}`
 
 	t.Run("four of 10 CPU do not fit, three do", func(t *testing.T) {
 		// member1 (4 CPU) and member2 (8 CPU per node) have no node for one: only member3
@@ -113,7 +116,7 @@ func TestSchedulerNodeRoom(t *testing.T) {
 		propagate(t, ns, "ten", 4, "{cpu: 10}", aggregated)
 		deleteOnFailure(t, ns, "ten")
 		expectOutput(t, nodeRetry, theLab.FleetKubeconfig(), "| NoClusterFit: 4 replica(s) do not fit: member3 can hold 3 more",
-			"get", "rb", "ten-deployment", "-n", ns, "-o", scheduled)
+			"get", "rb", "ten-deployment", "-n", ns, "-o", scheduledJSONPath)
 		expectMemberReplicas(t, ns, "ten", nil)
 
 		propagate(t, ns, "ten", 3, "{cpu: 10}", aggregated)
@@ -129,7 +132,7 @@ func TestSchedulerNodeRoom(t *testing.T) {
 		propagate(t, ns, "six", 8, "{cpu: 6}", aggregated)
 		deleteOnFailure(t, ns, "six")
 		expectOutput(t, nodeRetry, theLab.FleetKubeconfig(), "member2=2 member3=6 | Success: the binding is scheduled",
-			"get", "rb", "six-deployment", "-n", ns, "-o", scheduled)
+			"get", "rb", "six-deployment", "-n", ns, "-o", scheduledJSONPath)
 		expectMemberReplicas(t, ns, "six", map[string]int64{"member2": 2, "member3": 6})
 		expectMemberReady(t, "member3", ns, "six", 6)
 		expectMemberReady(t, "member2", ns, "six", 2)
