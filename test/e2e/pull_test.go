@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 )
 
@@ -186,6 +187,10 @@ func TestPullMode(t *testing.T) {
 		t.Fatalf("the agent wrote %v times in member3 across the host's absence and one change, want one", after-before)
 	}
 
+	// The agent stops once its Works' status records what it applied, from which it
+	// resumes: stopped before that, it would rightly apply again what it cannot know it did.
+	waitFor(t, 30*time.Second, func() error { return worksRecorded(ctx, fedClient, name) })
+
 	// The agent stops: member3 is not Ready within its Lease's duration (the lab's agent
 	// writes 12 s) and a probe.
 	if err := theLab.StopAgent(name); err != nil {
@@ -235,6 +240,31 @@ func TestPullMode(t *testing.T) {
 		}
 		return fmt.Errorf("member3's namespace %s after the fleet's was deleted: %v, deleting: %v", ns, err, err == nil && got.DeletionTimestamp != nil)
 	})
+}
+
+// worksRecorded is nil when every Work of a cluster has its Applied condition true for its
+// generation and the applied version of each of its manifests.
+func worksRecorded(ctx context.Context, fedClient versioned.Interface, cluster string) error {
+	works, err := fedClient.FederationV1alpha1().Works(federationv1alpha1.ExecutionNamespacePrefix+cluster).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	for _, w := range works.Items {
+		cond := meta.FindStatusCondition(w.Status.Conditions, federationv1alpha1.WorkConditionApplied)
+		if cond == nil || cond.Status != metav1.ConditionTrue || cond.ObservedGeneration != w.Generation {
+			return fmt.Errorf("work %s/%s of generation %d: applied %v", w.Namespace, w.Name, w.Generation, cond)
+		}
+		recorded := 0
+		for _, ms := range w.Status.ManifestStatuses {
+			if ms.AppliedVersion != "" {
+				recorded++
+			}
+		}
+		if recorded < len(w.Spec.Workload.Manifests) {
+			return fmt.Errorf("work %s/%s: %d of %d manifests' applied versions recorded", w.Namespace, w.Name, recorded, len(w.Spec.Workload.Manifests))
+		}
+	}
+	return nil
 }
 
 // agentCertificate is the certificate in the agent's Secret in its member.
