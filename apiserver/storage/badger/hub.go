@@ -3,6 +3,8 @@ package badger
 import (
 	"strings"
 	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // liveBufferSize is how many committed events a watcher may have pending
@@ -11,7 +13,7 @@ import (
 const liveBufferSize = 1024
 
 // rawEvent is one committed change (or a progress marker) as handed to
-// watchers: still transformed, not decoded.
+// watchers: still transformed, not decoded (until the first of them decodes it).
 type rawEvent struct {
 	rev      int64
 	path     string
@@ -20,6 +22,25 @@ type rawEvent struct {
 	prevData []byte // replaced version; nil if the key did not exist
 
 	progress bool // a progress marker: everything up to rev was delivered
+
+	// watchers is how many live subscriptions the hub handed the event to. With
+	// sharedDecodeWatchers or more, the first of them to decode an object of the event
+	// keeps it in decoded, and each of them gets a copy: DeepCopy costs a fraction of
+	// decoding JSON, and a resource has several watchers (fed's informers, the host's
+	// garbage collector and quota controller through the aggregation layer).
+	watchers int
+	decoded  decodedEvent
+}
+
+// sharedDecodeWatchers is how many watchers of an event make it decoded once for all of
+// them (a variable for the benchmark's baseline).
+var sharedDecodeWatchers = 2
+
+// decodedEvent holds what a store decoded of an event for the event's other watchers.
+type decodedEvent struct {
+	mu        sync.Mutex
+	store     *Store // whose codec decoded them
+	cur, prev runtime.Object
 }
 
 // subscription is one watcher's registration for live events.
@@ -74,6 +95,11 @@ func (h *hub) unsubscribe(s *subscription) {
 func (h *hub) publish(ev *rawEvent) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	for s := range h.subs {
+		if s.matches(ev.path) {
+			ev.watchers++
+		}
+	}
 	for s := range h.subs {
 		if !s.matches(ev.path) {
 			continue

@@ -241,13 +241,13 @@ func (w *watchChan) transform(ev *rawEvent) (*watch.Event, error) {
 	var cur, old runtime.Object
 	var err error
 	if ev.typ != eventDeleted {
-		if cur, err = w.decode(ev.path, ev.data, ev.rev); err != nil {
+		if cur, err = w.decodeEvent(ev, false); err != nil {
 			return nil, err
 		}
 	}
 	if ev.prevData != nil && (ev.typ == eventDeleted || !w.acceptAll) {
 		// The old object carries the revision of the event, as in etcd3.
-		if old, err = w.decode(ev.path, ev.prevData, ev.rev); err != nil {
+		if old, err = w.decodeEvent(ev, true); err != nil {
 			if ev.typ == eventDeleted && w.s.unsafeDeletion {
 				return nil, fmt.Errorf("%s - %w", deletedCorruptPrefix, err)
 			}
@@ -278,6 +278,38 @@ func (w *watchChan) transform(ev *rawEvent) (*watch.Event, error) {
 		return &watch.Event{Type: watch.Deleted, Object: old}, nil
 	}
 	return nil, nil
+}
+
+// decodeEvent decodes the new object of an event, or with prev the one it replaced. An
+// event the hub handed to several watchers is decoded once, by the first of them, and each
+// gets a copy of its own, which it may change as it likes.
+func (w *watchChan) decodeEvent(ev *rawEvent, prev bool) (runtime.Object, error) {
+	data := ev.data
+	if prev {
+		data = ev.prevData
+	}
+	if ev.watchers < sharedDecodeWatchers {
+		return w.decode(ev.path, data, ev.rev)
+	}
+	d := &ev.decoded
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.store != nil && d.store != w.s {
+		// Another store's watcher decoded it, with a codec that may not be ours.
+		return w.decode(ev.path, data, ev.rev)
+	}
+	slot := &d.cur
+	if prev {
+		slot = &d.prev
+	}
+	if *slot == nil {
+		obj, err := w.decode(ev.path, data, ev.rev)
+		if err != nil {
+			return nil, err
+		}
+		d.store, *slot = w.s, obj
+	}
+	return (*slot).DeepCopyObject(), nil
 }
 
 func (w *watchChan) decode(path string, stored []byte, rev int64) (runtime.Object, error) {
