@@ -21,6 +21,7 @@ limitations under the License.
 package binding
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -325,6 +326,9 @@ func workSpecEqual(a, b *federationv1alpha1.WorkSpec) bool {
 		return false
 	}
 	for i := range a.Workload.Manifests {
+		if bytes.Equal(a.Workload.Manifests[i].Raw, b.Workload.Manifests[i].Raw) {
+			continue // what fed wrote and reads back, most of the time
+		}
 		var x, y any
 		if json.Unmarshal(a.Workload.Manifests[i].Raw, &x) != nil || json.Unmarshal(b.Workload.Manifests[i].Raw, &y) != nil {
 			return false
