@@ -93,6 +93,18 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 }
 
 func (c *Controller) reconcile(ctx context.Context, k bindings.Key) error {
+	meta, spec, err := c.bindings.Peek(k)
+	if apierrors.IsNotFound(err) {
+		c.forget(k, nil)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if meta.GetDeletionTimestamp() != nil || spec.Failover == nil || spec.Failover.Application == nil {
+		c.forget(k, nil)
+		return nil
+	}
 	b, err := c.bindings.Get(k)
 	if apierrors.IsNotFound(err) {
 		c.forget(k, nil)
@@ -101,14 +113,7 @@ func (c *Controller) reconcile(ctx context.Context, k bindings.Key) error {
 	if err != nil {
 		return err
 	}
-	var app *federationv1alpha1.ApplicationFailoverBehavior
-	if f := b.Spec.Failover; f != nil {
-		app = f.Application
-	}
-	if b.Meta.GetDeletionTimestamp() != nil || app == nil {
-		c.forget(k, nil)
-		return nil
-	}
+	app := b.Spec.Failover.Application
 	now := time.Now()
 	toleration := time.Duration(ptr.Deref(app.DecisionConditions.TolerationSeconds, federationv1alpha1.DefaultFailoverTolerationSeconds)) * time.Second
 	failed, next := c.observe(k, b.Spec, b.Status.AggregatedStatus, now, toleration)

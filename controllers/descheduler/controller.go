@@ -109,15 +109,22 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 }
 
 func (c *Controller) reconcile(ctx context.Context, k bindings.Key) error {
-	b, err := c.bindings.Get(k)
+	meta, spec, err := c.bindings.Peek(k)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	if b.Meta.GetDeletionTimestamp() != nil || !policy.DividedByRoom(b.Spec.Placement) || len(b.Spec.GracefulEvictionTasks) > 0 {
+	if meta.GetDeletionTimestamp() != nil || !policy.DividedByRoom(spec.Placement) || len(spec.GracefulEvictionTasks) > 0 {
 		return nil // a binding being moved away from a cluster is the failover's
+	}
+	b, err := c.bindings.Get(k)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
 	}
 	ws, err := c.works.OfBinding(k.Namespace, k.Name)
 	if err != nil {

@@ -90,7 +90,7 @@ func NewController(access *bindings.Access, wa *works.Access, recorder record.Ev
 
 // enqueue queues a binding that has eviction tasks.
 func (c *Controller) enqueue(k bindings.Key) {
-	if b, err := c.bindings.Get(k); err == nil && len(b.Spec.GracefulEvictionTasks) > 0 {
+	if _, spec, err := c.bindings.Peek(k); err == nil && len(spec.GracefulEvictionTasks) > 0 {
 		c.queue.Add(k)
 	}
 }

@@ -111,6 +111,26 @@ func (a *Access) Get(k Key) (*Binding, error) {
 	return working(a.crbs, b, &b.Spec, &b.Status, a.fed.FederationV1alpha1().ClusterResourceBindings()), nil
 }
 
+// Peek returns a binding's metadata and spec as the view has them, shared and not to be
+// changed: for a controller to tell whether a binding is one it acts on before it takes a
+// working copy (Get), which most bindings are not worth.
+func (a *Access) Peek(k Key) (metav1.Object, *federationv1alpha1.ResourceBindingSpec, error) {
+	if k.Namespace != "" {
+		obj, err := get(a.rbs, k, federationv1alpha1.Resource("resourcebindings"))
+		if err != nil {
+			return nil, nil, err
+		}
+		b := obj.(*federationv1alpha1.ResourceBinding)
+		return b, &b.Spec, nil
+	}
+	obj, err := get(a.crbs, k, federationv1alpha1.Resource("clusterresourcebindings"))
+	if err != nil {
+		return nil, nil, err
+	}
+	b := obj.(*federationv1alpha1.ClusterResourceBinding)
+	return b, &b.Spec, nil
+}
+
 // object is a pointer to a binding kind.
 type object[T any] interface {
 	*T
