@@ -49,6 +49,7 @@ import (
 	"github.com/fedhq/fed/controllers/internal/applied"
 	"github.com/fedhq/fed/controllers/internal/members"
 	"github.com/fedhq/fed/controllers/internal/reconciler"
+	"github.com/fedhq/fed/controllers/internal/trim"
 	"github.com/fedhq/fed/controllers/internal/works"
 	"github.com/fedhq/fed/interpreter"
 )
@@ -336,31 +337,39 @@ func (c *Controller) applyManifest(ctx context.Context, cluster string, mb *memb
 		}
 		if current != nil {
 			// What the member owns, a customization's retention script keeps.
-			retained, err := c.interpreter.Retain(obj, current)
+			whole, isObject, err := trim.Unstructured(current)
+			if err == nil && !isObject {
+				err = fmt.Errorf("cluster %s: %T is no object of %s", cluster, current, qualified(obj))
+			}
+			if err != nil {
+				return "", err
+			}
+			retained, err := c.interpreter.Retain(obj, whole)
 			if err != nil {
 				c.event(obj, corev1.EventTypeWarning, "InterpreterFailed", "cluster %s: %v", cluster, err)
 				return "", err
 			}
 			obj = retained
 		}
+		var written *unstructured.Unstructured
 		if current != nil && !fedMade(current, obj) {
 			// Taking over (the policy says Overwrite): the member's object becomes the
 			// template's as a whole, not merged with what others set in it.
 			obj.SetResourceVersion(current.GetResourceVersion())
-			current, err = client.Update(ctx, obj, metav1.UpdateOptions{FieldManager: federationv1alpha1.FieldManager})
+			written, err = client.Update(ctx, obj, metav1.UpdateOptions{FieldManager: federationv1alpha1.FieldManager})
 			obj.SetResourceVersion("")
 		} else {
-			current, err = client.Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: federationv1alpha1.FieldManager, Force: true})
+			written, err = client.Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: federationv1alpha1.FieldManager, Force: true})
 		}
 		if err != nil {
 			err = fmt.Errorf("applying %s %s to cluster %s: %w", strings.ToLower(gvk.Kind), qualified(obj), cluster, err)
 			c.event(obj, corev1.EventTypeWarning, applied.ReasonFailed, "%v", err)
 			return "", err
 		}
-		watched.Wrote(current)
-		c.applied.Store(ok, version(current))
+		watched.Wrote(written)
+		c.applied.Store(ok, version(written))
 		c.event(obj, corev1.EventTypeNormal, "Synced", "applied to cluster %s", cluster)
-		return version(current), nil
+		return version(written), nil
 	}
 	if !known {
 		c.applied.Store(ok, last)
@@ -396,7 +405,7 @@ func (c *Controller) event(manifest *unstructured.Unstructured, eventType, reaso
 
 // fedMade says whether fed may apply a manifest over the member's object without the
 // policy's leave: fed manages it, or made it from the same template and released it.
-func fedMade(current, manifest *unstructured.Unstructured) bool {
+func fedMade(current metav1.Object, manifest *unstructured.Unstructured) bool {
 	if current.GetLabels()[federationv1alpha1.LabelManaged] == "true" {
 		return true
 	}
@@ -425,9 +434,10 @@ func resourceClient(client dynamic.Interface, gvr schema.GroupVersionResource, n
 }
 
 // current returns the member's object of a manifest, nil when it has none: what fed knows
-// of its managed objects when it holds it, else the member's answer.
-func (c *Controller) current(ctx context.Context, w *members.Watched, client dynamic.ResourceInterface, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	if o := w.Get(cache.NewObjectName(obj.GetNamespace(), obj.GetName()).String()); o != nil {
+// of its managed objects when it holds it (its metadata: trim.Unstructured decodes the
+// whole, which only an apply over it needs), else the member's answer.
+func (c *Controller) current(ctx context.Context, w *members.Watched, client dynamic.ResourceInterface, obj *unstructured.Unstructured) (metav1.Object, error) {
+	if o := w.Peek(cache.NewObjectName(obj.GetNamespace(), obj.GetName()).String()); o != nil {
 		return o, nil
 	}
 	// Not a managed object (yet): ask the member whether one of that name exists, from its

@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/fedhq/fed/controllers/internal/applied"
+	"github.com/fedhq/fed/controllers/internal/trim"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 )
@@ -54,6 +55,14 @@ func TestFedMade(t *testing.T) {
 	} {
 		if got := fedMade(tc.current, manifest); got != tc.want {
 			t.Errorf("%s: fedMade = %v, want %v", tc.name, got, tc.want)
+		}
+		// The same from the metadata an informer keeps, which is what fed looks at first.
+		kept, err := trim.Compact(tc.current.DeepCopy())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fedMade(kept.(metav1.Object), manifest); got != tc.want {
+			t.Errorf("%s, kept compact: fedMade = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

@@ -301,6 +301,20 @@ func (w *Watched) Get(key string) *unstructured.Unstructured {
 	return nil
 }
 
+// Peek returns an object's metadata as Get would find it, without decoding the object (the
+// informer keeps it compact); nil when there is none. trim.Unstructured decodes it.
+func (w *Watched) Peek(key string) metav1.Object {
+	if !w.informer.HasSynced() {
+		return nil
+	}
+	if o, exists, err := w.written.GetByKey(key); err == nil && exists {
+		if m, err := meta.Accessor(o); err == nil {
+			return m
+		}
+	}
+	return nil
+}
+
 // List returns the objects of a namespace the informer has whose labels selector
 // matches.
 func (w *Watched) List(namespace string, selector labels.Selector) []*unstructured.Unstructured {
