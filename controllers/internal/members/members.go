@@ -292,10 +292,7 @@ type Watched struct {
 // or the copy fed wrote, which is shared), nil when fed knows of none (or its informer has
 // not listed yet).
 func (w *Watched) Get(key string) *unstructured.Unstructured {
-	if !w.informer.HasSynced() {
-		return nil
-	}
-	if o, exists, err := w.written.GetByKey(key); err == nil && exists {
+	if o := w.lookup(key); o != nil {
 		return trim.Whole(o)
 	}
 	return nil
@@ -304,13 +301,20 @@ func (w *Watched) Get(key string) *unstructured.Unstructured {
 // Peek returns an object's metadata as Get would find it, without decoding the object (the
 // informer keeps it compact); nil when there is none. trim.Unstructured decodes it.
 func (w *Watched) Peek(key string) metav1.Object {
+	if m, err := meta.Accessor(w.lookup(key)); err == nil {
+		return m
+	}
+	return nil
+}
+
+// lookup returns what fed keeps of a key's object, nil when it keeps none (or its informer
+// has not listed yet).
+func (w *Watched) lookup(key string) any {
 	if !w.informer.HasSynced() {
 		return nil
 	}
 	if o, exists, err := w.written.GetByKey(key); err == nil && exists {
-		if m, err := meta.Accessor(o); err == nil {
-			return m
-		}
+		return o
 	}
 	return nil
 }
