@@ -28,6 +28,7 @@ import (
 	"github.com/fedhq/fed/apiserver/agents"
 	"github.com/fedhq/fed/apiserver/fleet"
 	"github.com/fedhq/fed/apiserver/fleet/hostvalidation"
+	"github.com/fedhq/fed/apiserver/internal/inprocess"
 	"github.com/fedhq/fed/apiserver/registry"
 	"github.com/fedhq/fed/apiserver/registry/metrics"
 	"github.com/fedhq/fed/apiserver/search"
@@ -234,10 +235,12 @@ func (c CompletedConfig) New() (*Server, error) {
 		if err := c.installFleet(s, host); err != nil {
 			return nil, err
 		}
-		// The controllers read and write fed's objects through the server's own loopback
-		// client, so they need it serving: a post-start hook, stopped with the server.
+		// The controllers read and write fed's objects through the server's own handler, with
+		// the loopback client's credentials (inprocess), so they need it serving: a post-start
+		// hook, stopped with the server.
 		s.AddPostStartHookOrDie("start-fed-controllers", func(hookContext genericapiserver.PostStartHookContext) error {
-			started, err := controllers.Start(hookContext, controllers.Config{Fed: hookContext.LoopbackClientConfig, Host: host, SearchCache: c.SearchCache,
+			fed := inprocess.Config(hookContext.LoopbackClientConfig, s.Handler)
+			started, err := controllers.Start(hookContext, controllers.Config{Fed: fed, Host: host, SearchCache: c.SearchCache,
 				Metrics: fleetMetrics, HPASyncPeriod: c.HPASyncPeriod, Failover: c.Failover, LeaderElection: c.LeaderElection,
 				Tunnels: c.tunnels})
 			if err != nil {
