@@ -54,7 +54,10 @@ var _ http.RoundTripper = &Transport{}
 // from the handler as it writes it (a watch's events as they come). Closing the body, or
 // cancelling the request's context, cancels the handler's.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	ctx, cancel := context.WithCancel(req.Context())
+	// A context of its own, as a server's request has: only the client's cancellation
+	// carries over, none of its values (an audit event of a request being served, say).
+	ctx, cancel := context.WithCancel(context.Background())
+	stop := context.AfterFunc(req.Context(), cancel)
 	in := req.Clone(ctx)
 	in.RequestURI = req.URL.RequestURI()
 	in.RemoteAddr = "127.0.0.1:0"
@@ -64,6 +67,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		in.Body = http.NoBody
 	}
 	pr, pw := io.Pipe()
+	// A client gone, though it neither reads nor closes the body, fails the handler's
+	// next write, and its own reads get why, as over a connection.
+	context.AfterFunc(ctx, func() { _ = pw.CloseWithError(context.Cause(ctx)) })
 	w := &responseWriter{header: http.Header{}, body: pw, written: make(chan struct{}), done: ctx.Done()}
 	go func() {
 		var err error
@@ -77,8 +83,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 				w.WriteHeader(http.StatusInternalServerError)
 			}
 			w.WriteHeader(http.StatusOK) // a handler that wrote nothing
-			_ = pw.CloseWithError(err)   // nil: io.EOF for the reader
+			_ = pw.CloseWithError(err)   // nil: io.EOF for the reader; the first close wins
 			cancel()
+			stop()
+			_ = in.Body.Close() // as a RoundTripper must, and net/http's server does
 		}()
 		t.Handler.ServeHTTP(w, in)
 	}()
@@ -86,7 +94,6 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	case <-w.written:
 	case <-req.Context().Done():
 		cancel()
-		_ = pr.CloseWithError(req.Context().Err())
 		return nil, req.Context().Err()
 	}
 	return &http.Response{

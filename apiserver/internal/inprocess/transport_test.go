@@ -160,6 +160,63 @@ func TestCancelBeforeHeader(t *testing.T) {
 	}
 }
 
+// The client's context cancelled after the header, with the body neither read nor closed:
+// the handler's next write fails, and a read of the body says why.
+func TestCancelAfterHeader(t *testing.T) {
+	ended := make(chan error, 1)
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.(http.Flusher).Flush()
+		for {
+			if _, err := io.WriteString(w, "event\n"); err != nil {
+				ended <- err
+				return
+			}
+		}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "https://127.0.0.1:6443/watch", nil)
+	resp, err := (&Transport{Handler: handler}).RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the handler is still blocked writing after the client's context was cancelled")
+	}
+	if _, err := io.ReadAll(resp.Body); err != context.Canceled {
+		t.Errorf("reading the body after the cancel: %v, want canceled", err)
+	}
+}
+
+// The request's body is closed once the handler is done, as net/http's server does.
+func TestRequestBodyClosed(t *testing.T) {
+	body := &closeRecorder{Reader: strings.NewReader("x"), closed: make(chan struct{})}
+	req, _ := http.NewRequest(http.MethodPost, "https://127.0.0.1:6443/", body)
+	resp, err := (&Transport{Handler: http.NotFoundHandler()}).RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	select {
+	case <-body.closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request's body was not closed")
+	}
+}
+
+type closeRecorder struct {
+	io.Reader
+	closed chan struct{}
+}
+
+func (c *closeRecorder) Close() error {
+	close(c.closed)
+	return nil
+}
+
 // The apiserver's filters wrap the writer and serve watches only through a writer that
 // flushes and notifies of the client's close, as HTTP/2's does.
 func TestAPIServerWrappers(t *testing.T) {
