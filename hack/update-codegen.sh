@@ -14,7 +14,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-# Regenerates the generated code of apis/: deepcopy, defaulters and
+# Regenerates the generated code of apis/: deepcopy, defaulters, protobuf and
 # conversions beside the types, OpenAPI definitions in apis/generated/openapi,
 # and the typed clientset, listers, informers and apply configurations in
 # apis/generated/.
@@ -91,6 +91,7 @@ add_external k8s.io/api/networking/v1 k8s.io/client-go/applyconfigurations/netwo
 
 echo "Removing previously generated code"
 find apis -name 'zz_generated.*.go' -not -path "${GENERATED}/*" -delete
+find apis -name 'generated.pb.go' -delete -o -name 'generated.proto' -delete
 rm -rf "${GENERATED:?}/openapi/zz_generated.openapi.go" \
     "${GENERATED}/clientset" "${GENERATED}/listers" \
     "${GENERATED}/informers" "${GENERATED}/applyconfiguration"
@@ -170,3 +171,40 @@ go tool informer-gen \
     --versioned-clientset-package "${MODULE}/${GENERATED}/clientset/versioned" \
     --listers-package "${MODULE}/${GENERATED}/listers" \
     "${versioned_pkgs[@]}"
+
+echo "Generating protobuf (go-to-protobuf, with protoc: make codegen installs it)"
+# go-to-protobuf adds the protobuf tags to the types, writes each version's
+# generated.proto and has protoc (with the gogo plugin, then goimports) write
+# generated.pb.go. It finds packages and their .proto imports under one source
+# tree laid out by import path: a scratch one of links to this tree and to the
+# module cache.
+command -v protoc >/dev/null || { echo "protoc not found: run make codegen, which installs it" >&2; exit 1; }
+PROTO_TREE="$(mktemp -d -t fed-protobuf.XXXXXX)"
+trap 'rm -rf "${PROTO_TREE}"' EXIT
+mkdir -p "${PROTO_TREE}/bin" "${PROTO_TREE}/src/github.com/fedhq" "${PROTO_TREE}/src/github.com/gogo" "${PROTO_TREE}/src/k8s.io"
+go build -o "${PROTO_TREE}/bin/" k8s.io/code-generator/cmd/go-to-protobuf \
+    k8s.io/code-generator/cmd/go-to-protobuf/protoc-gen-gogo golang.org/x/tools/cmd/goimports
+ln -s "${ROOT}" "${PROTO_TREE}/src/${MODULE}"
+ln -s "$(go list -m -f '{{.Dir}}' github.com/gogo/protobuf)" "${PROTO_TREE}/src/github.com/gogo/protobuf"
+for m in api apimachinery apiextensions-apiserver; do
+    ln -s "$(go list -m -f '{{.Dir}}' "k8s.io/${m}")" "${PROTO_TREE}/src/k8s.io/${m}"
+done
+# The Kubernetes packages whose types fed's embed: their protobuf exists already.
+proto_peers=(
+    k8s.io/apimachinery/pkg/util/intstr
+    k8s.io/apimachinery/pkg/api/resource
+    k8s.io/apimachinery/pkg/runtime/schema
+    k8s.io/apimachinery/pkg/runtime
+    k8s.io/apimachinery/pkg/apis/meta/v1
+    k8s.io/api/core/v1
+    k8s.io/api/autoscaling/v2
+    k8s.io/api/networking/v1
+    k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1
+)
+PATH="${PROTO_TREE}/bin:${PATH}" go-to-protobuf \
+    --go-header-file "${BOILERPLATE}" \
+    --packages "$(IFS=,; echo "${versioned_pkgs[*]}")" \
+    --apimachinery-packages "$(printf -- '-%s,' "${proto_peers[@]}" | sed 's/,$//')" \
+    --proto-import "${PROTO_TREE}/src" \
+    --proto-import "${PROTO_TREE}/src/github.com/gogo/protobuf/protobuf" \
+    --output-dir "${PROTO_TREE}/src"

@@ -100,7 +100,6 @@ func NewSearchGroupInfo(optsGetter generic.RESTOptionsGetter) (*genericapiserver
 // NewMetricsGroupInfo is metrics.k8s.io/v1beta1 read from source.
 func NewMetricsGroupInfo(source metrics.Source) *genericapiserver.APIGroupInfo {
 	info := genericapiserver.NewDefaultAPIGroupInfo(metricsv1beta1.GroupName, scheme.Scheme, scheme.ParameterCodec, scheme.Codecs)
-	info.NegotiatedSerializer = scheme.Serializer
 	// The scheme knows metrics.k8s.io/v1 too (and prefers it); what members serve, and
 	// kubectl top reads, is v1beta1.
 	info.PrioritizedVersions = []schema.GroupVersion{metricsv1beta1.SchemeGroupVersion}
@@ -112,7 +111,6 @@ func NewMetricsGroupInfo(source metrics.Source) *genericapiserver.APIGroupInfo {
 // scheme.Scheme, which the group's handlers use to check them.
 func newGroupInfo(gv schema.GroupVersion, optsGetter generic.RESTOptionsGetter, newStorages ...newStorageFunc) (*genericapiserver.APIGroupInfo, error) {
 	info := genericapiserver.NewDefaultAPIGroupInfo(gv.Group, scheme.Scheme, scheme.ParameterCodec, scheme.Codecs)
-	info.NegotiatedSerializer = scheme.Serializer
 	if err := AddFieldLabelConversionFuncs(info.Scheme); err != nil {
 		return nil, err
 	}

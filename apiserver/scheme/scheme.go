@@ -20,7 +20,8 @@ import (
 var (
 	// Scheme knows every type fed-apiserver serves.
 	Scheme = runtime.NewScheme()
-	// Codecs encode and decode them.
+	// Codecs encode and decode them: JSON, YAML and protobuf (every fed group has its
+	// generated.pb.go, as the metrics group has; fed's controllers speak protobuf).
 	Codecs = serializer.NewCodecFactory(Scheme)
 	// ParameterCodec decodes query parameters, including fed's own options types
 	// (clusters/proxy's ClusterProxyOptions).
@@ -51,22 +52,4 @@ func init() {
 		&metav1.APIGroup{},
 		&metav1.APIResourceList{},
 	)
-}
-
-// Serializer is what fed's groups serve: JSON and YAML, not protobuf, since fed's Go types
-// have no protobuf form (like custom resources). A client that prefers protobuf, such as the
-// host's garbage collector, then gets JSON instead of an error. CBOR (alpha in Kubernetes)
-// is not offered: it decodes fed's objects slower than JSON (BenchmarkDecodeWork).
-var Serializer runtime.NegotiatedSerializer = withoutProtobuf{Codecs}
-
-type withoutProtobuf struct{ serializer.CodecFactory }
-
-func (s withoutProtobuf) SupportedMediaTypes() []runtime.SerializerInfo {
-	var out []runtime.SerializerInfo
-	for _, info := range s.CodecFactory.SupportedMediaTypes() {
-		if info.MediaType != runtime.ContentTypeProtobuf {
-			out = append(out, info)
-		}
-	}
-	return out
 }

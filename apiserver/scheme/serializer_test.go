@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer/cbor"
 	"k8s.io/apimachinery/pkg/runtime/serializer/json"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 )
@@ -40,6 +41,7 @@ func work(t testing.TB) (*federationv1alpha1.Work, map[string][]byte, map[string
 	serializers := map[string]runtime.Serializer{
 		"json": json.NewSerializerWithOptions(json.DefaultMetaFactory, Scheme, Scheme, json.SerializerOptions{}),
 		"cbor": cbor.NewSerializer(Scheme, Scheme),
+		"protobuf": protobuf.NewSerializer(Scheme, Scheme),
 	}
 	obj, _, err := serializers["json"].Decode(data, nil, &federationv1alpha1.Work{})
 	if err != nil {
@@ -84,11 +86,26 @@ func TestWorkRoundTrip(t *testing.T) {
 // decoding is most of what a Work costs them and the server, and CBOR decodes it slower.
 func BenchmarkDecodeWork(b *testing.B) {
 	_, encoded, serializers := work(b)
-	for _, name := range []string{"json", "cbor"} {
+	for _, name := range []string{"json", "cbor", "protobuf"} {
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(encoded[name])))
 			for b.Loop() {
 				if _, _, err := serializers[name].Decode(encoded[name], nil, &federationv1alpha1.Work{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkEncodeWork(b *testing.B) {
+	w, _, serializers := work(b)
+	for _, name := range []string{"json", "protobuf"} {
+		b.Run(name, func(b *testing.B) {
+			var buf bytes.Buffer
+			for b.Loop() {
+				buf.Reset()
+				if err := serializers[name].Encode(w, &buf); err != nil {
 					b.Fatal(err)
 				}
 			}

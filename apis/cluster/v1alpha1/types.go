@@ -32,15 +32,15 @@ type Cluster struct {
 	// Standard object metadata. The name is the cluster's name in the fleet and
 	// is what policies, bindings and the proxy subresource refer to.
 	// +optional
-	metav1.ObjectMeta `json:"metadata,omitempty"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// Spec is how fed connects to the member and how it may be scheduled to.
-	Spec ClusterSpec `json:"spec"`
+	Spec ClusterSpec `json:"spec" protobuf:"bytes,2,opt,name=spec"`
 
 	// Status is what fed last observed about the member. Written by the
 	// cluster status controller through the status subresource.
 	// +optional
-	Status ClusterStatus `json:"status,omitempty"`
+	Status ClusterStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
 }
 
 // ClusterSyncMode says which side opens the connection between fed and a member.
@@ -60,64 +60,64 @@ type ClusterSpec struct {
 	// It keeps one cluster from being joined twice under different names and
 	// cannot be changed once set.
 	// +optional
-	ID string `json:"id,omitempty"`
+	ID string `json:"id,omitempty" protobuf:"bytes,1,opt,name=id"`
 
 	// SyncMode says who connects: Push (fed dials the member) or Pull (an agent
 	// in the member dials fed). Defaults to Push.
 	// +optional
-	SyncMode ClusterSyncMode `json:"syncMode,omitempty"`
+	SyncMode ClusterSyncMode `json:"syncMode,omitempty" protobuf:"bytes,2,opt,name=syncMode,casttype=ClusterSyncMode"`
 
 	// APIEndpoint is the https URL of the member's Kubernetes API server.
 	// Required in Push mode.
 	// +optional
-	APIEndpoint string `json:"apiEndpoint,omitempty"`
+	APIEndpoint string `json:"apiEndpoint,omitempty" protobuf:"bytes,3,opt,name=apiEndpoint"`
 
 	// SecretRef names the Secret in the host cluster that holds the credentials
 	// fed uses to reach the member: a "token" and a "caBundle" key, or a
 	// "kubeconfig" key. Required in Push mode.
 	// +optional
-	SecretRef *LocalSecretReference `json:"secretRef,omitempty"`
+	SecretRef *LocalSecretReference `json:"secretRef,omitempty" protobuf:"bytes,4,opt,name=secretRef"`
 
 	// ImpersonatorSecretRef names the Secret in the host cluster that holds the
 	// token of the member's service account allowed to impersonate users; the
 	// proxy subresource uses it to act on the member as the calling user.
 	// +optional
-	ImpersonatorSecretRef *LocalSecretReference `json:"impersonatorSecretRef,omitempty"`
+	ImpersonatorSecretRef *LocalSecretReference `json:"impersonatorSecretRef,omitempty" protobuf:"bytes,5,opt,name=impersonatorSecretRef"`
 
 	// InsecureSkipTLSVerification turns off verification of the member API
 	// server's certificate. For test clusters only.
 	// +optional
-	InsecureSkipTLSVerification bool `json:"insecureSkipTLSVerification,omitempty"`
+	InsecureSkipTLSVerification bool `json:"insecureSkipTLSVerification,omitempty" protobuf:"varint,6,opt,name=insecureSkipTLSVerification"`
 
 	// Provider is the name of the cloud or platform that runs the member, for
 	// example "AWS". Policies can select and spread clusters by it.
 	// +optional
-	Provider string `json:"provider,omitempty"`
+	Provider string `json:"provider,omitempty" protobuf:"bytes,7,opt,name=provider"`
 
 	// Region is the region the member runs in, for example "us-west-2".
 	// Policies can select and spread clusters by it.
 	// +optional
-	Region string `json:"region,omitempty"`
+	Region string `json:"region,omitempty" protobuf:"bytes,8,opt,name=region"`
 
 	// Zone is the availability zone the member runs in, for example
 	// "us-west-2a". Policies can select and spread clusters by it.
 	// +optional
-	Zone string `json:"zone,omitempty"`
+	Zone string `json:"zone,omitempty" protobuf:"bytes,9,opt,name=zone"`
 
 	// Taints keep workloads off the member unless their policy tolerates them.
 	// Effects NoSchedule (no new placements) and NoExecute (existing placements
 	// are also moved away) are supported.
 	// +optional
 	// +listType=atomic
-	Taints []corev1.Taint `json:"taints,omitempty"`
+	Taints []corev1.Taint `json:"taints,omitempty" protobuf:"bytes,10,rep,name=taints"`
 }
 
 // LocalSecretReference points to a Secret in the host cluster.
 type LocalSecretReference struct {
 	// Namespace is the namespace of the Secret.
-	Namespace string `json:"namespace"`
+	Namespace string `json:"namespace" protobuf:"bytes,1,opt,name=namespace"`
 	// Name is the name of the Secret.
-	Name string `json:"name"`
+	Name string `json:"name" protobuf:"bytes,2,opt,name=name"`
 }
 
 // ClusterConditionReady is the condition type that is True while fed can reach
@@ -129,69 +129,69 @@ type ClusterStatus struct {
 	// KubernetesVersion is the version the member's API server reports, for
 	// example "v1.32.4".
 	// +optional
-	KubernetesVersion string `json:"kubernetesVersion,omitempty"`
+	KubernetesVersion string `json:"kubernetesVersion,omitempty" protobuf:"bytes,1,opt,name=kubernetesVersion"`
 
 	// APIEnablements lists the group versions and resources the member serves.
 	// The scheduler only places a resource on members that serve its kind.
 	// +optional
 	// +listType=atomic
-	APIEnablements []APIEnablement `json:"apiEnablements,omitempty"`
+	APIEnablements []APIEnablement `json:"apiEnablements,omitempty" protobuf:"bytes,2,rep,name=apiEnablements"`
 
 	// Conditions are the latest observations of the member's state; the Ready
 	// condition says whether fed can use it.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	Conditions []metav1.Condition `json:"conditions,omitempty" protobuf:"bytes,3,rep,name=conditions"`
 
 	// NodeSummary counts the member's nodes.
 	// +optional
-	NodeSummary *NodeSummary `json:"nodeSummary,omitempty"`
+	NodeSummary *NodeSummary `json:"nodeSummary,omitempty" protobuf:"bytes,4,opt,name=nodeSummary"`
 
 	// ResourceSummary sums the compute resources of the member's nodes and pods.
 	// +optional
-	ResourceSummary *ResourceSummary `json:"resourceSummary,omitempty"`
+	ResourceSummary *ResourceSummary `json:"resourceSummary,omitempty" protobuf:"bytes,5,opt,name=resourceSummary"`
 }
 
 // APIEnablement is one group version served by a member and its resources.
 type APIEnablement struct {
 	// GroupVersion is the group and version, for example "apps/v1" or "v1".
-	GroupVersion string `json:"groupVersion"`
+	GroupVersion string `json:"groupVersion" protobuf:"bytes,1,opt,name=groupVersion"`
 	// Resources are the resources served in this group version.
 	// +optional
 	// +listType=atomic
-	Resources []APIResource `json:"resources,omitempty"`
+	Resources []APIResource `json:"resources,omitempty" protobuf:"bytes,2,rep,name=resources"`
 }
 
 // APIResource names one resource of a group version.
 type APIResource struct {
 	// Name is the plural resource name, for example "deployments".
-	Name string `json:"name"`
+	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
 	// Kind is the kind of the resource's objects, for example "Deployment".
-	Kind string `json:"kind"`
+	Kind string `json:"kind" protobuf:"bytes,2,opt,name=kind"`
 }
 
 // NodeSummary counts the nodes of a member cluster.
 type NodeSummary struct {
 	// TotalNum is the number of nodes in the member.
 	// +optional
-	TotalNum int32 `json:"totalNum,omitempty"`
+	TotalNum int32 `json:"totalNum,omitempty" protobuf:"varint,1,opt,name=totalNum"`
 	// ReadyNum is the number of nodes whose Ready condition is True.
 	// +optional
-	ReadyNum int32 `json:"readyNum,omitempty"`
+	ReadyNum int32 `json:"readyNum,omitempty" protobuf:"varint,2,opt,name=readyNum"`
 }
 
 // ResourceSummary sums the compute resources of a member cluster.
 type ResourceSummary struct {
 	// Allocatable is the sum of the allocatable resources of all ready nodes.
 	// +optional
-	Allocatable corev1.ResourceList `json:"allocatable,omitempty"`
+	Allocatable corev1.ResourceList `json:"allocatable,omitempty" protobuf:"bytes,1,rep,name=allocatable,casttype=k8s.io/api/core/v1.ResourceList,castkey=k8s.io/api/core/v1.ResourceName"`
 	// Allocating is the sum of the requests of pods not yet bound to a node.
 	// +optional
-	Allocating corev1.ResourceList `json:"allocating,omitempty"`
+	Allocating corev1.ResourceList `json:"allocating,omitempty" protobuf:"bytes,2,rep,name=allocating,casttype=k8s.io/api/core/v1.ResourceList,castkey=k8s.io/api/core/v1.ResourceName"`
 	// Allocated is the sum of the requests of pods bound to a node.
 	// +optional
-	Allocated corev1.ResourceList `json:"allocated,omitempty"`
+	Allocated corev1.ResourceList `json:"allocated,omitempty" protobuf:"bytes,3,rep,name=allocated,casttype=k8s.io/api/core/v1.ResourceList,castkey=k8s.io/api/core/v1.ResourceName"`
 }
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
@@ -201,10 +201,10 @@ type ClusterList struct {
 	metav1.TypeMeta `json:",inline"`
 	// Standard list metadata.
 	// +optional
-	metav1.ListMeta `json:"metadata,omitempty"`
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// Items are the clusters.
-	Items []Cluster `json:"items"`
+	Items []Cluster `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
 // +k8s:conversion-gen:explicit-from=net/url.Values
@@ -216,5 +216,5 @@ type ClusterProxyOptions struct {
 
 	// Path is the path on the member's API server the request goes to.
 	// +optional
-	Path string `json:"path,omitempty"`
+	Path string `json:"path,omitempty" protobuf:"bytes,1,opt,name=path"`
 }

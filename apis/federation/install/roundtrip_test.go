@@ -36,6 +36,11 @@ func TestRoundTripTypes(t *testing.T) {
 	roundtrip.RoundTripTestForAPIGroup(t, Install, fuzzerFuncs)
 }
 
+// TestRoundTripProtobuf does the same through protobuf, which fed's controllers use.
+func TestRoundTripProtobuf(t *testing.T) {
+	roundtrip.RoundTripProtobufTestForAPIGroup(t, Install, fuzzerFuncs)
+}
+
 // jsonValues are the kinds of value an apiextensions JSON field may hold,
 // in the compact form the encoder writes.
 var jsonValues = []string{`{"a":"b","n":[1,2]}`, `4`, `"text"`, `[true,null]`, `false`}

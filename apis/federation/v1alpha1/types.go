@@ -25,26 +25,26 @@ import (
 type ResourceSelector struct {
 	// APIVersion is the group and version of the selected resources, for
 	// example "apps/v1".
-	APIVersion string `json:"apiVersion"`
+	APIVersion string `json:"apiVersion" protobuf:"bytes,1,opt,name=apiVersion"`
 
 	// Kind is the kind of the selected resources, for example "Deployment".
-	Kind string `json:"kind"`
+	Kind string `json:"kind" protobuf:"bytes,2,opt,name=kind"`
 
 	// Namespace is the namespace of the selected resources. In a namespaced
 	// policy it must be empty or the policy's own namespace; empty means the
 	// policy's namespace. In a cluster-scoped policy empty means all
 	// namespaces, or no namespace for cluster-scoped kinds.
 	// +optional
-	Namespace string `json:"namespace,omitempty"`
+	Namespace string `json:"namespace,omitempty" protobuf:"bytes,3,opt,name=namespace"`
 
 	// Name is the name of the selected resource. Empty selects every resource
 	// of the kind that matches LabelSelector.
 	// +optional
-	Name string `json:"name,omitempty"`
+	Name string `json:"name,omitempty" protobuf:"bytes,4,opt,name=name"`
 
 	// LabelSelector selects resources by their labels. Ignored when Name is set.
 	// +optional
-	LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty"`
+	LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty" protobuf:"bytes,5,opt,name=labelSelector"`
 }
 
 // ClusterAffinity selects member clusters. A cluster is selected when it
@@ -53,23 +53,23 @@ type ResourceSelector struct {
 type ClusterAffinity struct {
 	// LabelSelector selects clusters by the labels of their Cluster objects.
 	// +optional
-	LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty"`
+	LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty" protobuf:"bytes,1,opt,name=labelSelector"`
 
 	// FieldSelector selects clusters by the provider, region and zone in their
 	// Cluster spec.
 	// +optional
-	FieldSelector *FieldSelector `json:"fieldSelector,omitempty"`
+	FieldSelector *FieldSelector `json:"fieldSelector,omitempty" protobuf:"bytes,2,opt,name=fieldSelector"`
 
 	// ClusterNames lists the selected clusters by name.
 	// +optional
 	// +listType=atomic
-	ClusterNames []string `json:"clusterNames,omitempty"`
+	ClusterNames []string `json:"clusterNames,omitempty" protobuf:"bytes,3,rep,name=clusterNames"`
 
 	// ExcludeClusters lists clusters that are never selected, whatever the
 	// other criteria say.
 	// +optional
 	// +listType=atomic
-	ExcludeClusters []string `json:"exclude,omitempty"`
+	ExcludeClusters []string `json:"exclude,omitempty" protobuf:"bytes,4,rep,name=exclude"`
 }
 
 // FieldSelector selects clusters by fields of their Cluster spec.
@@ -78,7 +78,7 @@ type FieldSelector struct {
 	// must hold. Keys are "provider", "region" and "zone"; operators are In,
 	// NotIn, Exists and DoesNotExist.
 	// +listType=atomic
-	MatchExpressions []corev1.NodeSelectorRequirement `json:"matchExpressions,omitempty"`
+	MatchExpressions []corev1.NodeSelectorRequirement `json:"matchExpressions,omitempty" protobuf:"bytes,1,rep,name=matchExpressions"`
 }
 
 // Cluster spec fields a FieldSelector can match on.
@@ -95,10 +95,10 @@ const (
 type ClusterAffinityTerm struct {
 	// AffinityName names the group; it is unique within the placement and is
 	// reported in the binding's status while the scheduler uses this group.
-	AffinityName string `json:"affinityName"`
+	AffinityName string `json:"affinityName" protobuf:"bytes,1,opt,name=affinityName"`
 
 	// ClusterAffinity selects the clusters of this group.
-	ClusterAffinity `json:",inline"`
+	ClusterAffinity `json:",inline" protobuf:"bytes,2,opt,name=clusterAffinity"`
 }
 
 // ConflictResolution says what to do when the target object already exists
@@ -119,12 +119,12 @@ type Suspension struct {
 	// Dispatching, when true, stops fed from applying changes of the template
 	// to any member cluster. Objects already there are left as they are.
 	// +optional
-	Dispatching *bool `json:"dispatching,omitempty"`
+	Dispatching *bool `json:"dispatching,omitempty" protobuf:"varint,1,opt,name=dispatching"`
 
 	// DispatchingOnClusters stops applying changes to the listed clusters only.
 	// Ignored when Dispatching is true.
 	// +optional
-	DispatchingOnClusters *SuspendClusters `json:"dispatchingOnClusters,omitempty"`
+	DispatchingOnClusters *SuspendClusters `json:"dispatchingOnClusters,omitempty" protobuf:"bytes,2,opt,name=dispatchingOnClusters"`
 }
 
 // SuspendClusters lists the clusters dispatching is suspended on.
@@ -132,5 +132,5 @@ type SuspendClusters struct {
 	// ClusterNames are the names of the clusters.
 	// +optional
 	// +listType=atomic
-	ClusterNames []string `json:"clusterNames,omitempty"`
+	ClusterNames []string `json:"clusterNames,omitempty" protobuf:"bytes,1,rep,name=clusterNames"`
 }

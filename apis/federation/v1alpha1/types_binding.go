@@ -33,15 +33,15 @@ type ResourceBinding struct {
 	metav1.TypeMeta `json:",inline"`
 	// Standard object metadata.
 	// +optional
-	metav1.ObjectMeta `json:"metadata,omitempty"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// Spec is the template, its placement and the scheduling result.
-	Spec ResourceBindingSpec `json:"spec"`
+	Spec ResourceBindingSpec `json:"spec" protobuf:"bytes,2,opt,name=spec"`
 
 	// Status is the progress of scheduling and the state of the template in
 	// each cluster.
 	// +optional
-	Status ResourceBindingStatus `json:"status,omitempty"`
+	Status ResourceBindingStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
 }
 
 // +genclient
@@ -54,111 +54,111 @@ type ClusterResourceBinding struct {
 	metav1.TypeMeta `json:",inline"`
 	// Standard object metadata.
 	// +optional
-	metav1.ObjectMeta `json:"metadata,omitempty"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// Spec is the template, its placement and the scheduling result.
-	Spec ResourceBindingSpec `json:"spec"`
+	Spec ResourceBindingSpec `json:"spec" protobuf:"bytes,2,opt,name=spec"`
 
 	// Status is the progress of scheduling and the state of the template in
 	// each cluster.
 	// +optional
-	Status ResourceBindingStatus `json:"status,omitempty"`
+	Status ResourceBindingStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
 }
 
 // ResourceBindingSpec is the desired state of a binding.
 type ResourceBindingSpec struct {
 	// Resource is the template this binding propagates.
-	Resource ObjectReference `json:"resource"`
+	Resource ObjectReference `json:"resource" protobuf:"bytes,1,opt,name=resource"`
 
 	// PropagateDeps also propagates the template's dependencies; copied from
 	// the policy.
 	// +optional
-	PropagateDeps bool `json:"propagateDeps,omitempty"`
+	PropagateDeps bool `json:"propagateDeps,omitempty" protobuf:"varint,2,opt,name=propagateDeps"`
 
 	// ReplicaRequirements is what one replica of the workload needs; the
 	// scheduler uses it to estimate how many replicas a cluster can hold.
 	// +optional
-	ReplicaRequirements *ReplicaRequirements `json:"replicaRequirements,omitempty"`
+	ReplicaRequirements *ReplicaRequirements `json:"replicaRequirements,omitempty" protobuf:"bytes,3,opt,name=replicaRequirements"`
 
 	// Replicas is the replica count of the template, 0 for kinds without
 	// replicas.
 	// +optional
-	Replicas int32 `json:"replicas,omitempty"`
+	Replicas int32 `json:"replicas,omitempty" protobuf:"varint,4,opt,name=replicas"`
 
 	// Clusters is the scheduling result: the target clusters and, for divided
 	// workloads, the replicas each runs.
 	// +optional
 	// +listType=atomic
-	Clusters []TargetCluster `json:"clusters,omitempty"`
+	Clusters []TargetCluster `json:"clusters,omitempty" protobuf:"bytes,5,rep,name=clusters"`
 
 	// Placement is the placement of the policy, copied when the policy claimed
 	// the template or last changed.
 	// +optional
-	Placement *Placement `json:"placement,omitempty"`
+	Placement *Placement `json:"placement,omitempty" protobuf:"bytes,6,opt,name=placement"`
 
 	// GracefulEvictionTasks are clusters the template is being moved away
 	// from; their copies are kept until the replacement is healthy or the
 	// grace period ends.
 	// +optional
 	// +listType=atomic
-	GracefulEvictionTasks []GracefulEvictionTask `json:"gracefulEvictionTasks,omitempty"`
+	GracefulEvictionTasks []GracefulEvictionTask `json:"gracefulEvictionTasks,omitempty" protobuf:"bytes,7,rep,name=gracefulEvictionTasks"`
 
 	// RequiredBy lists the bindings whose templates depend on this one, and
 	// their clusters; a dependency goes wherever its dependents go.
 	// +optional
 	// +listType=atomic
-	RequiredBy []BindingSnapshot `json:"requiredBy,omitempty"`
+	RequiredBy []BindingSnapshot `json:"requiredBy,omitempty" protobuf:"bytes,8,rep,name=requiredBy"`
 
 	// SchedulerName is the scheduler that places this binding.
 	// +optional
-	SchedulerName string `json:"schedulerName,omitempty"`
+	SchedulerName string `json:"schedulerName,omitempty" protobuf:"bytes,9,opt,name=schedulerName"`
 
 	// Failover is the failover behavior copied from the policy.
 	// +optional
-	Failover *FailoverBehavior `json:"failover,omitempty"`
+	Failover *FailoverBehavior `json:"failover,omitempty" protobuf:"bytes,10,opt,name=failover"`
 
 	// ConflictResolution is Abort or Overwrite, copied from the policy.
 	// Defaults to Abort.
 	// +optional
-	ConflictResolution ConflictResolution `json:"conflictResolution,omitempty"`
+	ConflictResolution ConflictResolution `json:"conflictResolution,omitempty" protobuf:"bytes,11,opt,name=conflictResolution,casttype=ConflictResolution"`
 
 	// Suspension is the suspension copied from the policy.
 	// +optional
-	Suspension *Suspension `json:"suspension,omitempty"`
+	Suspension *Suspension `json:"suspension,omitempty" protobuf:"bytes,12,opt,name=suspension"`
 
 	// PreserveResourcesOnDeletion keeps the objects in the members when the
 	// template is deleted; copied from the policy.
 	// +optional
-	PreserveResourcesOnDeletion *bool `json:"preserveResourcesOnDeletion,omitempty"`
+	PreserveResourcesOnDeletion *bool `json:"preserveResourcesOnDeletion,omitempty" protobuf:"varint,13,opt,name=preserveResourcesOnDeletion"`
 }
 
 // ObjectReference identifies a resource template.
 type ObjectReference struct {
 	// APIVersion is the group and version of the template, for example "apps/v1".
-	APIVersion string `json:"apiVersion"`
+	APIVersion string `json:"apiVersion" protobuf:"bytes,1,opt,name=apiVersion"`
 	// Kind is the kind of the template, for example "Deployment".
-	Kind string `json:"kind"`
+	Kind string `json:"kind" protobuf:"bytes,2,opt,name=kind"`
 	// Namespace is the namespace of the template; empty for cluster-scoped kinds.
 	// +optional
-	Namespace string `json:"namespace,omitempty"`
+	Namespace string `json:"namespace,omitempty" protobuf:"bytes,3,opt,name=namespace"`
 	// Name is the name of the template.
-	Name string `json:"name"`
+	Name string `json:"name" protobuf:"bytes,4,opt,name=name"`
 	// UID is the UID of the template, to tell it from a later one of the same name.
 	// +optional
-	UID types.UID `json:"uid,omitempty"`
+	UID types.UID `json:"uid,omitempty" protobuf:"bytes,5,opt,name=uid,casttype=k8s.io/apimachinery/pkg/types.UID"`
 	// ResourceVersion is the version of the template last propagated.
 	// +optional
-	ResourceVersion string `json:"resourceVersion,omitempty"`
+	ResourceVersion string `json:"resourceVersion,omitempty" protobuf:"bytes,6,opt,name=resourceVersion"`
 }
 
 // ReplicaRequirements is what one replica of a workload needs.
 type ReplicaRequirements struct {
 	// NodeClaim is the node constraints of the workload's pods.
 	// +optional
-	NodeClaim *NodeClaim `json:"nodeClaim,omitempty"`
+	NodeClaim *NodeClaim `json:"nodeClaim,omitempty" protobuf:"bytes,1,opt,name=nodeClaim"`
 	// ResourceRequest is the compute resources one replica requests.
 	// +optional
-	ResourceRequest corev1.ResourceList `json:"resourceRequest,omitempty"`
+	ResourceRequest corev1.ResourceList `json:"resourceRequest,omitempty" protobuf:"bytes,2,rep,name=resourceRequest,casttype=k8s.io/api/core/v1.ResourceList,castkey=k8s.io/api/core/v1.ResourceName"`
 }
 
 // NodeClaim is the node constraints of a workload's pods, read from its pod
@@ -166,76 +166,76 @@ type ReplicaRequirements struct {
 type NodeClaim struct {
 	// HardNodeAffinity is the required node affinity of the pods.
 	// +optional
-	HardNodeAffinity *corev1.NodeSelector `json:"hardNodeAffinity,omitempty"`
+	HardNodeAffinity *corev1.NodeSelector `json:"hardNodeAffinity,omitempty" protobuf:"bytes,1,opt,name=hardNodeAffinity"`
 	// NodeSelector is the node selector of the pods.
 	// +optional
-	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+	NodeSelector map[string]string `json:"nodeSelector,omitempty" protobuf:"bytes,2,rep,name=nodeSelector"`
 	// Tolerations are the tolerations of the pods.
 	// +optional
 	// +listType=atomic
-	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+	Tolerations []corev1.Toleration `json:"tolerations,omitempty" protobuf:"bytes,3,rep,name=tolerations"`
 }
 
 // TargetCluster is one cluster of a scheduling result.
 type TargetCluster struct {
 	// Name is the name of the cluster.
-	Name string `json:"name"`
+	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
 	// Replicas is the number of replicas the cluster runs; 0 for kinds
 	// without replicas.
 	// +optional
-	Replicas int32 `json:"replicas,omitempty"`
+	Replicas int32 `json:"replicas,omitempty" protobuf:"varint,2,opt,name=replicas"`
 }
 
 // GracefulEvictionTask is a cluster the template is being moved away from.
 type GracefulEvictionTask struct {
 	// FromCluster is the cluster being left.
-	FromCluster string `json:"fromCluster"`
+	FromCluster string `json:"fromCluster" protobuf:"bytes,1,opt,name=fromCluster"`
 	// PurgeMode is how the old copy is removed: Directly, Gracefully or Never.
 	// +optional
-	PurgeMode PurgeMode `json:"purgeMode,omitempty"`
+	PurgeMode PurgeMode `json:"purgeMode,omitempty" protobuf:"bytes,2,opt,name=purgeMode,casttype=PurgeMode"`
 	// Replicas is the number of replicas the cluster ran.
 	// +optional
-	Replicas *int32 `json:"replicas,omitempty"`
+	Replicas *int32 `json:"replicas,omitempty" protobuf:"varint,3,opt,name=replicas"`
 	// Reason is a CamelCase word saying why the cluster is left.
-	Reason string `json:"reason"`
+	Reason string `json:"reason" protobuf:"bytes,4,opt,name=reason"`
 	// Message says in words why the cluster is left.
 	// +optional
-	Message string `json:"message,omitempty"`
+	Message string `json:"message,omitempty" protobuf:"bytes,5,opt,name=message"`
 	// Producer is the controller that started the eviction.
-	Producer string `json:"producer"`
+	Producer string `json:"producer" protobuf:"bytes,6,opt,name=producer"`
 	// GracePeriodSeconds is how long the old copy is kept at most.
 	// +optional
-	GracePeriodSeconds *int32 `json:"gracePeriodSeconds,omitempty"`
+	GracePeriodSeconds *int32 `json:"gracePeriodSeconds,omitempty" protobuf:"varint,7,opt,name=gracePeriodSeconds"`
 	// SuppressDeletion, when true, keeps the old copy until set to false.
 	// +optional
-	SuppressDeletion *bool `json:"suppressDeletion,omitempty"`
+	SuppressDeletion *bool `json:"suppressDeletion,omitempty" protobuf:"varint,8,opt,name=suppressDeletion"`
 	// CreationTimestamp is when the eviction started.
 	// +optional
-	CreationTimestamp *metav1.Time `json:"creationTimestamp,omitempty"`
+	CreationTimestamp *metav1.Time `json:"creationTimestamp,omitempty" protobuf:"bytes,9,opt,name=creationTimestamp"`
 	// PreservedLabelState are the labels, read from the old copy by the
 	// statePreservation rules of application failover, that the new copies
 	// get.
 	// +optional
-	PreservedLabelState map[string]string `json:"preservedLabelState,omitempty"`
+	PreservedLabelState map[string]string `json:"preservedLabelState,omitempty" protobuf:"bytes,10,rep,name=preservedLabelState"`
 	// ClustersBeforeFailover are the clusters the binding was on when the
 	// eviction started; the copies that get PreservedLabelState are those on
 	// other clusters.
 	// +optional
 	// +listType=atomic
-	ClustersBeforeFailover []string `json:"clustersBeforeFailover,omitempty"`
+	ClustersBeforeFailover []string `json:"clustersBeforeFailover,omitempty" protobuf:"bytes,11,rep,name=clustersBeforeFailover"`
 }
 
 // BindingSnapshot is a binding that depends on another one, with its clusters.
 type BindingSnapshot struct {
 	// Namespace is the namespace of the dependent binding.
 	// +optional
-	Namespace string `json:"namespace,omitempty"`
+	Namespace string `json:"namespace,omitempty" protobuf:"bytes,1,opt,name=namespace"`
 	// Name is the name of the dependent binding.
-	Name string `json:"name"`
+	Name string `json:"name" protobuf:"bytes,2,opt,name=name"`
 	// Clusters is the scheduling result of the dependent binding.
 	// +optional
 	// +listType=atomic
-	Clusters []TargetCluster `json:"clusters,omitempty"`
+	Clusters []TargetCluster `json:"clusters,omitempty" protobuf:"bytes,3,rep,name=clusters"`
 }
 
 // Reasons and producers of graceful eviction tasks.
@@ -267,29 +267,29 @@ const (
 type ResourceBindingStatus struct {
 	// SchedulerObservedGeneration is the generation the scheduler last placed.
 	// +optional
-	SchedulerObservedGeneration int64 `json:"schedulerObservedGeneration,omitempty"`
+	SchedulerObservedGeneration int64 `json:"schedulerObservedGeneration,omitempty" protobuf:"varint,1,opt,name=schedulerObservedGeneration"`
 
 	// SchedulerObservedAffinityName is the affinity group of clusterAffinities
 	// the scheduler last placed the binding in.
 	// +optional
-	SchedulerObservedAffinityName string `json:"schedulerObservingAffinityName,omitempty"`
+	SchedulerObservedAffinityName string `json:"schedulerObservingAffinityName,omitempty" protobuf:"bytes,2,opt,name=schedulerObservingAffinityName"`
 
 	// LastScheduledTime is when the scheduler last placed the binding.
 	// +optional
-	LastScheduledTime *metav1.Time `json:"lastScheduledTime,omitempty"`
+	LastScheduledTime *metav1.Time `json:"lastScheduledTime,omitempty" protobuf:"bytes,3,opt,name=lastScheduledTime"`
 
 	// Conditions are the latest observations of the binding: Scheduled and
 	// FullyApplied.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	Conditions []metav1.Condition `json:"conditions,omitempty" protobuf:"bytes,4,rep,name=conditions"`
 
 	// AggregatedStatus is the state of the template in each target cluster.
 	// +optional
 	// +listType=map
 	// +listMapKey=clusterName
-	AggregatedStatus []AggregatedStatusItem `json:"aggregatedStatus,omitempty"`
+	AggregatedStatus []AggregatedStatusItem `json:"aggregatedStatus,omitempty" protobuf:"bytes,5,rep,name=aggregatedStatus"`
 }
 
 // ResourceHealth is the health of an object in a member cluster.
@@ -308,19 +308,19 @@ const (
 // AggregatedStatusItem is the state of a template in one member cluster.
 type AggregatedStatusItem struct {
 	// ClusterName is the name of the cluster.
-	ClusterName string `json:"clusterName"`
+	ClusterName string `json:"clusterName" protobuf:"bytes,1,opt,name=clusterName"`
 	// Status is the status of the object in the cluster, as the member reports it.
 	// +optional
-	Status *runtime.RawExtension `json:"status,omitempty"`
+	Status *runtime.RawExtension `json:"status,omitempty" protobuf:"bytes,2,opt,name=status"`
 	// Applied is true once the object was applied in the cluster.
 	// +optional
-	Applied bool `json:"applied,omitempty"`
+	Applied bool `json:"applied,omitempty" protobuf:"varint,3,opt,name=applied"`
 	// AppliedMessage says why the object could not be applied.
 	// +optional
-	AppliedMessage string `json:"appliedMessage,omitempty"`
+	AppliedMessage string `json:"appliedMessage,omitempty" protobuf:"bytes,4,opt,name=appliedMessage"`
 	// Health is Healthy, Unhealthy or Unknown.
 	// +optional
-	Health ResourceHealth `json:"health,omitempty"`
+	Health ResourceHealth `json:"health,omitempty" protobuf:"bytes,5,opt,name=health,casttype=ResourceHealth"`
 }
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
@@ -330,10 +330,10 @@ type ResourceBindingList struct {
 	metav1.TypeMeta `json:",inline"`
 	// Standard list metadata.
 	// +optional
-	metav1.ListMeta `json:"metadata,omitempty"`
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// Items are the bindings.
-	Items []ResourceBinding `json:"items"`
+	Items []ResourceBinding `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
@@ -343,8 +343,8 @@ type ClusterResourceBindingList struct {
 	metav1.TypeMeta `json:",inline"`
 	// Standard list metadata.
 	// +optional
-	metav1.ListMeta `json:"metadata,omitempty"`
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// Items are the bindings.
-	Items []ClusterResourceBinding `json:"items"`
+	Items []ClusterResourceBinding `json:"items" protobuf:"bytes,2,rep,name=items"`
 }

@@ -33,31 +33,31 @@ type ResourceInterpreterCustomization struct {
 	metav1.TypeMeta `json:",inline"`
 	// Standard object metadata.
 	// +optional
-	metav1.ObjectMeta `json:"metadata,omitempty"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// Spec is the kind the scripts are for and the scripts.
-	Spec ResourceInterpreterCustomizationSpec `json:"spec"`
+	Spec ResourceInterpreterCustomizationSpec `json:"spec" protobuf:"bytes,2,opt,name=spec"`
 }
 
 // ResourceInterpreterCustomizationSpec is the content of a
 // ResourceInterpreterCustomization.
 type ResourceInterpreterCustomizationSpec struct {
 	// Target is the kind the scripts are for.
-	Target CustomizationTarget `json:"target"`
+	Target CustomizationTarget `json:"target" protobuf:"bytes,1,opt,name=target"`
 
 	// Customizations are the scripts, one per operation. An operation without
 	// a script keeps fed's built-in behaviour for the kind.
-	Customizations CustomizationRules `json:"customizations"`
+	Customizations CustomizationRules `json:"customizations" protobuf:"bytes,2,opt,name=customizations"`
 }
 
 // CustomizationTarget is the kind a ResourceInterpreterCustomization is for.
 type CustomizationTarget struct {
 	// APIVersion is the group and version of the kind, for example "apps/v1",
 	// or "v1" for the core group.
-	APIVersion string `json:"apiVersion"`
+	APIVersion string `json:"apiVersion" protobuf:"bytes,1,opt,name=apiVersion"`
 
 	// Kind is the kind, for example "Deployment".
-	Kind string `json:"kind"`
+	Kind string `json:"kind" protobuf:"bytes,2,opt,name=kind"`
 }
 
 // CustomizationRules are the scripts of a ResourceInterpreterCustomization,
@@ -71,7 +71,7 @@ type CustomizationRules struct {
 	// function Retain(desiredObj, observedObj), which returns the object to
 	// apply: desiredObj with the fields to keep copied from observedObj.
 	// +optional
-	Retention *LuaScript `json:"retention,omitempty"`
+	Retention *LuaScript `json:"retention,omitempty" protobuf:"bytes,1,opt,name=retention"`
 
 	// ReplicaResource tells how many replicas the object has and what each
 	// needs, which the scheduler uses to divide replicas among clusters. The
@@ -83,21 +83,21 @@ type CustomizationRules struct {
 	// define function ReplicasCount(desiredObj) instead, which returns only
 	// the replica count.
 	// +optional
-	ReplicaResource *LuaScript `json:"replicaResource,omitempty"`
+	ReplicaResource *LuaScript `json:"replicaResource,omitempty" protobuf:"bytes,2,opt,name=replicaResource"`
 
 	// ReplicaRevision sets the replicas of the object sent to one member
 	// cluster to the number the scheduler gave that cluster. The script must
 	// define function ReviseReplica(desiredObj, desiredReplica), which
 	// returns desiredObj with its replicas set to desiredReplica.
 	// +optional
-	ReplicaRevision *LuaScript `json:"replicaRevision,omitempty"`
+	ReplicaRevision *LuaScript `json:"replicaRevision,omitempty" protobuf:"bytes,3,opt,name=replicaRevision"`
 
 	// StatusReflection picks the part of the object's status in a member
 	// cluster that fed records in the binding. The script must define
 	// function ReflectStatus(observedObj), which returns the status to record
 	// (a table), or nil to record none.
 	// +optional
-	StatusReflection *LuaScript `json:"statusReflection,omitempty"`
+	StatusReflection *LuaScript `json:"statusReflection,omitempty" protobuf:"bytes,4,opt,name=statusReflection"`
 
 	// StatusAggregation sums the statuses recorded from the member clusters
 	// into the status of the template. The script must define
@@ -106,13 +106,13 @@ type CustomizationRules struct {
 	// per cluster: clusterName, status (what StatusReflection recorded),
 	// applied and health.
 	// +optional
-	StatusAggregation *LuaScript `json:"statusAggregation,omitempty"`
+	StatusAggregation *LuaScript `json:"statusAggregation,omitempty" protobuf:"bytes,5,opt,name=statusAggregation"`
 
 	// HealthInterpretation tells whether the object in a member cluster is
 	// healthy. The script must define function InterpretHealth(observedObj),
 	// which returns true when it is healthy and false when it is not.
 	// +optional
-	HealthInterpretation *LuaScript `json:"healthInterpretation,omitempty"`
+	HealthInterpretation *LuaScript `json:"healthInterpretation,omitempty" protobuf:"bytes,6,opt,name=healthInterpretation"`
 
 	// DependencyInterpretation names the other objects the object needs in a
 	// member cluster, such as the ConfigMaps and Secrets its pods mount, so
@@ -121,7 +121,7 @@ type CustomizationRules struct {
 	// with apiVersion, kind, namespace and name; an empty namespace means the
 	// object's own namespace.
 	// +optional
-	DependencyInterpretation *LuaScript `json:"dependencyInterpretation,omitempty"`
+	DependencyInterpretation *LuaScript `json:"dependencyInterpretation,omitempty" protobuf:"bytes,7,opt,name=dependencyInterpretation"`
 }
 
 // LuaScript is the script of one operation.
@@ -131,7 +131,7 @@ type LuaScript struct {
 	// 64 KiB. It runs sandboxed: without the io, os, package and debug
 	// libraries, require, or loading code from files, and with a bound on the
 	// time and memory of each call.
-	LuaScript string `json:"luaScript"`
+	LuaScript string `json:"luaScript" protobuf:"bytes,1,opt,name=luaScript"`
 }
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
@@ -142,8 +142,8 @@ type ResourceInterpreterCustomizationList struct {
 	metav1.TypeMeta `json:",inline"`
 	// Standard list metadata.
 	// +optional
-	metav1.ListMeta `json:"metadata,omitempty"`
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// Items are the customizations.
-	Items []ResourceInterpreterCustomization `json:"items"`
+	Items []ResourceInterpreterCustomization `json:"items" protobuf:"bytes,2,rep,name=items"`
 }

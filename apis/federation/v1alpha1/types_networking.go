@@ -32,16 +32,16 @@ type MultiClusterService struct {
 	metav1.TypeMeta `json:",inline"`
 	// Standard object metadata.
 	// +optional
-	metav1.ObjectMeta `json:"metadata,omitempty"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// Spec is how the service is exposed, on which ports, from which clusters
 	// and into which.
-	Spec MultiClusterServiceSpec `json:"spec"`
+	Spec MultiClusterServiceSpec `json:"spec" protobuf:"bytes,2,opt,name=spec"`
 
 	// Status is the clusters the service is exported from and imported into
 	// now, and whether it is ready.
 	// +optional
-	Status MultiClusterServiceStatus `json:"status,omitempty"`
+	Status MultiClusterServiceStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
 }
 
 // MultiClusterServiceSpec is the desired behavior of a MultiClusterService.
@@ -50,25 +50,25 @@ type MultiClusterServiceSpec struct {
 	// the consumers reach the providers' endpoints directly (given a pod
 	// network across clusters, which fed does not provide).
 	// +listType=set
-	Types []ExposureType `json:"types"`
+	Types []ExposureType `json:"types" protobuf:"bytes,1,rep,name=types,casttype=ExposureType"`
 
 	// Ports are the ports of the derived Service (at least one), all TCP: the
 	// consumers' EndpointSlices carry the providers' endpoints on each port's
 	// targetPort.
 	// +listType=atomic
-	Ports []ExposurePort `json:"ports"`
+	Ports []ExposurePort `json:"ports" protobuf:"bytes,2,rep,name=ports"`
 
 	// ProviderClusters are the clusters whose endpoints of the Service are
 	// exported; empty: every cluster the Service is propagated to.
 	// +optional
 	// +listType=atomic
-	ProviderClusters []ClusterSelector `json:"providerClusters,omitempty"`
+	ProviderClusters []ClusterSelector `json:"providerClusters,omitempty" protobuf:"bytes,3,rep,name=providerClusters"`
 
 	// ConsumerClusters are the clusters the service is imported into; empty:
 	// every cluster of the fleet.
 	// +optional
 	// +listType=atomic
-	ConsumerClusters []ClusterSelector `json:"consumerClusters,omitempty"`
+	ConsumerClusters []ClusterSelector `json:"consumerClusters,omitempty" protobuf:"bytes,4,rep,name=consumerClusters"`
 }
 
 // ExposureType is a way of exposing a service across clusters.
@@ -86,20 +86,20 @@ type ExposurePort struct {
 	// Name is the name of the port; required, and unique, when there are
 	// several ports.
 	// +optional
-	Name string `json:"name,omitempty"`
+	Name string `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
 
 	// Port is the port number the derived Service listens on.
-	Port int32 `json:"port"`
+	Port int32 `json:"port" protobuf:"varint,2,opt,name=port"`
 
 	// TargetPort is the port of the providers' endpoints; defaults to port.
 	// +optional
-	TargetPort int32 `json:"targetPort,omitempty"`
+	TargetPort int32 `json:"targetPort,omitempty" protobuf:"varint,3,opt,name=targetPort"`
 }
 
 // ClusterSelector names a member cluster.
 type ClusterSelector struct {
 	// Name is the name of the member cluster.
-	Name string `json:"name"`
+	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
 }
 
 // Condition types of MultiClusterServices and MultiClusterIngresses.
@@ -119,17 +119,17 @@ type MultiClusterServiceStatus struct {
 	// +optional
 	// +listType=map
 	// +listMapKey=type
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	Conditions []metav1.Condition `json:"conditions,omitempty" protobuf:"bytes,1,rep,name=conditions"`
 
 	// ProviderClusters are the providers whose endpoints are imported now.
 	// +optional
 	// +listType=atomic
-	ProviderClusters []string `json:"providerClusters,omitempty"`
+	ProviderClusters []string `json:"providerClusters,omitempty" protobuf:"bytes,2,rep,name=providerClusters"`
 
 	// ConsumerClusters are the clusters the service is imported into now.
 	// +optional
 	// +listType=atomic
-	ConsumerClusters []string `json:"consumerClusters,omitempty"`
+	ConsumerClusters []string `json:"consumerClusters,omitempty" protobuf:"bytes,3,rep,name=consumerClusters"`
 }
 
 // +genclient
@@ -143,32 +143,32 @@ type MultiClusterIngress struct {
 	metav1.TypeMeta `json:",inline"`
 	// Standard object metadata.
 	// +optional
-	metav1.ObjectMeta `json:"metadata,omitempty"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// Spec is the Ingress to write into the consumer clusters.
-	Spec MultiClusterIngressSpec `json:"spec"`
+	Spec MultiClusterIngressSpec `json:"spec" protobuf:"bytes,2,opt,name=spec"`
 
 	// Status is the clusters the Ingress is written into, and whether it is
 	// ready.
 	// +optional
-	Status MultiClusterIngressStatus `json:"status,omitempty"`
+	Status MultiClusterIngressStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
 }
 
 // MultiClusterIngressSpec is the desired behavior of a MultiClusterIngress.
 type MultiClusterIngressSpec struct {
 	// Template is the Ingress to write into the consumer clusters.
-	Template IngressTemplate `json:"template"`
+	Template IngressTemplate `json:"template" protobuf:"bytes,1,opt,name=template"`
 }
 
 // IngressTemplate is the Ingress a MultiClusterIngress writes.
 type IngressTemplate struct {
 	// Metadata is the labels and annotations of the Ingresses written.
 	// +optional
-	Metadata IngressTemplateMetadata `json:"metadata,omitempty"`
+	Metadata IngressTemplateMetadata `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// Spec is a networking.k8s.io/v1 IngressSpec whose backend services name
 	// MultiClusterServices (or imported services) of the same namespace.
-	Spec networkingv1.IngressSpec `json:"spec"`
+	Spec networkingv1.IngressSpec `json:"spec" protobuf:"bytes,2,opt,name=spec"`
 }
 
 // IngressTemplateMetadata is the metadata of the Ingresses a
@@ -176,12 +176,12 @@ type IngressTemplate struct {
 type IngressTemplateMetadata struct {
 	// Labels are the labels of the Ingresses written.
 	// +optional
-	Labels map[string]string `json:"labels,omitempty"`
+	Labels map[string]string `json:"labels,omitempty" protobuf:"bytes,1,rep,name=labels"`
 
 	// Annotations are the annotations of the Ingresses written, for example
 	// those of the ingress controller.
 	// +optional
-	Annotations map[string]string `json:"annotations,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty" protobuf:"bytes,2,rep,name=annotations"`
 }
 
 // MultiClusterIngressStatus is the observed state of a MultiClusterIngress.
@@ -190,12 +190,12 @@ type MultiClusterIngressStatus struct {
 	// +optional
 	// +listType=map
 	// +listMapKey=type
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	Conditions []metav1.Condition `json:"conditions,omitempty" protobuf:"bytes,1,rep,name=conditions"`
 
 	// Clusters are the clusters the Ingress is written into.
 	// +optional
 	// +listType=atomic
-	Clusters []string `json:"clusters,omitempty"`
+	Clusters []string `json:"clusters,omitempty" protobuf:"bytes,2,rep,name=clusters"`
 }
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
@@ -205,10 +205,10 @@ type MultiClusterServiceList struct {
 	metav1.TypeMeta `json:",inline"`
 	// Standard list metadata.
 	// +optional
-	metav1.ListMeta `json:"metadata,omitempty"`
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// Items are the MultiClusterServices.
-	Items []MultiClusterService `json:"items"`
+	Items []MultiClusterService `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
@@ -218,8 +218,8 @@ type MultiClusterIngressList struct {
 	metav1.TypeMeta `json:",inline"`
 	// Standard list metadata.
 	// +optional
-	metav1.ListMeta `json:"metadata,omitempty"`
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// Items are the MultiClusterIngresses.
-	Items []MultiClusterIngress `json:"items"`
+	Items []MultiClusterIngress `json:"items" protobuf:"bytes,2,rep,name=items"`
 }

@@ -25,7 +25,7 @@ type Placement struct {
 	// Without it (and without ClusterAffinities) every cluster is a candidate.
 	// Cannot be set together with ClusterAffinities.
 	// +optional
-	ClusterAffinity *ClusterAffinity `json:"clusterAffinity,omitempty"`
+	ClusterAffinity *ClusterAffinity `json:"clusterAffinity,omitempty" protobuf:"bytes,1,opt,name=clusterAffinity"`
 
 	// ClusterAffinities are groups of clusters in order of preference. The
 	// scheduler tries each group in turn and uses the first one that can hold
@@ -33,25 +33,25 @@ type Placement struct {
 	// ClusterAffinity.
 	// +optional
 	// +listType=atomic
-	ClusterAffinities []ClusterAffinityTerm `json:"clusterAffinities,omitempty"`
+	ClusterAffinities []ClusterAffinityTerm `json:"clusterAffinities,omitempty" protobuf:"bytes,2,rep,name=clusterAffinities"`
 
 	// ClusterTolerations let the resource be scheduled to clusters with
 	// matching taints.
 	// +optional
 	// +listType=atomic
-	ClusterTolerations []corev1.Toleration `json:"clusterTolerations,omitempty"`
+	ClusterTolerations []corev1.Toleration `json:"clusterTolerations,omitempty" protobuf:"bytes,3,rep,name=clusterTolerations"`
 
 	// SpreadConstraints spread the resource over groups of clusters, such as
 	// regions or zones.
 	// +optional
 	// +listType=atomic
-	SpreadConstraints []SpreadConstraint `json:"spreadConstraints,omitempty"`
+	SpreadConstraints []SpreadConstraint `json:"spreadConstraints,omitempty" protobuf:"bytes,4,rep,name=spreadConstraints"`
 
 	// ReplicaScheduling says how the replicas of a workload are shared among
 	// the selected clusters. When unset every selected cluster runs the full
 	// replica count, as with Duplicated.
 	// +optional
-	ReplicaScheduling *ReplicaSchedulingStrategy `json:"replicaScheduling,omitempty"`
+	ReplicaScheduling *ReplicaSchedulingStrategy `json:"replicaScheduling,omitempty" protobuf:"bytes,5,opt,name=replicaScheduling"`
 }
 
 // SpreadFieldValue is a Cluster field clusters can be grouped by.
@@ -77,21 +77,21 @@ type SpreadConstraint struct {
 	// or provider, a constraint by cluster must also be present; one with
 	// minGroups 1 is added if missing.
 	// +optional
-	SpreadByField SpreadFieldValue `json:"spreadByField,omitempty"`
+	SpreadByField SpreadFieldValue `json:"spreadByField,omitempty" protobuf:"bytes,1,opt,name=spreadByField,casttype=SpreadFieldValue"`
 
 	// SpreadByLabel groups clusters by the value of this label on their
 	// Cluster objects. Cannot be set together with SpreadByField.
 	// +optional
-	SpreadByLabel string `json:"spreadByLabel,omitempty"`
+	SpreadByLabel string `json:"spreadByLabel,omitempty" protobuf:"bytes,2,opt,name=spreadByLabel"`
 
 	// MaxGroups is the most groups the resource may land in. 0 means no limit.
 	// +optional
-	MaxGroups int32 `json:"maxGroups,omitempty"`
+	MaxGroups int32 `json:"maxGroups,omitempty" protobuf:"varint,3,opt,name=maxGroups"`
 
 	// MinGroups is the fewest groups the resource must land in; scheduling
 	// fails when fewer groups fit. Defaults to 1.
 	// +optional
-	MinGroups int32 `json:"minGroups,omitempty"`
+	MinGroups int32 `json:"minGroups,omitempty" protobuf:"varint,4,opt,name=minGroups"`
 }
 
 // ReplicaSchedulingType says whether replicas are copied or divided.
@@ -130,7 +130,7 @@ type ReplicaSchedulingStrategy struct {
 	// Divided (the replicas are divided among the clusters). Defaults to
 	// Divided.
 	// +optional
-	ReplicaSchedulingType ReplicaSchedulingType `json:"replicaSchedulingType,omitempty"`
+	ReplicaSchedulingType ReplicaSchedulingType `json:"replicaSchedulingType,omitempty" protobuf:"bytes,1,opt,name=replicaSchedulingType,casttype=ReplicaSchedulingType"`
 
 	// ReplicaDivisionPreference says how Divided replicas are shared:
 	// Aggregated (as few clusters as possible) or Weighted (by
@@ -138,17 +138,17 @@ type ReplicaSchedulingStrategy struct {
 	// for Divided. "Dynamic" is accepted as a shorthand for Weighted with
 	// weightPreference.dynamicWeight and is rewritten to that form.
 	// +optional
-	ReplicaDivisionPreference ReplicaDivisionPreference `json:"replicaDivisionPreference,omitempty"`
+	ReplicaDivisionPreference ReplicaDivisionPreference `json:"replicaDivisionPreference,omitempty" protobuf:"bytes,2,opt,name=replicaDivisionPreference,casttype=ReplicaDivisionPreference"`
 
 	// WeightPreference gives the weights of the clusters for Weighted division.
 	// +optional
-	WeightPreference *ClusterPreferences `json:"weightPreference,omitempty"`
+	WeightPreference *ClusterPreferences `json:"weightPreference,omitempty" protobuf:"bytes,3,opt,name=weightPreference"`
 
 	// DynamicWeight is a shorthand for weightPreference.dynamicWeight, kept so
 	// that manifests written with it work; it is moved into WeightPreference
 	// on write.
 	// +optional
-	DynamicWeight DynamicWeightFactor `json:"dynamicWeight,omitempty"`
+	DynamicWeight DynamicWeightFactor `json:"dynamicWeight,omitempty" protobuf:"bytes,4,opt,name=dynamicWeight,casttype=DynamicWeightFactor"`
 }
 
 // ClusterPreferences gives the weights of the clusters for Weighted division.
@@ -158,23 +158,23 @@ type ClusterPreferences struct {
 	// is set.
 	// +optional
 	// +listType=atomic
-	StaticWeightList []StaticClusterWeight `json:"staticWeightList,omitempty"`
+	StaticWeightList []StaticClusterWeight `json:"staticWeightList,omitempty" protobuf:"bytes,1,rep,name=staticWeightList"`
 
 	// DynamicWeight computes the weights from the clusters' current state.
 	// The only factor is AvailableReplicas: how many more replicas each cluster
 	// can hold.
 	// +optional
-	DynamicWeight DynamicWeightFactor `json:"dynamicWeight,omitempty"`
+	DynamicWeight DynamicWeightFactor `json:"dynamicWeight,omitempty" protobuf:"bytes,2,opt,name=dynamicWeight,casttype=DynamicWeightFactor"`
 }
 
 // StaticClusterWeight is the weight of a group of clusters.
 type StaticClusterWeight struct {
 	// TargetCluster selects the clusters that get this weight.
-	TargetCluster ClusterAffinity `json:"targetCluster"`
+	TargetCluster ClusterAffinity `json:"targetCluster" protobuf:"bytes,1,opt,name=targetCluster"`
 
 	// Weight is the share of each selected cluster relative to the others.
 	// 0 gives the clusters no replicas while other clusters are available.
-	Weight int64 `json:"weight"`
+	Weight int64 `json:"weight" protobuf:"varint,2,opt,name=weight"`
 }
 
 // DynamicWeightFactor is the measure dynamic weights are computed from.

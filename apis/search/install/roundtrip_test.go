@@ -37,6 +37,11 @@ func TestRoundTripTypes(t *testing.T) {
 	roundtrip.RoundTripTestForAPIGroup(t, Install, fuzzerFuncs)
 }
 
+// TestRoundTripProtobuf does the same through protobuf, which fed's controllers use.
+func TestRoundTripProtobuf(t *testing.T) {
+	roundtrip.RoundTripProtobufTestForAPIGroup(t, Install, fuzzerFuncs)
+}
+
 // fuzzerFuncs fill objects the way the server stores them: decoding applies
 // the v1alpha1 defaults, so fuzzed objects are defaulted too.
 func fuzzerFuncs(runtimeserializer.CodecFactory) []interface{} {
