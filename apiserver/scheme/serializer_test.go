@@ -39,8 +39,8 @@ func work(t testing.TB) (*federationv1alpha1.Work, map[string][]byte, map[string
 		t.Fatal(err)
 	}
 	serializers := map[string]runtime.Serializer{
-		"json": json.NewSerializerWithOptions(json.DefaultMetaFactory, Scheme, Scheme, json.SerializerOptions{}),
-		"cbor": cbor.NewSerializer(Scheme, Scheme),
+		"json":     json.NewSerializerWithOptions(json.DefaultMetaFactory, Scheme, Scheme, json.SerializerOptions{}),
+		"cbor":     cbor.NewSerializer(Scheme, Scheme),
 		"protobuf": protobuf.NewSerializer(Scheme, Scheme),
 	}
 	obj, _, err := serializers["json"].Decode(data, nil, &federationv1alpha1.Work{})
