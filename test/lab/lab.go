@@ -10,8 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -190,33 +188,6 @@ func (l *Lab) allocatePorts() error {
 		return err
 	}
 	return os.WriteFile(l.statePath(), data, 0o644)
-}
-
-// Ports the lab picks come from below Linux's ephemeral range (32768-60999 by default),
-// which the kernel hands out as the source ports of outgoing connections: a port picked
-// there and bound a moment later can meanwhile be the source port of one of the lab's own
-// connections.
-const (
-	lowPort  = 20000
-	highPort = 32767
-)
-
-func freePort(ip string) (int, error) {
-	for range 200 {
-		port := lowPort + rand.IntN(highPort-lowPort+1)
-		ln, err := net.Listen("tcp", net.JoinHostPort(ip, strconv.Itoa(port)))
-		if err != nil {
-			continue // taken
-		}
-		ln.Close()
-		return port, nil
-	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
 func (l *Lab) etcdURL() string { return "http://127.0.0.1:" + strconv.Itoa(l.state.EtcdPort) }
