@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle"
 	"k8s.io/apiserver/pkg/authorization/union"
@@ -107,6 +108,10 @@ func NewOptions(stdout, stderr io.Writer) *Options {
 	}
 	o.Recommended.Etcd.StorageConfig.EncodeVersioner = scheme.StorageVersions
 	o.Recommended.Etcd.StorageConfig.Type = BackendBadger
+	// As in kube-apiserver, fed's objects are stored in protobuf (--storage-media-type): a
+	// Work or binding encodes about 5 and decodes about 8 times faster than in JSON. The
+	// fleet's templates are stored as JSON whatever this says (fleet.optsGetter).
+	o.Recommended.Etcd.DefaultStorageMediaType = runtime.ContentTypeProtobuf
 	// As in kube-apiserver, events are served straight from storage, not kept in a watch
 	// cache: there are many, few watch them, and they expire. So are Works and bindings:
 	// fed's controllers watch each with one informer (the host's garbage collector and
@@ -244,6 +249,9 @@ func (o *Options) Config() (*apiserver.Config, func() error, error) {
 	if err := disableUnservedPolicyPlugins(o.Recommended.CoreAPI, o.Recommended.Admission); err != nil {
 		return nil, noop, err
 	}
+	if err := o.applyStorageMediaType(); err != nil {
+		return nil, noop, err
+	}
 	if err := o.Recommended.ApplyTo(c); err != nil {
 		return nil, noop, err
 	}
@@ -321,6 +329,34 @@ func (o *Options) Config() (*apiserver.Config, func() error, error) {
 		CountMetricPollPeriod:   storageConfig.CountMetricPollPeriod,
 	}
 	return cfg, func() error { return errors.Join(stopBackups(), closeCache(), db.Close()) }, nil
+}
+
+// applyStorageMediaType makes the storage codec write --storage-media-type. It reads every
+// media type the codecs know whatever it writes, so objects stored before the flag changed
+// stay readable and are rewritten in the new type on their next update.
+func (o *Options) applyStorageMediaType() error {
+	etcd := o.Recommended.Etcd
+	if etcd == nil {
+		etcd = o.etcd
+	}
+	codec, err := storageCodec(etcd.DefaultStorageMediaType)
+	if err != nil {
+		return err
+	}
+	etcd.StorageConfig.Codec = codec
+	return nil
+}
+
+// storageCodec encodes fed's objects in their storage versions in mediaType and decodes any
+// media type into the internal version, as scheme.Codecs.LegacyCodec does for JSON.
+func storageCodec(mediaType string) (runtime.Codec, error) {
+	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), mediaType)
+	if !ok || info.Serializer == nil {
+		return nil, fmt.Errorf("--storage-media-type=%q: must be %s, %s or %s", mediaType,
+			runtime.ContentTypeProtobuf, runtime.ContentTypeJSON, runtime.ContentTypeYAML)
+	}
+	return scheme.Codecs.CodecForVersions(info.Serializer, scheme.Codecs.UniversalDeserializer(),
+		scheme.StorageVersions, runtime.InternalGroupVersioner), nil
 }
 
 // Run starts the server and serves until ctx is done.

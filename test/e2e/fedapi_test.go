@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -155,8 +156,9 @@ func TestFedAPIThroughHost(t *testing.T) {
 func TestFedAPIEtcd3(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	prefix := fmt.Sprintf("/fed-e2e-%d", time.Now().UnixNano())
 	f, stop, err := theLab.StartFedServer(ctx, "fed-apiserver-etcd3",
-		"--storage-backend=etcd3", "--etcd-servers="+theLab.EtcdURL(), fmt.Sprintf("--etcd-prefix=/fed-e2e-%d", time.Now().UnixNano()))
+		"--storage-backend=etcd3", "--etcd-servers="+theLab.EtcdURL(), "--etcd-prefix="+prefix)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,6 +179,55 @@ func TestFedAPIEtcd3(t *testing.T) {
 		t.Fatal(err)
 	}
 	runFedAPISuite(t, fedTarget{kubeconfig: path, config: cfg})
+	t.Run("StorageMediaTypes", func(t *testing.T) { checkStorageMediaTypes(t, fedTarget{kubeconfig: path, config: cfg}, prefix) })
+}
+
+// checkStorageMediaTypes reads what fed-apiserver wrote to etcd under prefix: fed's own kinds
+// in protobuf (--storage-media-type's default, as kube-apiserver stores its kinds), the
+// fleet's templates (here a namespace) in JSON, since they are unstructured.
+func checkStorageMediaTypes(t *testing.T, target fedTarget, prefix string) {
+	ns := testNamespace(t, target.kubeconfig)
+	dyn, err := dynamic.NewForConfig(target.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pp := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": federationv1alpha1.SchemeGroupVersion.String(), "kind": "PropagationPolicy",
+		"metadata": map[string]any{"name": "stored"},
+		"spec":     map[string]any{"resourceSelectors": []any{map[string]any{"apiVersion": "apps/v1", "kind": "Deployment"}}},
+	}}
+	gvr := federationv1alpha1.SchemeGroupVersion.WithResource("propagationpolicies")
+	ctx := context.Background()
+	if _, err := dyn.Resource(gvr).Namespace(ns).Create(ctx, pp, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = dyn.Resource(gvr).Namespace(ns).Delete(ctx, "stored", metav1.DeleteOptions{}) }()
+
+	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{theLab.EtcdURL()}, DialTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	for key, want := range map[string]string{
+		prefix + "/" + federationv1alpha1.GroupName + "/propagationpolicies/" + ns + "/stored": "k8s\x00",
+		prefix + "/fleet/namespaces/" + ns: "{",
+	} {
+		resp, err := cli.Get(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(resp.Kvs) != 1 {
+			keys, _ := cli.Get(ctx, prefix+"/", clientv3.WithPrefix(), clientv3.WithKeysOnly())
+			var names []string
+			for _, kv := range keys.Kvs {
+				names = append(names, string(kv.Key))
+			}
+			t.Fatalf("etcd has no key %s; under %s it has %v", key, prefix, names)
+		}
+		if v := resp.Kvs[0].Value; !strings.HasPrefix(string(v), want) {
+			t.Errorf("%s is stored as %q, want it to begin with %q", key, v[:min(len(v), 40)], want)
+		}
+	}
 }
 
 func runFedAPISuite(t *testing.T, target fedTarget) {
