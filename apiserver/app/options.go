@@ -185,6 +185,10 @@ func (o *Options) Validate() error {
 		if o.DataDir == "" {
 			errs = append(errs, errors.New("--data-dir is required with --storage-backend=badger"))
 		}
+		// The generic options check it for etcd3 only: they are set aside for Badger.
+		if _, err := storageCodec(o.etcd.DefaultStorageMediaType); err != nil {
+			errs = append(errs, err)
+		}
 	case BackendEtcd3, "":
 	default:
 		errs = append(errs, fmt.Errorf("--storage-backend=%q: must be badger or etcd3", o.backend()))

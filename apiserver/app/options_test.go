@@ -18,6 +18,8 @@ package app
 
 import (
 	"bytes"
+	"io"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -75,5 +77,20 @@ func TestStorageCodec(t *testing.T) {
 	}
 	if _, err := storageCodec("application/xml"); err == nil {
 		t.Error("storageCodec accepted application/xml")
+	}
+}
+
+// TestValidateStorageMediaType checks a media type the store cannot write is refused before
+// the server starts, with the Badger backend too, whose etcd options the generic validation
+// does not see.
+func TestValidateStorageMediaType(t *testing.T) {
+	o := NewOptions(io.Discard, io.Discard)
+	o.DataDir = t.TempDir()
+	o.Recommended.Etcd.DefaultStorageMediaType = "application/xml"
+	if err := o.Complete(); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), `--storage-media-type="application/xml"`) {
+		t.Errorf("Validate() = %v, want an error naming --storage-media-type", err)
 	}
 }

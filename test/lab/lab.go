@@ -149,39 +149,47 @@ func (l *Lab) allocatePorts() error {
 	if s.CustomMetricsWritePorts == nil {
 		s.CustomMetricsWritePorts = map[string]int{}
 	}
-	var err error
-	pick := func(p *int, ip string) {
-		if *p == 0 && err == nil {
-			*p, err = freePort(ip)
-		}
-	}
-	pick(&s.EtcdPort, "127.0.0.1")
-	pick(&s.EtcdPeerPort, "127.0.0.1")
+	// Every port of the lab, saved or not, is held in the machine's registry under the lab's
+	// directory; those without one are picked.
+	var slots []portSlot
+	hold := func(p *int, ip string) { slots = append(slots, portSlot{ip, p}) }
+	hold(&s.EtcdPort, "127.0.0.1")
+	hold(&s.EtcdPeerPort, "127.0.0.1")
 	fed := s.Ports[fedProcess]
-	pick(&fed, "127.0.0.1")
-	s.Ports[fedProcess] = fed
-	for _, c := range l.Clusters() {
-		p := s.Ports[c.Name]
-		pick(&p, "127.0.0.1")
-		s.Ports[c.Name], c.Port = p, p
+	hold(&fed, "127.0.0.1")
+	clusters := l.Clusters()
+	type clusterPorts struct{ api, kubelet, metrics, custom, write int }
+	cps := make([]clusterPorts, len(clusters))
+	for i, c := range clusters {
+		cp := &cps[i]
+		cp.api = s.Ports[c.Name]
+		hold(&cp.api, "127.0.0.1")
 		if c.Member != nil {
-			k := s.KubeletPorts[c.Name]
-			pick(&k, c.KubeletIP)
-			s.KubeletPorts[c.Name], c.KubeletPort = k, k
-			m := s.MetricsPorts[c.Name]
-			pick(&m, "127.0.0.1")
-			s.MetricsPorts[c.Name], c.MetricsPort = m, m
+			cp.kubelet, cp.metrics = s.KubeletPorts[c.Name], s.MetricsPorts[c.Name]
+			hold(&cp.kubelet, c.KubeletIP)
+			hold(&cp.metrics, "127.0.0.1")
 		}
 		if c.Member != nil && c.Member.CustomMetrics {
-			cm, w := s.CustomMetricsPorts[c.Name], s.CustomMetricsWritePorts[c.Name]
-			pick(&cm, "127.0.0.1")
-			pick(&w, "127.0.0.1")
-			s.CustomMetricsPorts[c.Name], c.CustomMetricsPort = cm, cm
-			s.CustomMetricsWritePorts[c.Name], c.CustomMetricsWritePort = w, w
+			cp.custom, cp.write = s.CustomMetricsPorts[c.Name], s.CustomMetricsWritePorts[c.Name]
+			hold(&cp.custom, "127.0.0.1")
+			hold(&cp.write, "127.0.0.1")
 		}
 	}
-	if err != nil {
+	if err := reservePorts(portRegistry, portOwner{Dir: l.opts.Dir}, slots); err != nil {
 		return err
+	}
+	s.Ports[fedProcess] = fed
+	for i, c := range clusters {
+		cp := cps[i]
+		s.Ports[c.Name], c.Port = cp.api, cp.api
+		if c.Member != nil {
+			s.KubeletPorts[c.Name], c.KubeletPort = cp.kubelet, cp.kubelet
+			s.MetricsPorts[c.Name], c.MetricsPort = cp.metrics, cp.metrics
+		}
+		if c.Member != nil && c.Member.CustomMetrics {
+			s.CustomMetricsPorts[c.Name], c.CustomMetricsPort = cp.custom, cp.custom
+			s.CustomMetricsWritePorts[c.Name], c.CustomMetricsWritePort = cp.write, cp.write
+		}
 	}
 	data, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {

@@ -21,84 +21,110 @@ const (
 	highPort = 32767
 )
 
-// portRegistry is where every lab on the machine notes the ports it picked, so that two labs
+// portRegistry is where every lab of this user notes the ports it holds, so that two labs
 // starting at once (make test runs the e2e suite and hostvalidation in parallel, each with a
-// lab of its own) never pick the same port between one's pick and its process's bind. A test
-// of a free port alone cannot see a port another lab picked and has not bound yet. An entry
-// belongs to the process that picked the port and is dropped once that process is gone; by
-// then the port is bound or no longer wanted, and the bind test sees the first case.
-var portRegistry = filepath.Join(os.TempDir(), "fed-lab-ports.json")
+// lab of its own) never pick the same port between one's pick and its process's bind, nor a
+// port a lab's process left for a moment (a test restarting it). A test of a free port alone
+// sees neither.
+var portRegistry = filepath.Join(os.TempDir(), fmt.Sprintf("fed-lab-ports-%d.json", os.Getuid()))
 
-// freePort picks a port on ip that is free and that no live process of a lab picked before.
-func freePort(ip string) (int, error) {
-	ports, err := reservePorts(portRegistry, ip, 1)
-	if err != nil {
-		return 0, err
-	}
-	return ports[0], nil
+// portOwner holds ports in the registry: a lab's state directory, which keeps its ports
+// (lab.json) for as long as it exists, down or up (Shared removes a lab of its own when it
+// stops it; make clean-lab removes .lab), or a process that picked a port for a server of
+// its own (StartFedServer, StartHost), until it exits.
+type portOwner struct {
+	Dir string `json:"dir,omitempty"`
+	PID int    `json:"pid,omitempty"`
 }
 
-// reservePorts picks n distinct ports on ip, each free to bind and absent from the registry
-// at path (save for entries of processes that have exited), and notes them there under this
-// process's ID. The registry is locked meanwhile, so concurrent callers, in this process or
-// another, get disjoint ports.
-func reservePorts(path, ip string, n int) ([]int, error) {
-	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o666)
+func (o portOwner) alive() bool {
+	if o.Dir != "" {
+		_, err := os.Stat(o.Dir)
+		return !errors.Is(err, os.ErrNotExist)
+	}
+	if o.PID <= 0 {
+		return false
+	}
+	err := syscall.Kill(o.PID, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// portSlot is a port to hold on ip: *port is picked when it is 0, else noted as it is.
+type portSlot struct {
+	ip   string
+	port *int
+}
+
+// freePort picks a port on ip that is free and that no lab holds, for this process.
+func freePort(ip string) (int, error) {
+	var port int
+	err := reservePorts(portRegistry, portOwner{PID: os.Getpid()}, []portSlot{{ip, &port}})
+	return port, err
+}
+
+// reservePorts notes each slot's port in the registry at path under owner, picking one for
+// each slot without: free to bind, and not held by another owner still alive (entries of
+// owners gone are dropped). A port already set is noted unless another live owner holds it.
+// The registry is locked meanwhile, so concurrent callers, in this process or another, get
+// disjoint ports.
+func reservePorts(path string, owner portOwner, slots []portSlot) error {
+	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDONLY, 0o644)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer lock.Close() // releases the lock
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return nil, err
+		return err
 	}
 
-	taken := map[string]int{} // "ip:port" -> the PID that picked it
+	held := map[string]portOwner{} // "ip:port" -> its owner
 	data, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
-		return nil, err
+		return err
 	default:
-		if err := json.Unmarshal(data, &taken); err != nil {
-			taken = map[string]int{} // a torn file from a killed writer: start over
+		if err := json.Unmarshal(data, &held); err != nil {
+			held = map[string]portOwner{} // not the format of this version: start over
 		}
 	}
-	for addr, pid := range taken {
-		if !processAlive(pid) {
-			delete(taken, addr)
+	for addr, o := range held {
+		if !o.alive() {
+			delete(held, addr)
 		}
 	}
 
-	var ports []int
-	for len(ports) < n {
-		port, err := pickPort(ip, taken)
-		if err != nil {
-			return nil, err
+	for _, s := range slots {
+		if *s.port == 0 {
+			if *s.port, err = pickPort(s.ip, held, path); err != nil {
+				return err
+			}
 		}
-		taken[net.JoinHostPort(ip, strconv.Itoa(port))] = os.Getpid()
-		ports = append(ports, port)
+		addr := net.JoinHostPort(s.ip, strconv.Itoa(*s.port))
+		if _, taken := held[addr]; !taken {
+			held[addr] = owner
+		}
 	}
-	data, err = json.Marshal(taken)
-	if err != nil {
-		return nil, err
+	if data, err = json.Marshal(held); err != nil {
+		return err
 	}
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o666); err != nil {
-		return nil, err
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
 	}
-	return ports, os.Rename(tmp, path)
+	return os.Rename(tmp, path)
 }
 
-// pickPort returns a port on ip below the ephemeral range that is not in taken and that can
-// be bound now: the first such port from a random point of the range on, so that labs on the
+// pickPort returns a port on ip below the ephemeral range that is not held and that can be
+// bound now: the first such port from a random point of the range on, so that labs on the
 // machine spread over it.
-func pickPort(ip string, taken map[string]int) (int, error) {
+func pickPort(ip string, held map[string]portOwner, path string) (int, error) {
 	const size = highPort - lowPort + 1
 	start := rand.IntN(size)
 	for i := range size {
 		port := lowPort + (start+i)%size
 		addr := net.JoinHostPort(ip, strconv.Itoa(port))
-		if _, ok := taken[addr]; ok {
+		if _, ok := held[addr]; ok {
 			continue
 		}
 		ln, err := net.Listen("tcp", addr)
@@ -108,14 +134,5 @@ func pickPort(ip string, taken map[string]int) (int, error) {
 		ln.Close()
 		return port, nil
 	}
-	return 0, fmt.Errorf("no free port on %s between %d and %d: every one is bound or picked by a running lab (see %s)", ip, lowPort, highPort, portRegistry)
-}
-
-// processAlive says whether a process with this ID exists.
-func processAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	return 0, fmt.Errorf("no free port on %s between %d and %d: each is bound or held by a lab (see %s)", ip, lowPort, highPort, path)
 }

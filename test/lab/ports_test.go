@@ -10,6 +10,21 @@ import (
 	"testing"
 )
 
+func readRegistry(t *testing.T, path string) map[string]portOwner {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := map[string]portOwner{}
+	if err := json.Unmarshal(data, &held); err != nil {
+		t.Fatal(err)
+	}
+	return held
+}
+
+func addr(port int) string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(port)) }
+
 // TestReservePortsDisjoint has many callers reserve ports at once through one registry, as
 // two labs starting together do, and checks no port is handed out twice, though each is
 // free to bind until its process binds it.
@@ -20,16 +35,20 @@ func TestReservePortsDisjoint(t *testing.T) {
 	errs := make([]error, callers)
 	var wg sync.WaitGroup
 	for i := range callers {
-		wg.Go(func() { got[i], errs[i] = reservePorts(path, "127.0.0.1", each) })
+		wg.Go(func() {
+			got[i] = make([]int, each)
+			slots := make([]portSlot, each)
+			for j := range slots {
+				slots[j] = portSlot{"127.0.0.1", &got[i][j]}
+			}
+			errs[i] = reservePorts(path, portOwner{PID: os.Getpid()}, slots)
+		})
 	}
 	wg.Wait()
 	seen := map[int]int{}
 	for i := range callers {
 		if errs[i] != nil {
 			t.Fatalf("caller %d: %v", i, errs[i])
-		}
-		if len(got[i]) != each {
-			t.Fatalf("caller %d got %d ports, want %d", i, len(got[i]), each)
 		}
 		for _, p := range got[i] {
 			if j, dup := seen[p]; dup {
@@ -41,77 +60,88 @@ func TestReservePortsDisjoint(t *testing.T) {
 			}
 		}
 	}
-	var registry map[string]int
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
+	held := readRegistry(t, path)
+	if len(held) != callers*each {
+		t.Errorf("the registry holds %d ports, want %d", len(held), callers*each)
 	}
-	if err := json.Unmarshal(data, &registry); err != nil {
-		t.Fatal(err)
-	}
-	if len(registry) != callers*each {
-		t.Errorf("the registry holds %d ports, want %d", len(registry), callers*each)
-	}
-	for addr, pid := range registry {
-		if pid != os.Getpid() {
-			t.Errorf("%s is noted under PID %d, want this process's %d", addr, pid, os.Getpid())
+	for a, o := range held {
+		if o.PID != os.Getpid() {
+			t.Errorf("%s is held by %+v, want this process, %d", a, o, os.Getpid())
 		}
 	}
 }
 
-// TestReservePortsSkipsLiveAndBound notes every port of the range but two under this live
-// process: one bound by a listener and not noted, one noted under a process that has exited.
-// Only the second can be picked, and its old entry is replaced.
-func TestReservePortsSkipsLiveAndBound(t *testing.T) {
+// TestReservePortsOwners fills the registry with every port of the range, held by this live
+// process, by a lab directory that exists, by a process that has exited and by a lab
+// directory that is gone, except one port bound by a listener. A lab's saved port is noted
+// under its directory as it is; the one port picked is the gone directory's, never the bound
+// one, then the dead process's; and a third pick fails, naming the registry.
+func TestReservePortsOwners(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ports.json")
-	var listeners []net.Listener
-	for p := lowPort; p <= highPort && len(listeners) < 2; p++ {
-		if ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p))); err == nil {
-			listeners = append(listeners, ln)
+	// Real ports, held in the machine's registry by this test's process, so that no lab
+	// starting meanwhile picks them.
+	bound, goneDir, deadPID, saved := 0, 0, 0, 0
+	for _, p := range []*int{&bound, &goneDir, &deadPID, &saved} {
+		var err error
+		if *p, err = freePort("127.0.0.1"); err != nil {
+			t.Fatal(err)
 		}
 	}
-	if len(listeners) < 2 {
-		t.Fatal("found no two free ports in the lab's range")
+	ln, err := net.Listen("tcp", addr(bound))
+	if err != nil {
+		t.Fatal(err)
 	}
-	bound := listeners[0].Addr().(*net.TCPAddr).Port
-	defer listeners[0].Close()
-	free := listeners[1].Addr().(*net.TCPAddr).Port
-	listeners[1].Close()
+	defer ln.Close()
 
+	labDir, gone := t.TempDir(), filepath.Join(t.TempDir(), "removed")
 	const exited = 1 << 30 // above Linux's limit on PIDs
-	registry := map[string]int{}
+	held := map[string]portOwner{}
 	for p := lowPort; p <= highPort; p++ {
 		switch p {
-		case bound:
-		case free:
-			registry[net.JoinHostPort("127.0.0.1", strconv.Itoa(p))] = exited
+		case bound, saved:
+		case goneDir:
+			held[addr(p)] = portOwner{Dir: gone}
+		case deadPID:
+			held[addr(p)] = portOwner{PID: exited}
 		default:
-			registry[net.JoinHostPort("127.0.0.1", strconv.Itoa(p))] = os.Getpid()
+			if p%2 == 0 {
+				held[addr(p)] = portOwner{PID: os.Getpid()}
+			} else {
+				held[addr(p)] = portOwner{Dir: labDir}
+			}
 		}
 	}
-	data, _ := json.Marshal(registry)
+	data, _ := json.Marshal(held)
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ports, err := reservePorts(path, "127.0.0.1", 1)
-	if err != nil {
+
+	lab := portOwner{Dir: labDir}
+	keep, first := saved, 0
+	if err := reservePorts(path, lab, []portSlot{{"127.0.0.1", &keep}, {"127.0.0.1", &first}}); err != nil {
 		t.Fatal(err)
 	}
-	if ports[0] != free {
-		t.Fatalf("picked %d, want %d, the one port neither bound nor noted by a live process", ports[0], free)
-	}
-	if _, err := reservePorts(path, "127.0.0.1", 1); err == nil {
-		t.Error("a second pick succeeded with every port of the range bound or noted")
-	}
-	data, err = os.ReadFile(path)
-	if err != nil {
+	second := 0
+	if err := reservePorts(path, lab, []portSlot{{"127.0.0.1", &second}}); err != nil {
 		t.Fatal(err)
 	}
-	registry = map[string]int{}
-	if err := json.Unmarshal(data, &registry); err != nil {
-		t.Fatal(err)
+	if keep != saved {
+		t.Errorf("the saved port %d became %d", saved, keep)
 	}
-	if pid := registry[net.JoinHostPort("127.0.0.1", strconv.Itoa(free))]; pid != os.Getpid() {
-		t.Errorf("port %d is noted under PID %d, want this process's %d", free, pid, os.Getpid())
+	if got := []int{first, second}; !(got[0] == goneDir && got[1] == deadPID || got[0] == deadPID && got[1] == goneDir) {
+		t.Errorf("picked %v, want the ports of the gone directory (%d) and of the exited process (%d)", got, goneDir, deadPID)
+	}
+	third := 0
+	if err := reservePorts(path, lab, []portSlot{{"127.0.0.1", &third}}); err == nil {
+		t.Errorf("a third pick got %d with every port of the range bound or held", third)
+	}
+	held = readRegistry(t, path)
+	for _, p := range []int{saved, goneDir, deadPID} {
+		if o := held[addr(p)]; o != lab {
+			t.Errorf("port %d is held by %+v, want the lab %+v", p, o, lab)
+		}
+	}
+	if _, ok := held[addr(bound)]; ok {
+		t.Errorf("the bound port %d is in the registry", bound)
 	}
 }

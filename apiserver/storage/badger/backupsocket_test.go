@@ -65,24 +65,26 @@ func TestBackupWhileWriting(t *testing.T) {
 	}
 
 	// The writer: a new pod, an update and a delete of older ones, in turn, until the backup
-	// is over (or 900 writes: it deletes p300 to p599 at most).
+	// is over. It deletes p300 to p599, then updates p0 to p299 in their place: it must not
+	// run out of writes before the backup starts on a busy machine, or the reader below
+	// would wait for writes that never come.
 	var writes atomic.Int64
 	done, finished := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(finished)
-		for i := range 900 {
+		for i := 0; ; i++ {
 			select {
 			case <-done:
 				return
 			default:
 			}
-			switch i % 3 {
-			case 0:
+			switch {
+			case i%3 == 0:
 				createBigPod(t, s, fmt.Sprintf("w%d", i), big)
-			case 1:
-				labelPod(t, s, "ns", fmt.Sprintf("p%d", i/3), fmt.Sprint(i))
-			case 2:
+			case i%3 == 2 && i < 900:
 				deletePod(t, s, "ns", fmt.Sprintf("p%d", 300+i/3))
+			default:
+				labelPod(t, s, "ns", fmt.Sprintf("p%d", (i/3)%300), fmt.Sprint(i))
 			}
 			writes.Add(1)
 		}
