@@ -30,11 +30,19 @@ var portRegistry = filepath.Join(os.TempDir(), fmt.Sprintf("fed-lab-ports-%d.jso
 
 // portOwner holds ports in the registry: a lab's state directory, which keeps its ports
 // (lab.json) for as long as it exists, down or up (Shared removes a lab of its own when it
-// stops it; make clean-lab removes .lab), or a process that picked a port for a server of
-// its own (StartFedServer, StartHost), until it exits.
+// stops it; make clean-lab removes .lab; a temporary lab whose test was killed keeps its
+// ports until its directory goes), or a process that picked a port for a server of its
+// own (StartFedServer, StartHost), until it exits.
 type portOwner struct {
 	Dir string `json:"dir,omitempty"`
 	PID int    `json:"pid,omitempty"`
+}
+
+func (o portOwner) String() string {
+	if o.Dir != "" {
+		return "the lab in " + o.Dir
+	}
+	return "process " + strconv.Itoa(o.PID)
 }
 
 func (o portOwner) alive() bool {
@@ -64,7 +72,7 @@ func freePort(ip string) (int, error) {
 
 // reservePorts notes each slot's port in the registry at path under owner, picking one for
 // each slot without: free to bind, and not held by another owner still alive (entries of
-// owners gone are dropped). A port already set is noted unless another live owner holds it.
+// owners gone are dropped). A port already set that another live owner holds is an error.
 // The registry is locked meanwhile, so concurrent callers, in this process or another, get
 // disjoint ports.
 func reservePorts(path string, owner portOwner, slots []portSlot) error {
@@ -101,9 +109,13 @@ func reservePorts(path string, owner portOwner, slots []portSlot) error {
 			}
 		}
 		addr := net.JoinHostPort(s.ip, strconv.Itoa(*s.port))
-		if _, taken := held[addr]; !taken {
-			held[addr] = owner
+		if other, taken := held[addr]; taken && other != owner {
+			// A port saved while the registry did not know it (a new registry, /tmp
+			// emptied) that another lab took meanwhile: the two cannot both run.
+			return fmt.Errorf("port %s, which %s keeps, is held by %s (see %s): stop that lab first, or start this one afresh (make clean-lab for make up's)",
+				addr, owner, other, path)
 		}
+		held[addr] = owner
 	}
 	if data, err = json.Marshal(held); err != nil {
 		return err

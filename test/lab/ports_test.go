@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -73,9 +74,10 @@ func TestReservePortsDisjoint(t *testing.T) {
 
 // TestReservePortsOwners fills the registry with every port of the range, held by this live
 // process, by a lab directory that exists, by a process that has exited and by a lab
-// directory that is gone, except one port bound by a listener. A lab's saved port is noted
-// under its directory as it is; the one port picked is the gone directory's, never the bound
-// one, then the dead process's; and a third pick fails, naming the registry.
+// directory that is gone, except one port bound by a listener and one saved by the lab. The
+// saved port is noted under the lab as it is; the two picks get the gone directory's and the
+// exited process's ports, never the bound one; a third pick fails, naming the registry; and
+// a saved port another live owner holds is refused.
 func TestReservePortsOwners(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ports.json")
 	// Real ports, held in the machine's registry by this test's process, so that no lab
@@ -132,8 +134,12 @@ func TestReservePortsOwners(t *testing.T) {
 		t.Errorf("picked %v, want the ports of the gone directory (%d) and of the exited process (%d)", got, goneDir, deadPID)
 	}
 	third := 0
-	if err := reservePorts(path, lab, []portSlot{{"127.0.0.1", &third}}); err == nil {
-		t.Errorf("a third pick got %d with every port of the range bound or held", third)
+	if err := reservePorts(path, lab, []portSlot{{"127.0.0.1", &third}}); err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("a third pick got %d, %v; want an error naming the registry, with every port of the range bound or held", third, err)
+	}
+	other := portOwner{Dir: t.TempDir()}
+	if err := reservePorts(path, other, []portSlot{{"127.0.0.1", &keep}}); err == nil || !strings.Contains(err.Error(), labDir) {
+		t.Errorf("another lab's saved port %d, held by the first: %v; want an error naming the lab that holds it", keep, err)
 	}
 	held = readRegistry(t, path)
 	for _, p := range []int{saved, goneDir, deadPID} {
