@@ -150,7 +150,8 @@ func (l *Lab) allocatePorts() error {
 		s.CustomMetricsWritePorts = map[string]int{}
 	}
 	// Every port of the lab, saved or not, is held in the machine's registry under the lab's
-	// directory; those without one are picked.
+	// directory; those without one are picked. The clusters' fields hold the saved ports
+	// (New read them from the state), so they are filled in place and saved from there.
 	var slots []portSlot
 	hold := func(p *int, ip string) { slots = append(slots, portSlot{ip, p}) }
 	hold(&s.EtcdPort, "127.0.0.1")
@@ -158,37 +159,28 @@ func (l *Lab) allocatePorts() error {
 	fed := s.Ports[fedProcess]
 	hold(&fed, "127.0.0.1")
 	clusters := l.Clusters()
-	type clusterPorts struct{ api, kubelet, metrics, custom, write int }
-	cps := make([]clusterPorts, len(clusters))
-	for i, c := range clusters {
-		cp := &cps[i]
-		cp.api = s.Ports[c.Name]
-		hold(&cp.api, "127.0.0.1")
+	for _, c := range clusters {
+		hold(&c.Port, "127.0.0.1")
 		if c.Member != nil {
-			cp.kubelet, cp.metrics = s.KubeletPorts[c.Name], s.MetricsPorts[c.Name]
-			hold(&cp.kubelet, c.KubeletIP)
-			hold(&cp.metrics, "127.0.0.1")
+			hold(&c.KubeletPort, c.KubeletIP)
+			hold(&c.MetricsPort, "127.0.0.1")
 		}
 		if c.Member != nil && c.Member.CustomMetrics {
-			cp.custom, cp.write = s.CustomMetricsPorts[c.Name], s.CustomMetricsWritePorts[c.Name]
-			hold(&cp.custom, "127.0.0.1")
-			hold(&cp.write, "127.0.0.1")
+			hold(&c.CustomMetricsPort, "127.0.0.1")
+			hold(&c.CustomMetricsWritePort, "127.0.0.1")
 		}
 	}
 	if err := reservePorts(portRegistry, portOwner{Dir: l.opts.Dir}, slots); err != nil {
 		return err
 	}
 	s.Ports[fedProcess] = fed
-	for i, c := range clusters {
-		cp := cps[i]
-		s.Ports[c.Name], c.Port = cp.api, cp.api
+	for _, c := range clusters {
+		s.Ports[c.Name] = c.Port
 		if c.Member != nil {
-			s.KubeletPorts[c.Name], c.KubeletPort = cp.kubelet, cp.kubelet
-			s.MetricsPorts[c.Name], c.MetricsPort = cp.metrics, cp.metrics
+			s.KubeletPorts[c.Name], s.MetricsPorts[c.Name] = c.KubeletPort, c.MetricsPort
 		}
 		if c.Member != nil && c.Member.CustomMetrics {
-			s.CustomMetricsPorts[c.Name], c.CustomMetricsPort = cp.custom, cp.custom
-			s.CustomMetricsWritePorts[c.Name], c.CustomMetricsWritePort = cp.write, cp.write
+			s.CustomMetricsPorts[c.Name], s.CustomMetricsWritePorts[c.Name] = c.CustomMetricsPort, c.CustomMetricsWritePort
 		}
 	}
 	data, err := json.MarshalIndent(s, "", "  ")
