@@ -178,8 +178,9 @@ func TestFedAPIEtcd3(t *testing.T) {
 	if err := clientcmd.WriteToFile(*kc, path); err != nil {
 		t.Fatal(err)
 	}
-	runFedAPISuite(t, fedTarget{kubeconfig: path, config: cfg})
-	t.Run("StorageMediaTypes", func(t *testing.T) { checkStorageMediaTypes(t, fedTarget{kubeconfig: path, config: cfg}, prefix) })
+	target := fedTarget{kubeconfig: path, config: cfg}
+	runFedAPISuite(t, target)
+	t.Run("StorageMediaTypes", func(t *testing.T) { checkStorageMediaTypes(t, target, prefix) })
 }
 
 // checkStorageMediaTypes reads what fed-apiserver wrote to etcd under prefix: fed's own kinds
@@ -203,7 +204,7 @@ func checkStorageMediaTypes(t *testing.T, target fedTarget, prefix string) {
 	}
 	defer func() { _ = dyn.Resource(gvr).Namespace(ns).Delete(ctx, "stored", metav1.DeleteOptions{}) }()
 
-	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{theLab.EtcdURL()}, DialTimeout: 5 * time.Second})
+	cli, err := theLab.EtcdClient()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,9 +63,15 @@ func (l *Lab) StartHost(ctx context.Context, name string) (*Cluster, func(), err
 	return c, stop, nil
 }
 
+// EtcdClient is a client of the lab's etcd, for a test that reads what a server stored; the
+// caller closes it.
+func (l *Lab) EtcdClient() (*clientv3.Client, error) {
+	return clientv3.New(clientv3.Config{Endpoints: []string{l.etcdURL()}, DialTimeout: 5 * time.Second})
+}
+
 // deleteEtcdPrefix deletes every key under prefix in the lab's etcd.
 func (l *Lab) deleteEtcdPrefix(ctx context.Context, prefix string) error {
-	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{l.etcdURL()}, DialTimeout: 5 * time.Second})
+	cli, err := l.EtcdClient()
 	if err != nil {
 		return err
 	}
