@@ -27,6 +27,7 @@ import (
 	coordinationlisters "k8s.io/client-go/listers/coordination/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
@@ -295,17 +296,15 @@ func (c *Controller) reconcile(ctx context.Context, name string) (time.Duration,
 	}
 	c.mu.Unlock()
 
-	status := nextStatus(cluster.Status, obs, failures, c.opts.FailureThreshold, metav1.Now())
-	if !apiequality.Semantic.DeepEqual(status, cluster.Status) {
-		updated := cluster.DeepCopy()
-		updated.Status = status
-		cluster, err = c.client.ClusterV1alpha1().Clusters().UpdateStatus(ctx, updated, metav1.UpdateOptions{})
-		if apierrors.IsNotFound(err) {
-			return 0, nil // deleted meanwhile; its delete event cleans up
-		}
-		if err != nil {
-			return 0, fmt.Errorf("updating the status of cluster %s: %w", name, err)
-		}
+	now := metav1.Now()
+	cluster, err = c.writeStatus(ctx, cluster, func(s clusterv1alpha1.ClusterStatus) clusterv1alpha1.ClusterStatus {
+		return nextStatus(s, obs, failures, c.opts.FailureThreshold, now)
+	})
+	if apierrors.IsNotFound(err) {
+		return 0, nil // deleted meanwhile; its delete event cleans up
+	}
+	if err != nil {
+		return 0, err
 	}
 	recheck := min(c.opts.ProbeInterval, c.opts.AgentGracePeriod/4) // the agent renews its Lease this often
 	if c.agent == nil {
@@ -320,6 +319,40 @@ func (c *Controller) reconcile(ctx context.Context, name string) (time.Duration,
 		return recheck, nil
 	}
 	return c.opts.ProbeInterval, nil
+}
+
+// writeStatus writes the status next makes of a Cluster's, unless it is the same, and
+// returns the Cluster as written. The credentials controller writes a condition of the same
+// status (TokenCurrent, at once on a join): on a conflict, next makes the status again from
+// the latest Cluster, without probing the member again.
+func (c *Controller) writeStatus(ctx context.Context, cluster *clusterv1alpha1.Cluster,
+	next func(clusterv1alpha1.ClusterStatus) clusterv1alpha1.ClusterStatus) (*clusterv1alpha1.Cluster, error) {
+	clusters := c.client.ClusterV1alpha1().Clusters()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		status := next(cluster.Status)
+		if apiequality.Semantic.DeepEqual(status, cluster.Status) {
+			return nil
+		}
+		updated := cluster.DeepCopy()
+		updated.Status = status
+		written, err := clusters.UpdateStatus(ctx, updated, metav1.UpdateOptions{})
+		if err == nil {
+			cluster = written
+			return nil
+		}
+		if apierrors.IsConflict(err) {
+			latest, getErr := clusters.Get(ctx, cluster.Name, metav1.GetOptions{})
+			if getErr != nil {
+				return getErr
+			}
+			cluster = latest
+		}
+		return err
+	})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("updating the status of cluster %s: %w", cluster.Name, err)
+	}
+	return cluster, err
 }
 
 // keepTaints gives a Cluster the health taints its Ready condition calls for. It returns
@@ -512,17 +545,15 @@ func (c *Controller) watchAgent(ctx context.Context, cluster *clusterv1alpha1.Cl
 				name, clusterv1alpha1.FedNamespace, clusterv1alpha1.AgentLease(name), now.Sub(seen.seenAt).Round(time.Second), renewed)
 		}
 		obs := observation{health: unreachable, message: msg}
-		status := nextStatus(cluster.Status, obs, c.opts.FailureThreshold, c.opts.FailureThreshold, metav1.Now())
-		if !apiequality.Semantic.DeepEqual(status, cluster.Status) {
-			updated := cluster.DeepCopy()
-			updated.Status = status
-			cluster, err = c.client.ClusterV1alpha1().Clusters().UpdateStatus(ctx, updated, metav1.UpdateOptions{})
-			if apierrors.IsNotFound(err) {
-				return 0, nil
-			}
-			if err != nil {
-				return 0, fmt.Errorf("updating the status of cluster %s: %w", name, err)
-			}
+		now := metav1.Now()
+		cluster, err = c.writeStatus(ctx, cluster, func(s clusterv1alpha1.ClusterStatus) clusterv1alpha1.ClusterStatus {
+			return nextStatus(s, obs, c.opts.FailureThreshold, c.opts.FailureThreshold, now)
+		})
+		if apierrors.IsNotFound(err) {
+			return 0, nil
+		}
+		if err != nil {
+			return 0, err
 		}
 	}
 	recheck, err := c.keepTaints(ctx, cluster)

@@ -29,11 +29,15 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	watchtools "k8s.io/client-go/tools/watch"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
@@ -222,47 +226,67 @@ func (o *JoinOptions) Run(ctx context.Context) error {
 	return printCluster(o.PrintFlags, "joined", c, o.Out)
 }
 
-// waitReady waits until the Cluster's Ready condition is True, reporting its changes.
+// waitReady waits until the Cluster's Ready condition is True, reporting its changes. It
+// watches the Cluster, as kubectl wait does, so it returns as soon as the status says so.
 func (o *JoinOptions) waitReady(ctx context.Context, c *clusterv1alpha1.Cluster) (*clusterv1alpha1.Cluster, error) {
 	o.progress("waiting up to %s for cluster %s to be Ready", o.Timeout, o.Name)
-	c, last, err := pollReady(ctx, 500*time.Millisecond, o.Timeout, func(ctx context.Context) (*clusterv1alpha1.Cluster, error) {
-		return o.fed.ClusterV1alpha1().Clusters().Get(ctx, o.Name, metav1.GetOptions{})
-	}, o.progress)
-	if err != nil {
-		state := last
-		if state == "" {
-			state = "no Ready condition yet; is fed's cluster controller running?"
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	clusters := o.fed.ClusterV1alpha1().Clusters()
+	byName := fields.OneTermEqualSelector("metadata.name", o.Name).String()
+	lw := cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			opts.FieldSelector = byName
+			return clusters.List(ctx, opts)
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			opts.FieldSelector = byName
+			return clusters.Watch(ctx, opts)
+		},
+	}, o.fed)
+	state := readyState{progress: o.progress}
+	_, err := watchtools.UntilWithSync(ctx, lw, &clusterv1alpha1.Cluster{}, nil, func(ev watch.Event) (bool, error) {
+		if ev.Type == watch.Deleted {
+			return false, fmt.Errorf("cluster %s was deleted while waiting for it to be Ready", o.Name)
 		}
-		return nil, fmt.Errorf("cluster %s did not become Ready within %s (%s); see 'kubectl get clusters.cluster.fedhq.io %s -o yaml'", o.Name, o.Timeout, state, o.Name)
+		got, ok := ev.Object.(*clusterv1alpha1.Cluster)
+		if !ok {
+			return false, nil
+		}
+		c = got
+		return state.ready(got), nil
+	})
+	if err != nil && ctx.Err() == nil {
+		return nil, err
+	}
+	if err != nil {
+		last := state.last
+		if last == "" {
+			last = "no Ready condition yet; is fed's cluster controller running?"
+		}
+		return nil, fmt.Errorf("cluster %s did not become Ready within %s (%s); see 'kubectl get clusters.cluster.fedhq.io %s -o yaml'", o.Name, o.Timeout, last, o.Name)
 	}
 	return c, nil
 }
 
-// pollReady reads a Cluster with get every interval until its Ready condition is True,
-// printing each new state of the condition with progress. It returns the Cluster and, when
-// it gives up (get's error, or the timeout), the last state seen ("" for none). get may
-// return no Cluster and no error to be asked again.
-func pollReady(ctx context.Context, interval, timeout time.Duration, get func(context.Context) (*clusterv1alpha1.Cluster, error),
-	progress func(format string, args ...any)) (*clusterv1alpha1.Cluster, string, error) {
-	var c *clusterv1alpha1.Cluster
-	last := ""
-	err := wait.PollUntilContextTimeout(ctx, interval, timeout, true, func(ctx context.Context) (bool, error) {
-		got, err := get(ctx)
-		if err != nil || got == nil {
-			return false, err
-		}
-		c = got
-		ready := meta.FindStatusCondition(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
-		if ready == nil {
-			return false, nil
-		}
-		if s := readyString(ready); s != last {
-			last = s
-			progress("cluster %s: %s", c.Name, s)
-		}
-		return ready.Status == metav1.ConditionTrue, nil
-	})
-	return c, last, err
+// readyState follows a Cluster's Ready condition and prints each new state of it with
+// progress.
+type readyState struct {
+	progress func(format string, args ...any)
+	last     string // the last state seen, "" for none
+}
+
+// ready says whether c's Ready condition is True, printing it if it changed.
+func (r *readyState) ready(c *clusterv1alpha1.Cluster) bool {
+	cond := meta.FindStatusCondition(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
+	if cond == nil {
+		return false
+	}
+	if s := readyString(cond); s != r.last {
+		r.last = s
+		r.progress("cluster %s: %s", c.Name, s)
+	}
+	return cond.Status == metav1.ConditionTrue
 }
 
 func readyString(c *metav1.Condition) string {

@@ -17,17 +17,23 @@ limitations under the License.
 package cmd
 
 import (
+	"bytes"
+	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
+	"github.com/fedhq/fed/apis/generated/clientset/versioned/fake"
 )
 
 func TestCheckJoinable(t *testing.T) {
@@ -155,4 +161,76 @@ func TestJoinValidate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestJoinWaitReady: --wait follows the Cluster's watch events, printing each new state of
+// its Ready condition, and says what it last saw when it gives up.
+func TestJoinWaitReady(t *testing.T) {
+	cond := func(status metav1.ConditionStatus, reason string) []metav1.Condition {
+		return []metav1.Condition{{Type: clusterv1alpha1.ClusterConditionReady, Status: status, Reason: reason}}
+	}
+	newOptions := func(timeout time.Duration) (*JoinOptions, *bytes.Buffer, *fake.Clientset) {
+		streams, _, _, errOut := genericiooptions.NewTestIOStreams()
+		client := fake.NewSimpleClientset(&clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "member1"}})
+		return &JoinOptions{IOStreams: streams, Name: "member1", Timeout: timeout, fed: client}, errOut, client
+	}
+	setStatus := func(t *testing.T, client *fake.Clientset, conds []metav1.Condition) {
+		t.Helper()
+		c, err := client.ClusterV1alpha1().Clusters().Get(context.Background(), "member1", metav1.GetOptions{})
+		if err == nil {
+			c.Status.Conditions = conds
+			_, err = client.ClusterV1alpha1().Clusters().UpdateStatus(context.Background(), c, metav1.UpdateOptions{})
+		}
+		if err != nil {
+			t.Error(err) // also from the goroutines below
+		}
+	}
+
+	t.Run("ready", func(t *testing.T) {
+		o, errOut, client := newOptions(time.Minute)
+		setStatus(t, client, cond(metav1.ConditionFalse, "ClusterNotReady"))
+		go func() {
+			// Ready once the watch is open: an event, not the first list, says so.
+			for !slices.ContainsFunc(client.Actions(), func(a clienttesting.Action) bool { return a.GetVerb() == "watch" }) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			setStatus(t, client, cond(metav1.ConditionTrue, "ClusterReady"))
+		}()
+		c, err := o.waitReady(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c == nil || !meta.IsStatusConditionTrue(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady) {
+			t.Fatalf("returned %+v, want the Ready Cluster", c)
+		}
+		if got := errOut.String(); !strings.Contains(got, "cluster member1: Ready=False, ClusterNotReady\n") ||
+			!strings.HasSuffix(got, "cluster member1: Ready=True, ClusterReady\n") {
+			t.Errorf("progress:\n%s", got)
+		}
+	})
+	t.Run("timeout", func(t *testing.T) {
+		o, _, client := newOptions(300 * time.Millisecond)
+		setStatus(t, client, cond(metav1.ConditionFalse, "ClusterNotReady"))
+		_, err := o.waitReady(context.Background(), nil)
+		want := "cluster member1 did not become Ready within 300ms (Ready=False, ClusterNotReady); see 'kubectl get clusters.cluster.fedhq.io member1 -o yaml'"
+		if err == nil || err.Error() != want {
+			t.Errorf("error %v, want %q", err, want)
+		}
+		o, _, _ = newOptions(300 * time.Millisecond)
+		if _, err := o.waitReady(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "no Ready condition yet; is fed's cluster controller running?") {
+			t.Errorf("without a condition: error %v", err)
+		}
+	})
+	t.Run("deleted", func(t *testing.T) {
+		o, _, client := newOptions(time.Minute)
+		go func() {
+			for !slices.ContainsFunc(client.Actions(), func(a clienttesting.Action) bool { return a.GetVerb() == "watch" }) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			_ = client.ClusterV1alpha1().Clusters().Delete(context.Background(), "member1", metav1.DeleteOptions{})
+		}()
+		if _, err := o.waitReady(context.Background(), nil); err == nil || err.Error() != "cluster member1 was deleted while waiting for it to be Ready" {
+			t.Errorf("error %v", err)
+		}
+	})
 }

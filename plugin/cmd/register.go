@@ -26,6 +26,7 @@ import (
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
@@ -283,19 +284,21 @@ func (o *RegisterOptions) waitReady(ctx context.Context, ca []byte, cert *bootst
 		return err
 	}
 	o.progress("waiting up to %s for cluster %s to be Ready (its agent reports in)", o.WaitTimeout, o.ClusterName)
-	_, last, err := pollReady(ctx, time.Second, o.WaitTimeout, func(ctx context.Context) (*clusterv1alpha1.Cluster, error) {
+	// The agent may get its Cluster, not watch it (apiserver/agents): it is read every second.
+	state := readyState{progress: o.progress}
+	err = wait.PollUntilContextTimeout(ctx, time.Second, o.WaitTimeout, true, func(ctx context.Context) (bool, error) {
 		c, err := fed.ClusterV1alpha1().Clusters().Get(ctx, o.ClusterName, metav1.GetOptions{})
 		if err != nil {
-			return nil, nil // the agent's rights may lag its certificate; try again
+			return false, nil // the agent's rights may lag its certificate; try again
 		}
-		return c, nil
-	}, o.progress)
+		return state.ready(c), nil
+	})
 	if err != nil {
-		state := last
-		if state == "" {
-			state = "no Ready condition yet; is the agent running? 'kubectl -n fed-system logs deploy/fed-agent' in the member"
+		last := state.last
+		if last == "" {
+			last = "no Ready condition yet; is the agent running? 'kubectl -n fed-system logs deploy/fed-agent' in the member"
 		}
-		return fmt.Errorf("cluster %s did not become Ready within %s (%s)", o.ClusterName, o.WaitTimeout, state)
+		return fmt.Errorf("cluster %s did not become Ready within %s (%s)", o.ClusterName, o.WaitTimeout, last)
 	}
 	return nil
 }
