@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
 	coordinationinformers "k8s.io/client-go/informers/coordination/v1"
 	coreinformers "k8s.io/client-go/informers/core/v1"
@@ -297,7 +298,7 @@ func (c *Controller) reconcile(ctx context.Context, name string) (time.Duration,
 	c.mu.Unlock()
 
 	now := metav1.Now()
-	cluster, err = c.writeStatus(ctx, cluster, func(s clusterv1alpha1.ClusterStatus) clusterv1alpha1.ClusterStatus {
+	cluster, err = c.writeStatus(ctx, cluster, retry.DefaultRetry, func(s clusterv1alpha1.ClusterStatus) clusterv1alpha1.ClusterStatus {
 		return nextStatus(s, obs, failures, c.opts.FailureThreshold, now)
 	})
 	if apierrors.IsNotFound(err) {
@@ -321,14 +322,17 @@ func (c *Controller) reconcile(ctx context.Context, name string) (time.Duration,
 	return c.opts.ProbeInterval, nil
 }
 
+// tryOnce is a backoff of a single try.
+var tryOnce = wait.Backoff{Steps: 1}
+
 // writeStatus writes the status next makes of a Cluster's, unless it is the same, and
 // returns the Cluster as written. The credentials controller writes a condition of the same
 // status (TokenCurrent, at once on a join): on a conflict, next makes the status again from
-// the latest Cluster, without probing the member again.
-func (c *Controller) writeStatus(ctx context.Context, cluster *clusterv1alpha1.Cluster,
+// the latest Cluster, without probing the member again, as long as backoff allows.
+func (c *Controller) writeStatus(ctx context.Context, cluster *clusterv1alpha1.Cluster, backoff wait.Backoff,
 	next func(clusterv1alpha1.ClusterStatus) clusterv1alpha1.ClusterStatus) (*clusterv1alpha1.Cluster, error) {
 	clusters := c.client.ClusterV1alpha1().Clusters()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	err := retry.RetryOnConflict(backoff, func() error {
 		status := next(cluster.Status)
 		if apiequality.Semantic.DeepEqual(status, cluster.Status) {
 			return nil
@@ -546,7 +550,9 @@ func (c *Controller) watchAgent(ctx context.Context, cluster *clusterv1alpha1.Cl
 		}
 		obs := observation{health: unreachable, message: msg}
 		now := metav1.Now()
-		cluster, err = c.writeStatus(ctx, cluster, func(s clusterv1alpha1.ClusterStatus) clusterv1alpha1.ClusterStatus {
+		// Written once: a conflict here most likely is the agent's own status write, back
+		// with a renewed Lease; the Lease is looked at again after RetryInterval.
+		cluster, err = c.writeStatus(ctx, cluster, tryOnce, func(s clusterv1alpha1.ClusterStatus) clusterv1alpha1.ClusterStatus {
 			return nextStatus(s, obs, c.opts.FailureThreshold, c.opts.FailureThreshold, now)
 		})
 		if apierrors.IsNotFound(err) {

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/util/retry"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned/fake"
@@ -36,7 +37,7 @@ func TestWriteStatusConflict(t *testing.T) {
 	stale := latest.DeepCopy()
 	stale.ResourceVersion, stale.Status = "1", clusterv1alpha1.ClusterStatus{}
 	ready := readyCond(metav1.ConditionTrue, ReasonClusterReady, readyMessage, now)
-	written, err := c.writeStatus(context.Background(), stale, func(s clusterv1alpha1.ClusterStatus) clusterv1alpha1.ClusterStatus {
+	written, err := c.writeStatus(context.Background(), stale, retry.DefaultRetry, func(s clusterv1alpha1.ClusterStatus) clusterv1alpha1.ClusterStatus {
 		s = *s.DeepCopy()
 		meta.SetStatusCondition(&s.Conditions, ready)
 		return s
@@ -58,9 +59,19 @@ func TestWriteStatusConflict(t *testing.T) {
 		}
 	}
 
+	// With a single try (the pull agent's Lease check), the conflict is the caller's.
+	conflicts = 0
+	if _, err := c.writeStatus(context.Background(), stale, tryOnce, func(s clusterv1alpha1.ClusterStatus) clusterv1alpha1.ClusterStatus {
+		s = *s.DeepCopy()
+		meta.SetStatusCondition(&s.Conditions, readyCond(metav1.ConditionUnknown, "ClusterUnreachable", "gone", now))
+		return s
+	}); !apierrors.IsConflict(err) || conflicts != 1 {
+		t.Errorf("single try: err %v after %d conflicts, want one Conflict", err, conflicts)
+	}
+
 	// A status already as next makes it is not written again.
 	client.ClearActions()
-	if _, err := c.writeStatus(context.Background(), stored, func(s clusterv1alpha1.ClusterStatus) clusterv1alpha1.ClusterStatus { return s }); err != nil {
+	if _, err := c.writeStatus(context.Background(), stored, retry.DefaultRetry, func(s clusterv1alpha1.ClusterStatus) clusterv1alpha1.ClusterStatus { return s }); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(client.Actions()); n != 0 {
@@ -71,7 +82,7 @@ func TestWriteStatusConflict(t *testing.T) {
 	if err := client.ClusterV1alpha1().Clusters().Delete(context.Background(), "member1", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.writeStatus(context.Background(), stale, func(s clusterv1alpha1.ClusterStatus) clusterv1alpha1.ClusterStatus {
+	if _, err := c.writeStatus(context.Background(), stale, retry.DefaultRetry, func(s clusterv1alpha1.ClusterStatus) clusterv1alpha1.ClusterStatus {
 		s = *s.DeepCopy()
 		meta.SetStatusCondition(&s.Conditions, ready)
 		return s

@@ -18,6 +18,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -232,16 +233,28 @@ func (o *JoinOptions) waitReady(ctx context.Context, c *clusterv1alpha1.Cluster)
 	o.progress("waiting up to %s for cluster %s to be Ready", o.Timeout, o.Name)
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
+	// The watch's reflector retries what fails; a refusal (no right to list or watch
+	// Clusters) ends the wait at once instead, with the server's answer.
+	ctx, refused := context.WithCancelCause(ctx)
+	defer refused(nil)
+	unless := func(err error) error {
+		if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) || apierrors.IsBadRequest(err) {
+			refused(err)
+		}
+		return err
+	}
 	clusters := o.fed.ClusterV1alpha1().Clusters()
 	byName := fields.OneTermEqualSelector("metadata.name", o.Name).String()
 	lw := cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 			opts.FieldSelector = byName
-			return clusters.List(ctx, opts)
+			list, err := clusters.List(ctx, opts)
+			return list, unless(err)
 		},
 		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 			opts.FieldSelector = byName
-			return clusters.Watch(ctx, opts)
+			w, err := clusters.Watch(ctx, opts)
+			return w, unless(err)
 		},
 	}, o.fed)
 	state := readyState{progress: o.progress}
@@ -256,6 +269,9 @@ func (o *JoinOptions) waitReady(ctx context.Context, c *clusterv1alpha1.Cluster)
 		c = got
 		return state.ready(got), nil
 	})
+	if cause := context.Cause(ctx); err != nil && cause != nil && !errors.Is(cause, context.DeadlineExceeded) && !errors.Is(cause, context.Canceled) {
+		return nil, fmt.Errorf("watching cluster %s until it is Ready: %w", o.Name, cause)
+	}
 	if err != nil && ctx.Err() == nil {
 		return nil, err
 	}

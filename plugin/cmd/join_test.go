@@ -19,6 +19,7 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -26,8 +27,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
@@ -209,16 +213,31 @@ func TestJoinWaitReady(t *testing.T) {
 		}
 	})
 	t.Run("timeout", func(t *testing.T) {
-		o, _, client := newOptions(300 * time.Millisecond)
+		o, _, client := newOptions(time.Second)
 		setStatus(t, client, cond(metav1.ConditionFalse, "ClusterNotReady"))
 		_, err := o.waitReady(context.Background(), nil)
-		want := "cluster member1 did not become Ready within 300ms (Ready=False, ClusterNotReady); see 'kubectl get clusters.cluster.fedhq.io member1 -o yaml'"
+		want := "cluster member1 did not become Ready within 1s (Ready=False, ClusterNotReady); see 'kubectl get clusters.cluster.fedhq.io member1 -o yaml'"
 		if err == nil || err.Error() != want {
 			t.Errorf("error %v, want %q", err, want)
 		}
 		o, _, _ = newOptions(300 * time.Millisecond)
 		if _, err := o.waitReady(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "no Ready condition yet; is fed's cluster controller running?") {
 			t.Errorf("without a condition: error %v", err)
+		}
+	})
+	t.Run("forbidden", func(t *testing.T) {
+		o, _, client := newOptions(time.Minute)
+		client.PrependReactor("list", "clusters", func(clienttesting.Action) (bool, runtime.Object, error) {
+			return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "cluster.fedhq.io", Resource: "clusters"}, "",
+				errors.New(`User "dev" cannot list resource "clusters"`))
+		})
+		start := time.Now()
+		_, err := o.waitReady(context.Background(), nil)
+		if err == nil || !strings.HasPrefix(err.Error(), "watching cluster member1 until it is Ready: clusters.cluster.fedhq.io is forbidden") {
+			t.Errorf("error %v", err)
+		}
+		if d := time.Since(start); d > 30*time.Second {
+			t.Errorf("gave up after %s, want at once", d)
 		}
 	})
 	t.Run("deleted", func(t *testing.T) {

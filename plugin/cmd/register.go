@@ -284,7 +284,8 @@ func (o *RegisterOptions) waitReady(ctx context.Context, ca []byte, cert *bootst
 		return err
 	}
 	o.progress("waiting up to %s for cluster %s to be Ready (its agent reports in)", o.WaitTimeout, o.ClusterName)
-	// The agent may get its Cluster, not watch it (apiserver/agents): it is read every second.
+	// Read every second rather than watched: the agent's rights may lag its certificate, and
+	// a read that fails is tried again.
 	state := readyState{progress: o.progress}
 	err = wait.PollUntilContextTimeout(ctx, time.Second, o.WaitTimeout, true, func(ctx context.Context) (bool, error) {
 		c, err := fed.ClusterV1alpha1().Clusters().Get(ctx, o.ClusterName, metav1.GetOptions{})
