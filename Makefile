@@ -175,6 +175,8 @@ bench: bin ## benchmarks, each against a baseline measured in the same run
 	go test -run '^$$' -bench JoinToReady -benchtime 5x ./test/e2e/
 	@echo "== kubectl fed get pods over 3 members with 1,000 pods each, from the search cache and from the members, against a serial kubectl get pods per member (target: the cache at 3 times the serial loop's speed)"
 	go test -run '^$$' -bench FedGetPods -benchtime 5x ./test/e2e/
+	@echo "== search: a Deployment created in (deleted from) member3 until a watch of the search cache through the host has it (says it is gone) (target: 2 s each)"
+	go test -run '^$$' -bench SearchFreshness -benchtime 20x ./test/e2e/
 	@echo "== fleet metrics: PodMetrics of three members through the host, cold and cached, and a usage change to the new replica count under a FederatedHPA (targets: cached p99 under 50 ms, cold p99 under 300 ms, rescale within one sync period + 5 s)"
 	go test -run '^$$' -bench FleetMetrics -benchtime 1x -timeout 10m ./test/e2e/
 	@echo "== scheduler: bindings scheduled per second over 100 simulated clusters by the pure algorithm (Karmada publishes about 20/s; fed's target: over 2,000/s)"
