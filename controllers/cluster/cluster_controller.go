@@ -332,7 +332,16 @@ var tryOnce = wait.Backoff{Steps: 1}
 func (c *Controller) writeStatus(ctx context.Context, cluster *clusterv1alpha1.Cluster, backoff wait.Backoff,
 	next func(clusterv1alpha1.ClusterStatus) clusterv1alpha1.ClusterStatus) (*clusterv1alpha1.Cluster, error) {
 	clusters := c.client.ClusterV1alpha1().Clusters()
+	retrying := false
 	err := retry.RetryOnConflict(backoff, func() error {
+		if retrying { // after a conflict
+			latest, err := clusters.Get(ctx, cluster.Name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			cluster = latest
+		}
+		retrying = true
 		status := next(cluster.Status)
 		if apiequality.Semantic.DeepEqual(status, cluster.Status) {
 			return nil
@@ -342,14 +351,6 @@ func (c *Controller) writeStatus(ctx context.Context, cluster *clusterv1alpha1.C
 		written, err := clusters.UpdateStatus(ctx, updated, metav1.UpdateOptions{})
 		if err == nil {
 			cluster = written
-			return nil
-		}
-		if apierrors.IsConflict(err) {
-			latest, getErr := clusters.Get(ctx, cluster.Name, metav1.GetOptions{})
-			if getErr != nil {
-				return getErr
-			}
-			cluster = latest
 		}
 		return err
 	})

@@ -59,14 +59,19 @@ func TestWriteStatusConflict(t *testing.T) {
 		}
 	}
 
-	// With a single try (the pull agent's Lease check), the conflict is the caller's.
+	// With a single try (the pull agent's Lease check), the conflict is the caller's, and
+	// the Cluster is not read again.
 	conflicts = 0
+	client.ClearActions()
 	if _, err := c.writeStatus(context.Background(), stale, tryOnce, func(s clusterv1alpha1.ClusterStatus) clusterv1alpha1.ClusterStatus {
 		s = *s.DeepCopy()
 		meta.SetStatusCondition(&s.Conditions, readyCond(metav1.ConditionUnknown, "ClusterUnreachable", "gone", now))
 		return s
 	}); !apierrors.IsConflict(err) || conflicts != 1 {
 		t.Errorf("single try: err %v after %d conflicts, want one Conflict", err, conflicts)
+	}
+	if n := len(client.Actions()); n != 1 {
+		t.Errorf("single try: %d requests, want the one update: %v", n, client.Actions())
 	}
 
 	// A status already as next makes it is not written again.

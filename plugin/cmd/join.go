@@ -269,20 +269,20 @@ func (o *JoinOptions) waitReady(ctx context.Context, c *clusterv1alpha1.Cluster)
 		c = got
 		return state.ready(got), nil
 	})
-	if cause := context.Cause(ctx); err != nil && cause != nil && !errors.Is(cause, context.DeadlineExceeded) && !errors.Is(cause, context.Canceled) {
+	cause := context.Cause(ctx)
+	switch {
+	case err == nil:
+		return c, nil
+	case cause == nil: // the condition's own error: the Cluster was deleted
+		return nil, err
+	case !errors.Is(cause, context.DeadlineExceeded) && !errors.Is(cause, context.Canceled):
 		return nil, fmt.Errorf("watching cluster %s until it is Ready: %w", o.Name, cause)
 	}
-	if err != nil && ctx.Err() == nil {
-		return nil, err
+	last := state.last
+	if last == "" {
+		last = "no Ready condition yet; is fed's cluster controller running?"
 	}
-	if err != nil {
-		last := state.last
-		if last == "" {
-			last = "no Ready condition yet; is fed's cluster controller running?"
-		}
-		return nil, fmt.Errorf("cluster %s did not become Ready within %s (%s); see 'kubectl get clusters.cluster.fedhq.io %s -o yaml'", o.Name, o.Timeout, last, o.Name)
-	}
-	return c, nil
+	return nil, fmt.Errorf("cluster %s did not become Ready within %s (%s); see 'kubectl get clusters.cluster.fedhq.io %s -o yaml'", o.Name, o.Timeout, last, o.Name)
 }
 
 // readyState follows a Cluster's Ready condition and prints each new state of it with
