@@ -13,7 +13,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
-	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	searchv1alpha1 "github.com/fedhq/fed/apis/search/v1alpha1"
 )
 
@@ -117,20 +116,20 @@ func BenchmarkFedGetPods(b *testing.B) {
 // when the benchmark ends), and waits until its caches are synced and hold every pod the
 // members have there.
 func cachePods(ctx context.Context, b *testing.B, ns string, members []string) {
-	cfg, err := theLab.Host.RESTConfig()
-	if err != nil {
-		b.Fatal(err)
-	}
-	fed, err := versioned.NewForConfig(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
+	cacheKind(ctx, b, ns, members, searchv1alpha1.ResourceSelector{APIVersion: "v1", Kind: "Pod", Namespace: ns}, podsPerMember)
+}
+
+// cacheKind creates a ResourceRegistry named name of what selector selects in the members
+// (deleted when the benchmark ends), and waits until each member's cache is synced, not
+// stale, and holds objects objects.
+func cacheKind(ctx context.Context, b *testing.B, name string, members []string, selector searchv1alpha1.ResourceSelector, objects int64) {
+	_, fed := hostClients(b)
 	rrs := fed.SearchV1alpha1().ResourceRegistries()
 	rr := &searchv1alpha1.ResourceRegistry{
-		ObjectMeta: metav1.ObjectMeta{Name: ns},
+		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: searchv1alpha1.ResourceRegistrySpec{
 			TargetCluster:     federationv1alpha1.ClusterAffinity{ClusterNames: members},
-			ResourceSelectors: []searchv1alpha1.ResourceSelector{{APIVersion: "v1", Kind: "Pod", Namespace: ns}},
+			ResourceSelectors: []searchv1alpha1.ResourceSelector{selector},
 		},
 	}
 	if _, err := rrs.Create(ctx, rr, metav1.CreateOptions{}); err != nil {
@@ -147,8 +146,8 @@ func cachePods(ctx context.Context, b *testing.B, ns string, members []string) {
 			return fmt.Errorf("caches %+v, want one per member", got.Status.Caches)
 		}
 		for _, c := range got.Status.Caches {
-			if !c.Synced || c.Stale || c.Objects != podsPerMember {
-				return fmt.Errorf("cache of %s: synced %v, stale %v, %d objects, want %d", c.Cluster, c.Synced, c.Stale, c.Objects, podsPerMember)
+			if !c.Synced || c.Stale || c.Objects != objects {
+				return fmt.Errorf("cache of %s: synced %v, stale %v, %d objects, want %d", c.Cluster, c.Synced, c.Stale, c.Objects, objects)
 			}
 		}
 		return nil

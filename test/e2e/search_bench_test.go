@@ -12,8 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	watchtools "k8s.io/client-go/tools/watch"
 
-	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	searchv1alpha1 "github.com/fedhq/fed/apis/search/v1alpha1"
 )
 
@@ -25,7 +25,7 @@ func BenchmarkSearchFreshness(b *testing.B) {
 		b.Skip("needs the lab")
 	}
 	ctx := context.Background()
-	host, fed := hostClients(b)
+	host, _ := hostClients(b)
 	ns := fmt.Sprintf("bench-fresh-%d", time.Now().UnixNano()%1000000)
 	cfg, err := theLab.Member("member3").RESTConfig()
 	if err != nil {
@@ -39,28 +39,7 @@ func BenchmarkSearchFreshness(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = member3.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
-	rrs := fed.SearchV1alpha1().ResourceRegistries()
-	rr := &searchv1alpha1.ResourceRegistry{
-		ObjectMeta: metav1.ObjectMeta{Name: ns},
-		Spec: searchv1alpha1.ResourceRegistrySpec{
-			TargetCluster:     federationv1alpha1.ClusterAffinity{ClusterNames: []string{"member3"}},
-			ResourceSelectors: []searchv1alpha1.ResourceSelector{{APIVersion: "apps/v1", Kind: "Deployment", Namespace: ns}},
-		},
-	}
-	if _, err := rrs.Create(ctx, rr, metav1.CreateOptions{}); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = rrs.Delete(context.Background(), rr.Name, metav1.DeleteOptions{}) })
-	waitFor(b, time.Minute, func() error {
-		got, err := rrs.Get(ctx, rr.Name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		if len(got.Status.Caches) != 1 || !got.Status.Caches[0].Synced || got.Status.Caches[0].Stale {
-			return fmt.Errorf("caches %+v, want member3's synced", got.Status.Caches)
-		}
-		return nil
-	})
+	cacheKind(ctx, b, ns, []string{"member3"}, searchv1alpha1.ResourceSelector{APIVersion: "apps/v1", Kind: "Deployment", Namespace: ns}, 0)
 
 	rc := host.CoreV1().RESTClient()
 	path := "/apis/apps/v1/namespaces/" + ns + "/deployments"
@@ -78,17 +57,34 @@ func BenchmarkSearchFreshness(b *testing.B) {
 			b.Fatal(err)
 		}
 		name := fmt.Sprintf("fresh-%d", i)
+		is := func(t watch.EventType, ev watch.Event) bool {
+			o, err := meta.Accessor(ev.Object)
+			return err == nil && ev.Type == t && o.GetName() == name
+		}
 		start := time.Now()
 		if _, err := deployments.Create(ctx, searchDeployment(name, 0), metav1.CreateOptions{}); err != nil {
 			b.Fatal(err)
 		}
-		appeared = append(appeared, untilEvent(b, w, watch.Added, name, start))
-		start = time.Now()
-		if err := deployments.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
-			b.Fatal(err)
+		wctx, cancel := context.WithTimeout(ctx, time.Minute)
+		_, err = watchtools.UntilWithoutRetry(wctx, w, func(ev watch.Event) (bool, error) {
+			if !is(watch.Added, ev) {
+				return false, nil
+			}
+			// Seen: now deleted, for the next condition.
+			appeared = append(appeared, time.Since(start))
+			start = time.Now()
+			return true, deployments.Delete(ctx, name, metav1.DeleteOptions{})
+		}, func(ev watch.Event) (bool, error) {
+			if !is(watch.Deleted, ev) {
+				return false, nil
+			}
+			went = append(went, time.Since(start))
+			return true, nil
+		})
+		cancel()
+		if err != nil {
+			b.Fatalf("%s in member3, from the search cache's watch: %v", name, err)
 		}
-		went = append(went, untilEvent(b, w, watch.Deleted, name, start))
-		w.Stop()
 	}
 	b.StopTimer()
 	slices.Sort(appeared)
@@ -101,24 +97,4 @@ func BenchmarkSearchFreshness(b *testing.B) {
 	r := func(d time.Duration) time.Duration { return d.Round(100 * time.Microsecond) }
 	fmt.Printf("a Deployment created in member3 until search's watch has it (%d times): p50 %s, max %s; deleted until it is gone: p50 %s, max %s (target: 2 s each)\n",
 		len(appeared), r(percentile(appeared, 0.5)), r(percentile(appeared, 1)), r(percentile(went, 0.5)), r(percentile(went, 1)))
-}
-
-// untilEvent waits for an event of type t about the object name on w, and returns how long
-// after start it came.
-func untilEvent(b *testing.B, w watch.Interface, t watch.EventType, name string, start time.Time) time.Duration {
-	b.Helper()
-	timeout := time.After(30 * time.Second)
-	for {
-		select {
-		case ev, ok := <-w.ResultChan():
-			if !ok {
-				b.Fatalf("the watch of the search cache ended before %s %s", t, name)
-			}
-			if o, err := meta.Accessor(ev.Object); err == nil && ev.Type == t && o.GetName() == name {
-				return time.Since(start)
-			}
-		case <-timeout:
-			b.Fatalf("no %s event for %s from the search cache within 30 s", t, name)
-		}
-	}
 }
