@@ -11,8 +11,12 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -27,6 +31,7 @@ import (
 	"k8s.io/klog/v2"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
+	"github.com/fedhq/fed/apis/federation/policy"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions"
@@ -59,6 +64,7 @@ import (
 	"github.com/fedhq/fed/controllers/scheduler"
 	"github.com/fedhq/fed/controllers/searchcache"
 	"github.com/fedhq/fed/controllers/workstatus"
+	"github.com/fedhq/fed/internal/hostvalidation"
 	"github.com/fedhq/fed/interpreter"
 	"github.com/fedhq/fed/interpreter/lua"
 	"github.com/fedhq/fed/search/store"
@@ -239,8 +245,15 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 	}
 	deschedulerController := descheduler.NewController(bindingAccess, workAccess, mbs, recorder,
 		descheduler.Options{Interval: cfg.Failover.DeschedulingInterval, Threshold: cfg.Failover.UnschedulableThreshold})
-	bindingController, err := binding.NewController(fedClient, tmpls, bindingAccess, workAccess,
-		fed.OverridePolicies(), fed.ClusterOverridePolicies(), clusters, interp, bindingStatusController.Enqueue, recorder)
+	asAuthor, err := authorCheck(cfg.Host)
+	if err != nil {
+		return nil, err
+	}
+	bindingController, err := binding.NewController(binding.Deps{
+		Fed: fedClient, Templates: tmpls, Bindings: bindingAccess, Works: workAccess,
+		OverridePolicies: fed.OverridePolicies(), ClusterOverridePolicies: fed.ClusterOverridePolicies(), Clusters: clusters,
+		Interpreter: interp, Report: bindingStatusController.Enqueue, Recorder: recorder, AsAuthor: asAuthor,
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -393,4 +406,20 @@ func newTemplates(fed *rest.Config) (*templates.Templates, error) {
 		return nil, fmt.Errorf("fleet discovery: %w", err)
 	}
 	return templates.New(fleet, restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))), nil
+}
+
+// authorCheck asks the host, as a server-side dry run impersonating an override policy's
+// author, whether they may create what the policy makes of a template: the same check the
+// fleet makes of a template's own author (internal/hostvalidation).
+func authorCheck(host *rest.Config) (binding.AuthorCheck, error) {
+	client, err := hostvalidation.NewClient(host)
+	if err != nil {
+		return nil, err
+	}
+	v := &hostvalidation.Validator{Client: client, Namespace: clusterv1alpha1.FedNamespace}
+	return func(ctx context.Context, author policy.Author, gvr schema.GroupVersionResource, namespaced bool, m *unstructured.Unstructured) error {
+		ctx = request.WithUser(ctx, &user.DefaultInfo{Name: author.User, Groups: author.Groups})
+		_, _, err := v.Validate(ctx, gvr, namespaced, m, metav1.FieldValidationIgnore)
+		return err
+	}, nil
 }

@@ -44,6 +44,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
 
+	"github.com/fedhq/fed/apis/federation/policy"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	clusterinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/cluster/v1alpha1"
@@ -61,8 +62,8 @@ import (
 type key = bindings.Key
 
 // Override customises a template's manifest for one cluster; it returns the manifest and
-// the policies it applied. Nil applies none.
-type Override func(manifest *unstructured.Unstructured, cluster string) (*unstructured.Unstructured, []string, error)
+// the policies it applied, in order. Nil applies none.
+type Override func(manifest *unstructured.Unstructured, cluster string) (*unstructured.Unstructured, []metav1.Object, error)
 
 // Controller keeps the Works of every binding and writes back their state.
 type Controller struct {
@@ -80,29 +81,53 @@ type Controller struct {
 	recorder record.EventRecorder
 	// interpreter sets a cluster's replicas and finds a workload's dependencies.
 	interpreter *interpreter.Interpreter
+	// asAuthor checks overridden manifests with the host as their policies' authors.
+	asAuthor *authorChecks
 	// queue has the bindings whose Works to keep (the binding or its template changed).
 	queue workqueue.TypedRateLimitingInterface[key]
 }
 
-// NewController watches bindings and templates and keeps their Works in wa, customises
-// each cluster's manifest with the override policies of ops and cops and its replicas
-// with interp, hands each binding whose Works are as its spec says to report (the status
-// path), and records events with recorder.
-func NewController(fed versioned.Interface, tmpls *templates.Templates, access *bindings.Access, wa *works.Access,
-	ops fedinformers.OverridePolicyInformer, cops fedinformers.ClusterOverridePolicyInformer, clusters clusterinformers.ClusterInformer,
-	interp *interpreter.Interpreter, report func(bindings.Key), recorder record.EventRecorder) (*Controller, error) {
+// Deps are what the binding controller works with.
+type Deps struct {
+	Fed       versioned.Interface
+	Templates *templates.Templates
+	// Bindings and Works are the shared views it keeps the Works of the bindings in.
+	Bindings *bindings.Access
+	Works    *works.Access
+	// OverridePolicies and ClusterOverridePolicies customise each cluster's manifest, which
+	// Clusters' labels and location choose the rules of.
+	OverridePolicies        fedinformers.OverridePolicyInformer
+	ClusterOverridePolicies fedinformers.ClusterOverridePolicyInformer
+	Clusters                clusterinformers.ClusterInformer
+	// Interpreter sets a cluster's replicas and finds a workload's dependencies.
+	Interpreter *interpreter.Interpreter
+	// Report hands a binding whose Works are as its spec says to the status path.
+	Report func(bindings.Key)
+	// Recorder records events on the templates in the fleet.
+	Recorder record.EventRecorder
+	// AsAuthor checks with the host that an override policy's author may create what the
+	// policy makes of a template (AuthorCheck); nil checks nothing.
+	AsAuthor AuthorCheck
+}
+
+// NewController watches bindings and templates and keeps their Works.
+func NewController(d Deps) (*Controller, error) {
 	c := &Controller{
-		fed:         fed,
-		templates:   tmpls,
-		bindings:    access,
-		rbs:         access.ResourceBindings(),
-		works:       wa,
-		synced:      []cache.InformerSynced{access.HasSynced, wa.Informer().HasSynced},
-		report:      report,
-		recorder:    recorder,
-		interpreter: interp,
+		fed:         d.Fed,
+		templates:   d.Templates,
+		bindings:    d.Bindings,
+		rbs:         d.Bindings.ResourceBindings(),
+		works:       d.Works,
+		synced:      []cache.InformerSynced{d.Bindings.HasSynced, d.Works.Informer().HasSynced},
+		report:      d.Report,
+		recorder:    d.Recorder,
+		interpreter: d.Interpreter,
 		queue:       reconciler.NewQueue[key]("binding"),
 	}
+	if d.AsAuthor != nil {
+		c.asAuthor = newAuthorChecks(d.AsAuthor)
+	}
+	access, tmpls := d.Bindings, d.Templates
 	enqueue := func(obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
@@ -128,7 +153,7 @@ func NewController(fed versioned.Interface, tmpls *templates.Templates, access *
 		c.queue.Add(key{Namespace: obj.GetNamespace(), Name: federationv1alpha1.BindingName(obj.GetKind(), obj.GetName())})
 		c.dependencyChanged(obj)
 	})
-	if err := c.watchOverrides(ops, cops, clusters); err != nil {
+	if err := c.watchOverrides(d.OverridePolicies, d.ClusterOverridePolicies, d.Clusters); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -155,7 +180,7 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 	if b.Meta.GetDeletionTimestamp() != nil {
 		return c.unbind(ctx, works)
 	}
-	tmpl, _, ok, err := c.templates.Bound(b.Spec.Resource)
+	tmpl, gvr, ok, err := c.templates.Bound(b.Spec.Resource)
 	if !ok || err != nil {
 		return err
 	}
@@ -164,7 +189,7 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 	wrote := false
 	for _, t := range b.Spec.Clusters {
 		targets[t.Name] = true
-		changed, err := c.syncWork(ctx, k, b.Spec, tmpl, t, works[t.Name])
+		changed, err := c.syncWork(ctx, k, b.Spec, tmpl, gvr, t, works[t.Name])
 		if err != nil {
 			errs = append(errs, fmt.Errorf("cluster %s: %w", t.Name, err))
 		}
@@ -191,8 +216,11 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 // syncWork creates or updates the Work of a binding for one cluster; it says whether it
 // wrote one.
 func (c *Controller) syncWork(ctx context.Context, k key, spec *federationv1alpha1.ResourceBindingSpec, tmpl *unstructured.Unstructured,
-	target federationv1alpha1.TargetCluster, current *federationv1alpha1.Work) (bool, error) {
+	gvr schema.GroupVersionResource, target federationv1alpha1.TargetCluster, current *federationv1alpha1.Work) (bool, error) {
 	m, err := manifest.For(c.interpreter, tmpl, spec, target)
+	if err == nil {
+		err = policy.SameIdentity(m, tmpl) // a customization's replica revision
+	}
 	if err != nil {
 		c.recorder.Eventf(tmpl, corev1.EventTypeWarning, "InterpreterFailed", "cluster %s: %v", target.Name, err)
 		return false, err
@@ -203,14 +231,26 @@ func (c *Controller) syncWork(ctx context.Context, k key, spec *federationv1alph
 	}
 	var applied []string
 	if c.override != nil {
-		var overridden *unstructured.Unstructured
-		var err error
-		overridden, applied, err = c.override(m, target.Name)
+		overridden, policies, err := c.override(m, target.Name)
+		for _, p := range policies {
+			applied = append(applied, policyName(p))
+		}
+		if err == nil && len(policies) > 0 {
+			// Policies stored before validation refused such paths still reach here.
+			err = policy.SameIdentity(overridden, tmpl)
+		}
+		if err == nil && len(policies) > 0 && c.asAuthor != nil {
+			err = c.asAuthor.overridden(ctx, policies, gvr, overridden)
+			if err != nil && !errors.As(err, new(refusal)) {
+				return false, err // the host could not be asked: try again
+			}
+		}
 		switch {
 		case err != nil:
 			// This cluster's Work keeps what it had and says why; the others go on.
 			annotations[federationv1alpha1.AnnotationOverrideError] = err.Error()
 			c.recorder.Eventf(tmpl, corev1.EventTypeWarning, "OverrideFailed", "cluster %s: %v", target.Name, err)
+			applied = nil
 			if current != nil {
 				m = nil
 			}
@@ -281,6 +321,12 @@ func (c *Controller) dependencies(tmpl *unstructured.Unstructured, spec *federat
 		return nil, err
 	}
 	for _, ref := range refs {
+		if ref.Namespace != tmpl.GetNamespace() {
+			// The template's author may read its own namespace's templates, not another's.
+			c.recorder.Eventf(tmpl, corev1.EventTypeWarning, "DependencyRefused",
+				"%s %s/%s is not propagated with this template: a template's dependencies must be in its own namespace %q", ref.Kind, ref.Namespace, ref.Name, tmpl.GetNamespace())
+			continue
+		}
 		dep, _, err := c.templates.Ref(ref)
 		if apierrors.IsNotFound(err) {
 			continue
@@ -289,6 +335,9 @@ func (c *Controller) dependencies(tmpl *unstructured.Unstructured, spec *federat
 			return nil, err
 		}
 		m, err := manifest.For(c.interpreter, dep, &federationv1alpha1.ResourceBindingSpec{}, target)
+		if err == nil {
+			err = policy.SameIdentity(m, dep)
+		}
 		if err != nil {
 			return nil, err
 		}

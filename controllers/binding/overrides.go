@@ -63,18 +63,20 @@ func (c *Controller) watchOverrides(ops fedinformers.OverridePolicyInformer, cop
 	}
 	c.synced = append(c.synced, ops.Informer().HasSynced, cops.Informer().HasSynced)
 	opLister, copLister := ops.Lister(), cops.Lister()
-	c.override = func(manifest *unstructured.Unstructured, name string) (*unstructured.Unstructured, []string, error) {
+	c.override = func(manifest *unstructured.Unstructured, name string) (*unstructured.Unstructured, []metav1.Object, error) {
 		cluster, err := clusters.Get(name)
 		if err != nil {
 			return nil, nil, err
 		}
 		var policies []override.Policy
+		objects := map[string]metav1.Object{}
 		cps, err := copLister.List(labels.Everything())
 		if err != nil {
 			return nil, nil, err
 		}
 		for _, p := range cps {
 			policies = append(policies, override.Policy{Name: p.Name, Spec: &p.Spec})
+			objects[policyName(p)] = p
 		}
 		if ns := manifest.GetNamespace(); ns != "" {
 			nps, err := opLister.OverridePolicies(ns).List(labels.Everything())
@@ -83,12 +85,18 @@ func (c *Controller) watchOverrides(ops fedinformers.OverridePolicyInformer, cop
 			}
 			for _, p := range nps {
 				policies = append(policies, override.Policy{Namespace: p.Namespace, Name: p.Name, Spec: &p.Spec})
+				objects[policyName(p)] = p
 			}
 		}
 		if len(policies) == 0 {
 			return manifest, nil, nil
 		}
-		return override.Apply(manifest, cluster, policies)
+		out, names, err := override.Apply(manifest, cluster, policies)
+		applied := make([]metav1.Object, len(names))
+		for i, n := range names {
+			applied[i] = objects[n]
+		}
+		return out, applied, err
 	}
 	return nil
 }

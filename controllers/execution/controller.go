@@ -44,6 +44,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/fedhq/fed/apis/federation/policy"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	"github.com/fedhq/fed/controllers/internal/applied"
@@ -293,7 +294,12 @@ func (c *Controller) applyManifest(ctx context.Context, cluster string, mb *memb
 		what := gvk.Kind + "." + gvk.GroupVersion().String()
 		return "", fmt.Errorf("cluster %s does not serve %s (propagate its CustomResourceDefinition first): %v", cluster, what, err)
 	}
-	if mapping.Scope.Name() != meta.RESTScopeNameNamespace {
+	namespaced := mapping.Scope.Name() == meta.RESTScopeNameNamespace
+	if err := inScope(w, int(ordinal), obj, namespaced); err != nil {
+		c.event(obj, corev1.EventTypeWarning, applied.ReasonFailed, "cluster %s: %v", cluster, err)
+		return "", err
+	}
+	if !namespaced {
 		obj.SetNamespace("")
 	}
 	client := resourceClient(mb.Client, mapping.Resource, obj.GetNamespace())
@@ -345,6 +351,9 @@ func (c *Controller) applyManifest(ctx context.Context, cluster string, mb *memb
 				return "", err
 			}
 			retained, err := c.interpreter.Retain(obj, whole)
+			if err == nil {
+				err = policy.SameIdentity(retained, obj)
+			}
 			if err != nil {
 				c.event(obj, corev1.EventTypeWarning, "InterpreterFailed", "cluster %s: %v", cluster, err)
 				return "", err

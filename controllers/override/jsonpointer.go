@@ -28,32 +28,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fedhq/fed/apis/federation/policy"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 )
-
-// parsePointer splits a JSON pointer into its unescaped reference tokens. "" is the whole
-// document.
-func parsePointer(pointer string) ([]string, error) {
-	if pointer == "" {
-		return nil, nil
-	}
-	if !strings.HasPrefix(pointer, "/") {
-		return nil, fmt.Errorf("path %q is not a JSON pointer: it must be empty or start with \"/\"", pointer)
-	}
-	tokens := strings.Split(pointer[1:], "/")
-	for i, tok := range tokens {
-		if !strings.Contains(tok, "~") {
-			continue
-		}
-		for j := 0; j < len(tok); j++ {
-			if tok[j] == '~' && (j+1 == len(tok) || tok[j+1] != '0' && tok[j+1] != '1') {
-				return nil, fmt.Errorf("path %q: \"~\" must be followed by 0 or 1", pointer)
-			}
-		}
-		tokens[i] = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-	}
-	return tokens, nil
-}
 
 // arrayIndex parses tok as an index into an array of length n. With forInsert the index may
 // be n, and "-" means n.
@@ -77,7 +54,7 @@ func arrayIndex(tok string, n int, forInsert bool) (int, error) {
 
 // getPointer returns the value at pointer and whether it exists.
 func getPointer(doc interface{}, pointer string) (interface{}, bool, error) {
-	tokens, err := parsePointer(pointer)
+	tokens, err := policy.ParsePointer(pointer)
 	if err != nil {
 		return nil, false, err
 	}
@@ -112,7 +89,7 @@ func patchPointer(doc interface{}, op federationv1alpha1.OverriderOperator, poin
 	default:
 		return nil, fmt.Errorf("operator %q is not add, remove or replace", op)
 	}
-	tokens, err := parsePointer(pointer)
+	tokens, err := policy.ParsePointer(pointer)
 	if err != nil {
 		return nil, err
 	}

@@ -24,28 +24,6 @@ import (
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 )
 
-func TestParsePointer(t *testing.T) {
-	cases := []struct {
-		pointer string
-		want    []string
-		wantErr bool
-	}{
-		{pointer: "", want: nil},
-		{pointer: "/", want: []string{""}},
-		{pointer: "/a/b", want: []string{"a", "b"}},
-		{pointer: "/a~1b/c~0d/~01", want: []string{"a/b", "c~d", "~1"}},
-		{pointer: "a", wantErr: true},
-		{pointer: "/a~", wantErr: true},
-		{pointer: "/a~2", wantErr: true},
-	}
-	for _, tc := range cases {
-		got, err := parsePointer(tc.pointer)
-		if (err != nil) != tc.wantErr || !tc.wantErr && !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("parsePointer(%q) = %q, %v; want %q, error %v", tc.pointer, got, err, tc.want, tc.wantErr)
-		}
-	}
-}
-
 func TestPatchPointerArrays(t *testing.T) {
 	list := func() interface{} { return map[string]interface{}{"l": []interface{}{"a", "b"}} }
 	cases := []struct {

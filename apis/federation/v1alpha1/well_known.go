@@ -101,6 +101,13 @@ const (
 	// for the cluster; execution then applies nothing and reports it in the Work's status.
 	AnnotationOverrideError = "federation.fedhq.io/override-error"
 
+	// AnnotationAuthor, on an OverridePolicy or ClusterOverridePolicy, is who last wrote its
+	// spec (policy.Author, as JSON), recorded by fed-apiserver from the request and kept as it is
+	// by any other write: the binding controller checks what the policy makes of a template
+	// with the host as that user, who may have fed write to members only what they may
+	// create in the host themselves.
+	AnnotationAuthor = "federation.fedhq.io/author"
+
 	// AnnotationMultiClusterService, on a Work, names the exported service
 	// ("<namespace>/<name>") whose Service or endpoints it imports into its cluster.
 	AnnotationMultiClusterService = "federation.fedhq.io/multicluster-service"

@@ -17,6 +17,8 @@ limitations under the License.
 package validation
 
 import (
+	"fmt"
+
 	corev1 "k8s.io/api/core/v1"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -25,6 +27,7 @@ import (
 
 	clustervalidation "github.com/fedhq/fed/apis/cluster/validation"
 	"github.com/fedhq/fed/apis/federation"
+	"github.com/fedhq/fed/apis/federation/policy"
 )
 
 var (
@@ -77,6 +80,7 @@ func validateOverriders(o *federation.Overriders, fldPath *field.Path) field.Err
 	for i, p := range o.Plaintext {
 		idxPath := fldPath.Child("plaintext").Index(i)
 		allErrs = append(allErrs, validateJSONPointer(p.Path, idxPath.Child("path"))...)
+		allErrs = append(allErrs, validateNotIdentity(p.Path, idxPath.Child("path"))...)
 		allErrs = append(allErrs, validatePatchValue(p.Operator, p.Value != nil, idxPath)...)
 	}
 	for i, img := range o.ImageOverrider {
@@ -123,6 +127,17 @@ func validateOverriders(o *federation.Overriders, fldPath *field.Path) field.Err
 	return allErrs
 }
 
+// validateNotIdentity refuses an overrider path that could change which object a template
+// becomes in a member (policy.TouchesIdentity): its apiVersion, kind, namespace or name
+// are what its author was allowed to write.
+func validateNotIdentity(path string, fldPath *field.Path) field.ErrorList {
+	if f, ok := policy.TouchesIdentity(path); ok && path != "" {
+		return field.ErrorList{field.Forbidden(fldPath, fmt.Sprintf(
+			"an override may not change %s: a template's apiVersion, kind, namespace and name stay what its author wrote (create another template instead)", f))}
+	}
+	return nil
+}
+
 // validatePatchValue checks the operator of a patch-like operation and that
 // a value is given exactly when the operator needs one.
 func validatePatchValue(op federation.OverriderOperator, hasValue bool, fldPath *field.Path) field.ErrorList {
@@ -160,6 +175,7 @@ func validateRequiredMap(m map[string]string, fldPath *field.Path) field.ErrorLi
 
 func validateFieldOverrider(f *federation.FieldOverrider, fldPath *field.Path) field.ErrorList {
 	allErrs := validateJSONPointer(f.FieldPath, fldPath.Child("fieldPath"))
+	allErrs = append(allErrs, validateNotIdentity(f.FieldPath, fldPath.Child("fieldPath"))...)
 	switch {
 	case len(f.JSON) > 0 && len(f.YAML) > 0:
 		allErrs = append(allErrs, field.Forbidden(fldPath.Child("yaml"), "cannot be set together with json"))

@@ -127,6 +127,27 @@ func TestValidateOverridePolicy(t *testing.T) {
 			"FieldValueInvalid spec.overrideRules[0].overriders.fieldOverrider[1].fieldPath",
 			"FieldValueRequired spec.overrideRules[0].overriders.fieldOverrider[1]",
 		}},
+		{name: "identity", mutate: func(o *federation.Overriders) {
+			value := &apiextensionsv1.JSON{Raw: []byte(`"x"`)}
+			o.Plaintext = []federation.PlaintextOverrider{
+				{Path: "/apiVersion", Operator: federation.OverriderOpReplace, Value: value},
+				{Path: "/kind", Operator: federation.OverriderOpReplace, Value: value},
+				{Path: "/metadata/namespace", Operator: federation.OverriderOpRemove},
+				{Path: "/metadata/name", Operator: federation.OverriderOpReplace, Value: value},
+				{Path: "/metadata", Operator: federation.OverriderOpReplace, Value: value},
+				{Path: "/metadata/labels/kind", Operator: federation.OverriderOpAdd, Value: value},
+			}
+			o.FieldOverrider = []federation.FieldOverrider{
+				{FieldPath: "/metadata/name", YAML: []federation.YAMLPatchOperation{{SubPath: "/a", Operator: federation.OverriderOpRemove}}},
+			}
+		}, want: []string{
+			"FieldValueForbidden spec.overrideRules[0].overriders.plaintext[0].path",
+			"FieldValueForbidden spec.overrideRules[0].overriders.plaintext[1].path",
+			"FieldValueForbidden spec.overrideRules[0].overriders.plaintext[2].path",
+			"FieldValueForbidden spec.overrideRules[0].overriders.plaintext[3].path",
+			"FieldValueForbidden spec.overrideRules[0].overriders.plaintext[4].path",
+			"FieldValueForbidden spec.overrideRules[0].overriders.fieldOverrider[0].fieldPath",
+		}},
 		{name: "replicas and resources", mutate: func(o *federation.Overriders) {
 			o.ReplicasOverrider = []federation.ReplicasOverrider{{Value: -1}, {Value: 2}}
 			o.ResourcesOverrider = []federation.ResourcesOverrider{{Value: corev1.ResourceRequirements{

@@ -29,10 +29,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/storage/names"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	"github.com/fedhq/fed/apis/federation/policy"
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apiserver/scheme"
 )
 
@@ -63,6 +66,11 @@ type Hooks[T Object] struct {
 	Validate             func(obj T) field.ErrorList
 	ValidateUpdate       func(newObj, oldObj T) field.ErrorList
 	ValidateStatusUpdate func(newObj, oldObj T) field.ErrorList
+
+	// RecordAuthor, when set, records in federationv1alpha1.AnnotationAuthor the user who
+	// creates an object or changes its spec; any other write keeps what was recorded, so
+	// that nobody can claim someone else wrote a spec.
+	RecordAuthor bool
 }
 
 // Strategy creates, updates and deletes objects of one kind through the main
@@ -106,7 +114,7 @@ func (s *Strategy[T]) NamespaceScoped() bool { return s.hooks.Namespaced }
 
 // PrepareForCreate clears the status, which only the status subresource may
 // write, and starts the generation at 1.
-func (s *Strategy[T]) PrepareForCreate(_ context.Context, obj runtime.Object) {
+func (s *Strategy[T]) PrepareForCreate(ctx context.Context, obj runtime.Object) {
 	o := obj.(T)
 	if _, status := s.hooks.Parts(o); status != nil {
 		reflect.ValueOf(status).Elem().SetZero()
@@ -116,11 +124,36 @@ func (s *Strategy[T]) PrepareForCreate(_ context.Context, obj runtime.Object) {
 		var none T
 		s.hooks.Prepare(o, none)
 	}
+	if s.hooks.RecordAuthor {
+		recordAuthor(ctx, o, true, "")
+	}
+}
+
+// recordAuthor sets the author annotation of obj: the user of ctx when they wrote its spec
+// (wroteSpec), else what the stored object had (stored; none when it had none).
+func recordAuthor(ctx context.Context, obj metav1.Object, wroteSpec bool, stored string) {
+	value := stored
+	if wroteSpec {
+		value = ""
+		if u, ok := request.UserFrom(ctx); ok {
+			value = policy.Author{User: u.GetName(), Groups: u.GetGroups()}.String()
+		}
+	}
+	annotations := obj.GetAnnotations()
+	if value == "" {
+		delete(annotations, federationv1alpha1.AnnotationAuthor)
+	} else {
+		if annotations == nil {
+			annotations = map[string]string{}
+		}
+		annotations[federationv1alpha1.AnnotationAuthor] = value
+	}
+	obj.SetAnnotations(annotations)
 }
 
 // PrepareForUpdate keeps the stored status and bumps the generation when
 // the spec changes.
-func (s *Strategy[T]) PrepareForUpdate(_ context.Context, obj, old runtime.Object) {
+func (s *Strategy[T]) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
 	newObj, oldObj := obj.(T), old.(T)
 	newSpec, newStatus := s.hooks.Parts(newObj)
 	oldSpec, oldStatus := s.hooks.Parts(oldObj)
@@ -130,8 +163,12 @@ func (s *Strategy[T]) PrepareForUpdate(_ context.Context, obj, old runtime.Objec
 	if s.hooks.Prepare != nil {
 		s.hooks.Prepare(newObj, oldObj)
 	}
-	if !apiequality.Semantic.DeepEqual(newSpec, oldSpec) {
+	specChanged := !apiequality.Semantic.DeepEqual(newSpec, oldSpec)
+	if specChanged {
 		newObj.SetGeneration(oldObj.GetGeneration() + 1)
+	}
+	if s.hooks.RecordAuthor {
+		recordAuthor(ctx, newObj, specChanged, oldObj.GetAnnotations()[federationv1alpha1.AnnotationAuthor])
 	}
 }
 

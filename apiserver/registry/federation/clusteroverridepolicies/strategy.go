@@ -34,4 +34,5 @@ var Strategy = registrykit.NewStrategy(registrykit.Hooks[*federation.ClusterOver
 
 	Validate:       validation.ValidateClusterOverridePolicy,
 	ValidateUpdate: validation.ValidateClusterOverridePolicyUpdate,
+	RecordAuthor:   true,
 })

@@ -34,4 +34,5 @@ var Strategy = registrykit.NewStrategy(registrykit.Hooks[*federation.OverridePol
 
 	Validate:       validation.ValidateOverridePolicy,
 	ValidateUpdate: validation.ValidateOverridePolicyUpdate,
+	RecordAuthor:   true,
 })

@@ -1,8 +1,9 @@
 // Package hostvalidation validates templates of the host's native kinds with the host's own
-// rules: it sends them to the host's kube-apiserver as server-side dry-run creates, so that a
-// template the host would refuse is refused with exactly the error kubectl users know, and the
-// host's warnings reach the user. Nothing is ever created in the host: every request it sends
-// carries dryRun=All.
+// rules, as their author: it sends them to the host's kube-apiserver as server-side dry-run
+// creates impersonating the user who wrote them (AsCaller), in the template's own namespace,
+// so that a template the host would refuse its author is refused with exactly the error
+// kubectl users know, and the host's warnings reach the user. Nothing is ever created in the
+// host: every request it sends carries dryRun=All.
 package hostvalidation
 
 import (
@@ -12,6 +13,7 @@ import (
 	"net/http"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -28,8 +30,10 @@ import (
 // WarningHandlerWithContext to a WarningHandler before building it. With any other client
 // Validate still returns the host's errors, but no warnings.
 type Validator struct {
-	Client dynamic.Interface // the host, as fed-apiserver's own identity
-	// Namespace is the host namespace namespaced templates are dry-run in ("fed-system").
+	// Client reaches the host, impersonating the user of each request's context (NewClient).
+	Client dynamic.Interface
+	// Namespace is the host namespace a namespaced template is dry-run in when the host has
+	// no namespace of the template's own ("fed-system").
 	Namespace string
 }
 
@@ -54,12 +58,19 @@ const couldNotValidate = "fed could not validate this template with the host clu
 // returns the host's warnings, or the host's error. fieldValidation is the request's
 // fieldValidation directive ("Strict", "Warn", "Ignore" or ""), passed on to the host.
 //
-// Errors are the host's *apierrors.StatusError for Invalid (422) and BadRequest (400, e.g.
-// strict decoding errors), naming the template rather than what was sent to the host; when the
-// host cannot judge the template (fed may not create the kind there, the host does not serve it
-// or does not support creating it, or, for CustomResourceDefinitions and APIServices, an object
-// of that name exists there) Validate returns a warning saying so and no error; any other
-// failure is an InternalError or a ServiceUnavailable error, never a silent pass.
+// ctx must carry the request's user (request.WithUser): the host judges the template as that
+// user creating it. A namespaced template is checked in the host namespace of its own name,
+// or in Namespace when the host has none of that name (or it is being deleted there).
+//
+// Errors are the host's *apierrors.StatusError for Invalid (422), BadRequest (400, e.g.
+// strict decoding errors) and Forbidden (403: the author may not create such an object in
+// the host, RBAC escalation checks and admission included), naming the template rather than
+// what was sent to the host. The host's ResourceQuota of the namespace is not one of them:
+// it counts the host's objects, and the fleet applies quotas to its own. When the host
+// cannot judge the template (it does not serve the kind or does not support creating it,
+// or, for CustomResourceDefinitions and APIServices, an object of that name exists there)
+// Validate returns a warning saying so and no error; any other failure is an InternalError
+// or a ServiceUnavailable error, never a silent pass.
 func (v *Validator) Validate(ctx context.Context, gvr schema.GroupVersionResource, namespaced bool, obj *unstructured.Unstructured, fieldValidation string) (warnings []string, dryRun *unstructured.Unstructured, err error) {
 	warnings, err = v.validate(ctx, gvr, namespaced, obj, fieldValidation, &dryRun)
 	if err != nil {
@@ -79,7 +90,7 @@ func (v *Validator) validate(ctx context.Context, gvr schema.GroupVersionResourc
 	if obj == nil {
 		return nil, apierrors.NewInternalError(errors.New("hostvalidation: no template to validate"))
 	}
-	t := template{name: obj.GetName(), namespace: obj.GetNamespace(), hostNamespace: v.Namespace, namespaced: namespaced}
+	t := template{name: obj.GetName(), namespace: obj.GetNamespace(), namespaced: namespaced}
 
 	o := obj.DeepCopy()
 	if meta, ok := o.Object["metadata"].(map[string]interface{}); ok {
@@ -92,33 +103,24 @@ func (v *Validator) validate(ctx context.Context, gvr schema.GroupVersionResourc
 		// answered): the host would refuse one of its Services holds meanwhile.
 		native.StripClusterIPs(o)
 	}
-	var client dynamic.ResourceInterface = v.Client.Resource(gvr)
-	if namespaced {
-		o.SetNamespace(v.Namespace)
-		client = v.Client.Resource(gvr).Namespace(v.Namespace)
-	} else {
+	if !namespaced {
 		o.SetNamespace("")
 	}
-	opts := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: fieldValidation}
 
 	var col warningCollector
 	ctx = context.WithValue(ctx, collectorKey{}, &col)
-	created, err := client.Create(ctx, o, opts)
-	retried := false
-	if apierrors.IsAlreadyExists(err) && t.name != "" {
-		if structuralNames[gvr.GroupResource()] {
-			return append(t.rewriteAll(col.list()), couldNotValidate+"an object of that name exists in the host cluster"), nil
-		}
-		// Validate the rest of the object under a name the host generates.
-		o.SetName("")
-		o.SetGenerateName(generateNamePrefix(t.name))
-		created, err = client.Create(ctx, o, opts)
-		retried = true
-	}
-	if retried && created != nil && created.GetName() != t.name {
-		t.generatedName = created.GetName()
+	created, err := v.create(ctx, gvr, o, &t, fieldValidation)
+	if namespaced && t.hostNamespace != v.Namespace && notInHost(err, t.hostNamespace) {
+		// The host has no namespace of the template's name (its author's rights are then
+		// cluster-wide ones), or it is being deleted there: the template is checked in
+		// fed's own namespace, still as its author.
+		col = warningCollector{}
+		created, err = v.create(ctx, gvr, o, &t, fieldValidation)
 	}
 	warnings = col.list()
+	if errors.As(err, new(alreadyExists)) {
+		return append(t.rewriteAll(warnings), couldNotValidate+"an object of that name exists in the host cluster"), nil
+	}
 	if err == nil {
 		*dryRun = created
 		return t.rewriteAll(warnings), nil
@@ -130,12 +132,16 @@ func (v *Validator) validate(ctx context.Context, gvr schema.GroupVersionResourc
 		return nil, apierrors.NewServiceUnavailable(fmt.Sprintf("fed could not validate the template with the host cluster: %v", err))
 	}
 	st := status.Status()
-	if st.Details != nil && st.Details.Name != "" && st.Details.Name != t.name && retried {
-		// An error of the generateName attempt names the name the host generated.
-		t.generatedName = st.Details.Name
-	}
 	switch {
 	case apierrors.IsInvalid(err), apierrors.IsBadRequest(err):
+		return t.rewriteAll(warnings), t.rewriteError(st)
+	case apierrors.IsForbidden(err) && strings.Contains(st.Message, quotaExceeded):
+		// The host's quota of the namespace counts the host's own objects; the fleet
+		// applies the namespace's quotas to its templates itself (fleet.Quota).
+		return t.rewriteAll(warnings), nil
+	case apierrors.IsForbidden(err):
+		// The author may not make this object in the host (RBAC, escalation, an admission
+		// plugin or webhook): nor may they through the fleet.
 		return t.rewriteAll(warnings), t.rewriteError(st)
 	case apierrors.IsAlreadyExists(err):
 		// Only when the host also had an object of the generated name.
@@ -150,13 +156,88 @@ func (v *Validator) validate(ctx context.Context, gvr schema.GroupVersionResourc
 			reason = fmt.Sprintf("the host does not serve %s: %s", gvrString(gvr), reason)
 		}
 		return append(t.rewriteAll(warnings), couldNotValidate+strings.TrimSuffix(reason, ": ")), nil
-	case apierrors.IsForbidden(err), apierrors.IsMethodNotSupported(err):
+	case apierrors.IsMethodNotSupported(err):
 		return append(t.rewriteAll(warnings), couldNotValidate+st.Message), nil
 	case isTransient(st):
 		return nil, apierrors.NewServiceUnavailable(fmt.Sprintf("fed could not validate the template with the host cluster: %s", st.Message))
 	default:
 		return nil, apierrors.NewInternalError(fmt.Errorf("fed could not validate the template with the host cluster: %w", err))
 	}
+}
+
+// quotaExceeded is in the host's refusal of an object its ResourceQuota has no room for
+// (`deployments.apps "x" is forbidden: exceeded quota: q, requested: ...`).
+const quotaExceeded = "is forbidden: exceeded quota: "
+
+// create sends o to the host as a dry-run create, in the template's own namespace the
+// first time and in fed's the second (t.hostNamespace says which), under a name the host
+// generates when an object of o's name exists there. It notes in t what to rewrite in the
+// host's answers.
+func (v *Validator) create(ctx context.Context, gvr schema.GroupVersionResource, o *unstructured.Unstructured, t *template,
+	fieldValidation string) (*unstructured.Unstructured, error) {
+	o = o.DeepCopy()
+	var client dynamic.ResourceInterface = v.Client.Resource(gvr)
+	if t.namespaced {
+		t.hostNamespace = t.namespace
+		if t.tried {
+			t.hostNamespace = v.Namespace
+		}
+		o.SetNamespace(t.hostNamespace)
+		client = v.Client.Resource(gvr).Namespace(t.hostNamespace)
+	}
+	t.tried, t.generatedName = true, ""
+	opts := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: fieldValidation}
+	created, err := client.Create(ctx, o, opts)
+	if !apierrors.IsAlreadyExists(err) || t.name == "" {
+		return created, err
+	}
+	if structuralNames[gvr.GroupResource()] {
+		return nil, alreadyExists{}
+	}
+	// Validate the rest of the object under a name the host generates.
+	o.SetName("")
+	o.SetGenerateName(generateNamePrefix(t.name))
+	created, err = client.Create(ctx, o, opts)
+	if created != nil && created.GetName() != t.name {
+		t.generatedName = created.GetName()
+	}
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		if d := status.Status().Details; d != nil && d.Name != "" && d.Name != t.name {
+			t.generatedName = d.Name // an error of the generateName attempt names it
+		}
+	}
+	return created, err
+}
+
+// alreadyExists is the answer for a kind whose name is part of its meaning when the host
+// has an object of that name: such a template cannot be validated under another.
+type alreadyExists struct{}
+
+func (alreadyExists) Error() string { return "exists" }
+
+// notInHost says whether err is the host's refusal because namespace does not exist there
+// or is being deleted.
+func notInHost(err error, namespace string) bool {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return false
+	}
+	st := status.Status()
+	if st.Details == nil {
+		return false
+	}
+	if apierrors.IsNotFound(err) {
+		return st.Details.Kind == "namespaces" && st.Details.Name == namespace
+	}
+	if apierrors.IsForbidden(err) {
+		for _, c := range st.Details.Causes {
+			if c.Type == corev1.NamespaceTerminatingCause {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func isTransient(st metav1.Status) bool {
@@ -198,9 +279,10 @@ func generateNamePrefix(name string) string {
 // namespace instead of the host namespace and the name the host generated.
 type template struct {
 	name, namespace string
-	hostNamespace   string
+	hostNamespace   string // where the host checked it
 	namespaced      bool
 	generatedName   string
+	tried           bool // sent once already, in its own namespace
 }
 
 // rewrite makes a message of the host speak of the template.

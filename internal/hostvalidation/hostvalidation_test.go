@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -16,14 +17,19 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/fedhq/fed/test/lab"
 )
 
-// fedServiceAccount is fed-apiserver's identity in the host.
-const fedServiceAccount = "system:serviceaccount:fed-system:fed-apiserver"
+// labAdmin is the lab's host administrator, the caller of most tests here.
+var labAdmin = &user.DefaultInfo{Name: "lab-admin", Groups: []string{"system:masters", "system:authenticated"}}
+
+// as is ctx carrying the user whose request fed-apiserver validates.
+func as(ctx context.Context, u user.Info) context.Context { return request.WithUser(ctx, u) }
 
 var (
 	labOnce  sync.Once
@@ -60,8 +66,9 @@ func hostLab(t *testing.T) *lab.Lab {
 	return labValue
 }
 
-// hostValidator is a Validator with the host's client as fed-apiserver's service account (the
-// host admin impersonating it), and the host admin's own dynamic client.
+// hostValidator is a Validator with the host's client as fed-apiserver's service account (with
+// the credentials the lab's fed-apiserver runs with, so that its RBAC in the host is what is
+// tried), and the host admin's own dynamic client.
 func hostValidator(t *testing.T) (*Validator, dynamic.Interface) {
 	v, admin, _ := recordedHostValidator(t)
 	return v, admin
@@ -98,8 +105,10 @@ func recordedHostValidator(t *testing.T) (*Validator, dynamic.Interface, *sentRe
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := rest.CopyConfig(admin)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: fedServiceAccount}
+	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(l.Dir(), "fed", "host.kubeconfig"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	sent := &sentRequests{}
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return recordingTransport{rt: rt, sent: sent} })
 	client, err := NewClient(cfg)
@@ -145,6 +154,7 @@ func TestHost(t *testing.T) {
 	v, admin, sent := recordedHostValidator(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	ctx = as(ctx, labAdmin)
 
 	// Fleet namespaces need not exist in the host.
 	fleetNS := unique("fleet-nowhere")
@@ -348,6 +358,7 @@ func TestHostStructuralName(t *testing.T) {
 	v, admin := hostValidator(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	ctx = as(ctx, labAdmin)
 	// An APIService of the host's own, always there.
 	existing, err := admin.Resource(schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}).Get(ctx, "v1.apps", metav1.GetOptions{})
 	if err != nil {
@@ -363,29 +374,124 @@ func TestHostStructuralName(t *testing.T) {
 	}
 }
 
-// TestHostForbidden: an identity the host does not let create the kind gets a warning, not an
-// error; the warning keeps the host's reason as it is, since it is about fed's identity in the host.
+// TestHostForbidden: a caller the host does not let create the kind is refused with the
+// host's Forbidden, which names the template's namespace rather than fed's.
 func TestHostForbidden(t *testing.T) {
-	l := hostLab(t)
+	v, _ := hostValidator(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cfg, err := l.Host.RESTConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:fed-system:nobody-" + unique("sa")}
-	client, err := NewClient(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := &Validator{Client: client, Namespace: lab.FedNamespace}
+	nobody := &user.DefaultInfo{Name: "nobody-" + unique("u"), Groups: []string{"system:authenticated"}}
 	app := map[string]interface{}{"app": "nginx"}
-	w, _, err := v.Validate(ctx, deploymentsGVR, true, deployment("fleet-a", "nginx", app, app), "")
-	if err != nil {
-		t.Fatalf("Validate: %v", err)
+	fleetNS := unique("fleet-nowhere")
+	_, _, err := v.Validate(as(ctx, nobody), deploymentsGVR, true, deployment(fleetNS, "nginx", app, app), "")
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), nobody.Name) || !strings.Contains(err.Error(), fmt.Sprintf("namespace %q", fleetNS)) {
+		t.Fatalf("Validate: %v, want the host's Forbidden for %s in namespace %s", err, nobody.Name, fleetNS)
 	}
-	if len(w) != 1 || !strings.HasPrefix(w[0], couldNotValidate) || !strings.Contains(w[0], "forbidden") {
-		t.Fatalf("warnings %q, want one saying it could not be validated", w)
+	if strings.Contains(err.Error(), lab.FedNamespace) {
+		t.Errorf("error %q names fed's namespace", err)
 	}
-	t.Logf("warning: %s", w[0])
+	if _, _, err := v.Validate(ctx, deploymentsGVR, true, deployment(fleetNS, "nginx", app, app), ""); err == nil || !strings.Contains(err.Error(), "no user") {
+		t.Errorf("Validate without a user: %v, want a refusal to validate as fed itself", err)
+	}
+}
+
+// TestHostAsAuthor: a template is judged as its author creating it in the host namespace of
+// its name: a namespace admin may bind the roles it holds there and not cluster-admin, nor
+// write a Role granting everything; the host namespace's Pod Security level applies; the
+// host's quota of that namespace, which counts the host's own objects, does not.
+func TestHostAsAuthor(t *testing.T) {
+	v, admin, sent := recordedHostValidator(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ns := unique("tenant")
+	must := func(_ any, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(admin.Resource(namespacesGVR).Create(ctx, u("v1", "Namespace", "", ns, nil), metav1.CreateOptions{}))
+	t.Cleanup(func() { _ = admin.Resource(namespacesGVR).Delete(context.Background(), ns, metav1.DeleteOptions{}) })
+	roleBindings := schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"}
+	roles := roleBindings.GroupVersion().WithResource("roles")
+	binding := func(name, role string) *unstructured.Unstructured {
+		return u("rbac.authorization.k8s.io/v1", "RoleBinding", ns, name, map[string]interface{}{
+			"roleRef":  map[string]interface{}{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
+			"subjects": []interface{}{map[string]interface{}{"kind": "User", "name": "tenant-admin"}},
+		})
+	}
+	must(admin.Resource(roleBindings).Namespace(ns).Create(ctx, binding("admin", "admin"), metav1.CreateOptions{}))
+	tenant := as(ctx, &user.DefaultInfo{Name: "tenant-admin", Groups: []string{"system:authenticated"}})
+	// RBAC takes a moment to see the new binding.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, _, err := v.Validate(tenant, roleBindings, true, binding("viewers", "view"), "")
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a namespace admin binding view: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	before := len(sent.list())
+	if _, _, err := v.Validate(tenant, roleBindings, true, binding("viewers", "view"), ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range sent.list()[before:] {
+		if !strings.Contains(r, "/namespaces/"+ns+"/") {
+			t.Errorf("request %s, want it in the template's own namespace %s", r, ns)
+		}
+	}
+
+	_, _, err := v.Validate(tenant, roleBindings, true, binding("escalate", "cluster-admin"), "")
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "attempting to grant RBAC permissions not currently held") {
+		t.Errorf("a namespace admin binding cluster-admin: %v, want the host's escalation refusal", err)
+	}
+	all := u("rbac.authorization.k8s.io/v1", "Role", ns, "everything", map[string]interface{}{"rules": []interface{}{
+		map[string]interface{}{"apiGroups": []interface{}{"*"}, "resources": []interface{}{"*"}, "verbs": []interface{}{"*"}},
+	}})
+	if _, _, err := v.Validate(tenant, roles, true, all, ""); !apierrors.IsForbidden(err) {
+		t.Errorf("a namespace admin writing a Role on everything: %v, want Forbidden", err)
+	}
+	// The lab's admin may do both.
+	if _, _, err := v.Validate(as(ctx, labAdmin), roleBindings, true, binding("escalate", "cluster-admin"), ""); err != nil {
+		t.Errorf("the host's admin binding cluster-admin: %v", err)
+	}
+
+	// Pod Security of the host's namespace.
+	nsObj, err := admin.Resource(namespacesGVR).Get(ctx, ns, metav1.GetOptions{})
+	must(nsObj, err)
+	nsObj.SetLabels(map[string]string{"pod-security.kubernetes.io/enforce": "restricted"})
+	must(admin.Resource(namespacesGVR).Update(ctx, nsObj, metav1.UpdateOptions{}))
+	pod := u("v1", "Pod", ns, "privileged", map[string]interface{}{"spec": map[string]interface{}{
+		"containers": []interface{}{map[string]interface{}{"name": "c", "image": "nginx",
+			"securityContext": map[string]interface{}{"privileged": true}}},
+	}})
+	if _, _, err := v.Validate(tenant, schema.GroupVersionResource{Version: "v1", Resource: "pods"}, true, pod, ""); !apierrors.IsForbidden(err) ||
+		!strings.Contains(err.Error(), "violates PodSecurity") {
+		t.Errorf("a privileged Pod in a restricted namespace: %v, want the host's PodSecurity refusal", err)
+	}
+
+	// The host's quota is full of its own ConfigMaps (kube-root-ca.crt).
+	quota := u("v1", "ResourceQuota", ns, "q", map[string]interface{}{"spec": map[string]interface{}{
+		"hard": map[string]interface{}{"count/configmaps": "1"}}})
+	must(admin.Resource(schema.GroupVersionResource{Version: "v1", Resource: "resourcequotas"}).Namespace(ns).Create(ctx, quota, metav1.CreateOptions{}))
+	cm := u("v1", "ConfigMap", ns, "settings", map[string]interface{}{"data": map[string]interface{}{"a": "b"}})
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		// Once the quota's status counts the host's ConfigMap, the host refuses a new one...
+		_, err := admin.Resource(configMapsGVR).Namespace(ns).Create(ctx, cm, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if apierrors.IsForbidden(err) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the host's quota did not fill: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	// ... which the template's validation does not take as the template's.
+	if w, _, err := v.Validate(tenant, configMapsGVR, true, cm, ""); err != nil || len(w) != 0 {
+		t.Errorf("a ConfigMap under the host's full quota: %q, %v; want it valid", w, err)
+	}
 }

@@ -219,8 +219,8 @@ func TestWhatIsSent(t *testing.T) {
 	if len(creates) != 1 {
 		t.Fatalf("%d creates, want 1", len(creates))
 	}
-	if ns := creates[0].GetNamespace(); ns != "fed-system" {
-		t.Errorf("create in namespace %q, want fed-system", ns)
+	if ns := creates[0].GetNamespace(); ns != "fleet-a" {
+		t.Errorf("create in namespace %q, want the template's own, fleet-a", ns)
 	}
 	sent := creates[0].GetObject().(*unstructured.Unstructured)
 	meta := sent.Object["metadata"].(map[string]interface{})
@@ -229,7 +229,7 @@ func TestWhatIsSent(t *testing.T) {
 			t.Errorf("metadata.%s was sent", f)
 		}
 	}
-	if sent.GetNamespace() != "fed-system" || sent.GetName() != "nginx" ||
+	if sent.GetNamespace() != "fleet-a" || sent.GetName() != "nginx" ||
 		sent.GetLabels()["app"] != "nginx" || sent.GetAnnotations()["note"] != "kept" {
 		t.Errorf("metadata sent: %v", meta)
 	}
@@ -319,8 +319,27 @@ func TestHostAnswers(t *testing.T) {
 	}{
 		{
 			name:    "forbidden",
-			hostErr: apierrors.NewForbidden(gr, "nginx", errors.New(`User "system:serviceaccount:fed-system:fed-apiserver" cannot create resource "deployments" in API group "apps" in the namespace "fed-system"`)),
-			warning: couldNotValidate + `deployments.apps "nginx" is forbidden`,
+			hostErr: apierrors.NewForbidden(gr, "nginx", errors.New(`User "alice" cannot create resource "deployments" in API group "apps" in the namespace "fleet-a"`)),
+			check: func(t *testing.T, err error) {
+				if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), `User "alice" cannot create`) {
+					t.Errorf("error %v, want the host's Forbidden", err)
+				}
+			},
+		},
+		{
+			name: "escalation",
+			hostErr: apierrors.NewForbidden(schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "rolebindings"}, "nginx",
+				errors.New(`user "alice" (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held`)),
+			check: func(t *testing.T, err error) {
+				if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "attempting to grant RBAC permissions not currently held") {
+					t.Errorf("error %v, want the host's escalation refusal", err)
+				}
+			},
+		},
+		{
+			name:    "the host's quota",
+			hostErr: apierrors.NewForbidden(gr, "nginx", errors.New(`exceeded quota: q, requested: count/deployments.apps=1, used: count/deployments.apps=1, limited: count/deployments.apps=1`)),
+			// The host's own objects fill it: not the template's concern (the fleet counts its own).
 		},
 		{
 			name:    "resource not served",
@@ -373,9 +392,9 @@ func TestHostAnswers(t *testing.T) {
 			hostErr: apierrors.NewInvalid(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "nginx", field.ErrorList{
 				field.Invalid(field.NewPath("spec", "x"), "y", `not allowed in namespace "fed-system"`),
 			}),
-			namespace: "fleet-a",
+			namespace: "fleet-b", // not in the host (newFakeHost): checked in fed-system
 			check: func(t *testing.T, err error) {
-				want := `Deployment.apps "nginx" is invalid: spec.x: Invalid value: "y": not allowed in namespace "fleet-a"`
+				want := `Deployment.apps "nginx" is invalid: spec.x: Invalid value: "y": not allowed in namespace "fleet-b"`
 				if !apierrors.IsInvalid(err) || err.Error() != want {
 					t.Errorf("error %q, want %q", err, want)
 				}
@@ -397,13 +416,24 @@ func TestHostAnswers(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			host := newFakeHost()
-			host.setFail(func(schema.GroupVersionResource, *unstructured.Unstructured) error { return c.hostErr })
+			host.setFail(func(_ schema.GroupVersionResource, obj *unstructured.Unstructured) error {
+				if obj.GetNamespace() == "fleet-b" {
+					return apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, "fleet-b")
+				}
+				return c.hostErr
+			})
 			v := &Validator{Client: host, Namespace: "fed-system"}
 			ns := c.namespace
 			if ns == "" {
 				ns = "fleet-a"
 			}
 			w, _, err := v.Validate(context.Background(), deploymentsGVR, true, u("apps/v1", "Deployment", ns, "nginx", nil), "")
+			if c.warning == "" && c.check == nil {
+				if err != nil || len(w) != 0 {
+					t.Fatalf("Validate: %q, %v; want neither warning nor error", w, err)
+				}
+				return
+			}
 			if c.warning != "" {
 				if err != nil {
 					t.Fatalf("error %v, want a warning", err)

@@ -70,7 +70,8 @@ func (l legacyHandler) HandleWarningHeaderWithContext(_ context.Context, code in
 
 // NewClient builds the dynamic client of a Validator from cfg (the host, as fed-apiserver's own
 // identity). It does not change cfg: it uses a copy whose warning handler is a WarningHandler
-// falling back to cfg's own handler for requests of others.
+// falling back to cfg's own handler for requests of others, and whose requests impersonate the
+// user of their context (AsCaller).
 func NewClient(cfg *rest.Config) (*dynamic.DynamicClient, error) {
 	c := rest.CopyConfig(cfg)
 	h := WarningHandler{Fallback: c.WarningHandlerWithContext}
@@ -79,5 +80,6 @@ func NewClient(cfg *rest.Config) (*dynamic.DynamicClient, error) {
 	}
 	c.WarningHandler = nil
 	c.WarningHandlerWithContext = h
+	c.Wrap(AsCaller)
 	return dynamic.NewForConfig(c)
 }

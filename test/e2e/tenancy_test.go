@@ -1,0 +1,243 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// tenant is a ServiceAccount of a host namespace with the rights the README gives a team:
+// admin in its namespace, fed's policy kinds there, and the fleet's gate (fed:fleet-edit).
+type tenant struct {
+	ns, name string
+	// user is its user name; host and fleet its kubeconfigs.
+	user, host, fleet string
+}
+
+// newTenant makes a host namespace and its fleet namespace of the same name, a ServiceAccount
+// there with those rights, and its kubeconfigs (a token from the TokenRequest API).
+func newTenant(t *testing.T, prefix string) *tenant {
+	t.Helper()
+	ctx := context.Background()
+	host := theLab.Host.Kubeconfig
+	ns := fmt.Sprintf("%s-%d", prefix, time.Now().UnixNano()%1_000_000_000)
+	tn := &tenant{ns: ns, name: "team", user: "system:serviceaccount:" + ns + ":team"}
+	kubectl(t, host, "create", "namespace", ns)
+	t.Cleanup(func() { _, _ = runKubectl(host, "delete", "namespace", ns, "--wait=false") })
+	kubectl(t, theLab.FleetKubeconfig(), "create", "namespace", ns)
+	t.Cleanup(func() { _, _ = runKubectl(theLab.FleetKubeconfig(), "delete", "namespace", ns, "--wait=false") })
+	kubectl(t, host, "-n", ns, "create", "serviceaccount", tn.name)
+	kubectl(t, host, "-n", ns, "create", "rolebinding", "team-admin", "--clusterrole=admin", "--serviceaccount="+ns+":team")
+	kubectl(t, host, "-n", ns, "create", "role", "fed-policies", "--verb=*",
+		"--resource=propagationpolicies.federation.fedhq.io,overridepolicies.federation.fedhq.io")
+	kubectl(t, host, "-n", ns, "create", "rolebinding", "team-fed-policies", "--role=fed-policies", "--serviceaccount="+ns+":team")
+	crb := "e2e-fleet-" + ns
+	kubectl(t, host, "create", "clusterrolebinding", crb, "--clusterrole=fed:fleet-edit", "--serviceaccount="+ns+":team")
+	t.Cleanup(func() { _, _ = runKubectl(host, "delete", "clusterrolebinding", crb, "--ignore-not-found") })
+
+	cfg, err := theLab.Host.RESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	expiry := int64(time.Hour / time.Second)
+	tr, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, tn.name,
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &expiry}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc, err := clientcmd.LoadFromFile(host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc.AuthInfos = map[string]*clientcmdapi.AuthInfo{"team": {Token: tr.Status.Token}}
+	for _, c := range kc.Contexts {
+		c.AuthInfo = "team"
+	}
+	tn.host = filepath.Join(t.TempDir(), "team.kubeconfig")
+	if err := clientcmd.WriteToFile(*kc, tn.host); err != nil {
+		t.Fatal(err)
+	}
+	tn.fleet = fleetKubeconfig(t, tn.host)
+	// The host's RBAC takes a moment to see new bindings.
+	waitFor(t, 15*time.Second, func() error {
+		_, err := runKubectl(tn.fleet, "-n", ns, "get", "configmaps,propagationpolicies,overridepolicies")
+		return err
+	})
+	return tn
+}
+
+// apply applies YAML as the tenant in the fleet.
+func (tn *tenant) apply(yaml string) (string, error) {
+	return runKubectlWith(tn.fleet, yaml, nil, "apply", "-f", "-")
+}
+
+// expectRefused checks that a refusal happened and says why.
+func expectRefused(t *testing.T, what string, out string, err error, why ...string) {
+	t.Helper()
+	if err == nil {
+		t.Errorf("%s: accepted (%s), want it refused", what, strings.TrimSpace(out))
+		return
+	}
+	for _, w := range why {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("%s: refused with %q, want a message with %q", what, err, w)
+		}
+	}
+}
+
+// TestTenancyOverrides: an OverridePolicy may not turn a tenant's template into another
+// object (a ClusterRoleBinding, an object of kube-system), and what it makes of a template
+// is checked with the host as its author: a namespace admin's override that binds
+// cluster-admin never reaches a member.
+func TestTenancyOverrides(t *testing.T) {
+	tn := newTenant(t, "sec-a")
+	fleet := theLab.FleetKubeconfig()
+	m1 := theLab.Member("member1").Kubeconfig
+
+	out, err := tn.apply(fmt.Sprintf(`apiVersion: federation.fedhq.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: to-crb, namespace: %[1]s}
+spec:
+  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, name: cm}]
+  overrideRules:
+  - overriders:
+      plaintext:
+      - {path: /apiVersion, operator: replace, value: rbac.authorization.k8s.io/v1}
+      - {path: /kind, operator: replace, value: ClusterRoleBinding}
+      - {path: /metadata/namespace, operator: remove}
+      - {path: /metadata/name, operator: replace, value: %[1]s-admin}
+      - {path: /data, operator: remove}
+      - {path: /roleRef, operator: add, value: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}}
+      - {path: /subjects, operator: add, value: [{kind: ServiceAccount, name: team, namespace: %[1]s}]}
+`, tn.ns))
+	expectRefused(t, "an override turning a ConfigMap into a ClusterRoleBinding", out, err,
+		"spec.overrideRules[0].overriders.plaintext[0].path: Forbidden: an override may not change /apiVersion",
+		"plaintext[1].path: Forbidden: an override may not change /kind",
+		"plaintext[2].path: Forbidden: an override may not change /metadata/namespace",
+		"plaintext[3].path: Forbidden: an override may not change /metadata/name")
+	out, err = tn.apply(fmt.Sprintf(`apiVersion: federation.fedhq.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: to-kube-system, namespace: %s}
+spec:
+  overrideRules:
+  - overriders:
+      plaintext: [{path: /metadata/namespace, operator: replace, value: kube-system}]
+      fieldOverrider: [{fieldPath: /metadata/name, yaml: [{subPath: /x, operator: remove}]}]
+`, tn.ns))
+	expectRefused(t, "an override moving a template into kube-system", out, err,
+		"an override may not change /metadata/namespace", "fieldOverrider[0].fieldPath: Forbidden")
+
+	// A RoleBinding the namespace admin may make (view), and an override binding
+	// cluster-admin instead, which the admin may not bind in the host.
+	if out, err := tn.apply(fmt.Sprintf(`apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: readers, namespace: %[1]s}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: view}
+subjects: [{kind: ServiceAccount, name: team, namespace: %[1]s}]
+---
+apiVersion: federation.fedhq.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: escalate, namespace: %[1]s}
+spec:
+  resourceSelectors: [{apiVersion: rbac.authorization.k8s.io/v1, kind: RoleBinding, name: readers}]
+  overrideRules:
+  - overriders:
+      plaintext: [{path: /roleRef/name, operator: replace, value: cluster-admin}]
+---
+apiVersion: federation.fedhq.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: readers, namespace: %[1]s}
+spec:
+  resourceSelectors: [{apiVersion: rbac.authorization.k8s.io/v1, kind: RoleBinding, name: readers}]
+  placement: {clusterAffinity: {clusterNames: [member1]}}
+`, tn.ns)); err != nil {
+		t.Fatalf("the tenant's RoleBinding, override and policy: %v\n%s", err, out)
+	}
+	if a := kubectl(t, fleet, "-n", tn.ns, "get", "overridepolicy", "escalate", "-o", `jsonpath={.metadata.annotations.federation\.fedhq\.io/author}`); !strings.Contains(a, tn.user) {
+		t.Errorf("the override's author is %q, want %s", a, tn.user)
+	}
+	waitFor(t, 30*time.Second, func() error {
+		ev := kubectl(t, fleet, "-n", tn.ns, "get", "events", "--field-selector", "involvedObject.name=readers,reason=OverrideFailed", "-o", "jsonpath={.items[*].message}")
+		if !strings.Contains(ev, "OverridePolicy/"+tn.ns+"/escalate") || !strings.Contains(ev, "attempting to grant RBAC permissions not currently held") {
+			return fmt.Errorf("events of the template: %q, want OverrideFailed naming the policy and the host's refusal", ev)
+		}
+		return nil
+	})
+	holds(t, 3*time.Second, func() error {
+		if out, err := runKubectl(m1, "-n", tn.ns, "get", "rolebinding", "readers", "-o", "jsonpath={.roleRef.name}"); err == nil && out == "cluster-admin" {
+			return fmt.Errorf("member1 binds cluster-admin for the tenant")
+		}
+		return nil
+	})
+	if out, _ := runKubectl(m1, "auth", "can-i", "create", "secrets", "-n", "kube-system", "--as", tn.user); strings.TrimSpace(out) != "no" {
+		t.Errorf("in member1 the tenant may create secrets in kube-system: %q", out)
+	}
+
+	// Without the override, the binding the tenant may make reaches member1.
+	kubectl(t, tn.fleet, "-n", tn.ns, "delete", "overridepolicy", "escalate")
+	waitFor(t, 30*time.Second, func() error {
+		out, err := runKubectl(m1, "-n", tn.ns, "get", "rolebinding", "readers", "-o", "jsonpath={.roleRef.name}")
+		if err != nil || out != "view" {
+			return fmt.Errorf("member1's readers binds %q (%v), want view", out, err)
+		}
+		return nil
+	})
+}
+
+// TestTenancyEscalation: the fleet refuses what the host refuses its author: a namespace
+// admin binding cluster-admin, or writing a Role on everything, in the tenant's namespace.
+func TestTenancyEscalation(t *testing.T) {
+	tn := newTenant(t, "sec-b")
+	out, err := tn.apply(fmt.Sprintf(`apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: root, namespace: %[1]s}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}
+subjects: [{kind: ServiceAccount, name: team, namespace: %[1]s}]
+`, tn.ns))
+	expectRefused(t, "a namespace admin binding cluster-admin through the fleet", out, err,
+		"forbidden", "attempting to grant RBAC permissions not currently held")
+	out, err = tn.apply(fmt.Sprintf(`apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: everything, namespace: %s}
+rules: [{apiGroups: ["*"], resources: ["*"], verbs: ["*"]}]
+`, tn.ns))
+	expectRefused(t, "a namespace admin writing a Role on everything through the fleet", out, err,
+		"forbidden", "attempting to grant RBAC permissions not currently held")
+	for _, name := range []string{"root", "everything"} {
+		_, err := runKubectl(theLab.FleetKubeconfig(), "-n", tn.ns, "get", "rolebinding,role", name)
+		if err == nil || !strings.Contains(err.Error(), "NotFound") {
+			t.Errorf("%s in the fleet after its refusal: %v", name, err)
+		}
+	}
+	// What the admin may do in the host, they may do through the fleet.
+	if out, err := tn.apply(fmt.Sprintf(`apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: editors, namespace: %[1]s}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: edit}
+subjects: [{kind: ServiceAccount, name: team, namespace: %[1]s}]
+`, tn.ns)); err != nil {
+		t.Errorf("a namespace admin binding edit through the fleet: %v\n%s", err, out)
+	}
+	// A kind the tenant may not create in the host at all.
+	_, err = runKubectlWith(tn.fleet, fmt.Sprintf(`apiVersion: v1
+kind: ResourceQuota
+metadata: {name: more, namespace: %s}
+spec: {hard: {pods: "1000"}}
+`, tn.ns), nil, "create", "-f", "-")
+	if err == nil || !strings.Contains(err.Error(), "forbidden") {
+		t.Errorf("a namespace admin creating a ResourceQuota: %v, want Forbidden as in the host", err)
+	}
+}
