@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -15,9 +16,12 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
+	genericrest "k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/apiserver/pkg/server/healthz"
+	kubeinformers "k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
@@ -74,6 +78,8 @@ type completedConfig struct {
 	LeaderElection   *controllers.LeaderElection
 	// fleet is the fleet API's handler, which the handler chain reaches once New made it.
 	fleet *atomic.Pointer[fleet.Fleet]
+	// quota applies the host's ResourceQuotas to fed's objects and the fleet's templates.
+	quota *fleet.Quota
 	// members is the fleet proxy's access to the members, once the controllers run.
 	members *fleetMembers
 	// fleetProxy is the fleet proxy (nil without the search cache); New gives it fed's
@@ -145,8 +151,9 @@ func (c *Config) Complete() CompletedConfig {
 	fleetHandler := &atomic.Pointer[fleet.Fleet]{}
 	// fed's namespaced kinds live in the fleet's namespaces (the generic NamespaceLifecycle,
 	// which reads the host's, is turned off by the options).
+	quota := fleet.NewQuota()
 	if gc.AdmissionControl != nil {
-		gc.AdmissionControl = admission.NewChainHandler(fleet.NamespaceLifecycle(fleetHandler.Load), agents.Admission(), gc.AdmissionControl)
+		gc.AdmissionControl = admission.NewChainHandler(fleet.NamespaceLifecycle(fleetHandler.Load), quota, agents.Admission(), gc.AdmissionControl)
 	}
 	var searchCache http.Handler
 	var fleetProxy *search.Proxy
@@ -173,7 +180,7 @@ func (c *Config) Complete() CompletedConfig {
 		return buildChain(routed, conf)
 	}
 	return CompletedConfig{&completedConfig{GenericConfig: gc.Complete(), HostClientConfig: c.HostClientConfig, SearchCache: c.SearchCache,
-		Metrics: c.Metrics, HPASyncPeriod: c.HPASyncPeriod, Failover: c.Failover, EventTTL: c.EventTTL, LeaderElection: c.LeaderElection, fleet: fleetHandler, members: members, fleetProxy: fleetProxy,
+		Metrics: c.Metrics, HPASyncPeriod: c.HPASyncPeriod, Failover: c.Failover, EventTTL: c.EventTTL, LeaderElection: c.LeaderElection, fleet: fleetHandler, quota: quota, members: members, fleetProxy: fleetProxy,
 		tunnels: tunnel.New(), agents: c.Agents}}
 }
 
@@ -235,6 +242,9 @@ func (c CompletedConfig) New() (*Server, error) {
 		if err := c.installFleet(s, host); err != nil {
 			return nil, err
 		}
+		if err := c.applyQuotas(s, host, federationGroup.VersionedResourcesStorageMap[federationv1alpha1.SchemeGroupVersion.Version]); err != nil {
+			return nil, err
+		}
 		// The controllers read and write fed's objects through the server's own handler, with
 		// the loopback client's credentials (inprocess), so they need it serving: a post-start
 		// hook, stopped with the server.
@@ -256,6 +266,38 @@ func (c CompletedConfig) New() (*Server, error) {
 	return &Server{GenericAPIServer: s}, nil
 }
 
+// applyQuotas has the host's ResourceQuotas applied to the fleet's templates and to fed's
+// own namespaced objects (fed, the storages of fed's group), once the server runs.
+func (c CompletedConfig) applyQuotas(s *genericapiserver.GenericAPIServer, host *rest.Config, fed map[string]genericrest.Storage) error {
+	hostClient, err := kubernetes.NewForConfig(host)
+	if err != nil {
+		return err
+	}
+	listers := map[schema.GroupResource]genericrest.Lister{}
+	for resource, st := range fed {
+		if l, ok := st.(genericrest.Lister); ok && !strings.Contains(resource, "/") {
+			listers[federationv1alpha1.Resource(resource)] = l
+		}
+	}
+	count := func(ctx context.Context, gr schema.GroupResource, namespace string) (int64, bool, error) {
+		if l, ok := listers[gr]; ok {
+			n, err := fleet.CountObjects(ctx, l, namespace)
+			return n, true, err
+		}
+		if f := c.fleet.Load(); f != nil {
+			return f.Count(ctx, gr, namespace)
+		}
+		return 0, false, nil
+	}
+	return s.AddPostStartHook("apply-host-quotas", func(hookContext genericapiserver.PostStartHookContext) error {
+		factory := kubeinformers.NewSharedInformerFactory(hostClient, 0)
+		quotas := factory.Core().V1().ResourceQuotas().Informer()
+		c.quota.Start(quotas, count)
+		factory.Start(hookContext.Done())
+		return nil
+	})
+}
+
 // installFleet serves the fleet API and starts it with the server.
 func (c CompletedConfig) installFleet(s *genericapiserver.GenericAPIServer, host *rest.Config) error {
 	validationClient, err := hostvalidation.NewClient(host)
@@ -275,6 +317,7 @@ func (c CompletedConfig) installFleet(s *genericapiserver.GenericAPIServer, host
 		MinRequestTimeout:   time.Duration(c.GenericConfig.MinRequestTimeout) * time.Second,
 		Members:             c.members,
 		EventTTL:            c.EventTTL,
+		Quota:               c.quota,
 	})
 	if err != nil {
 		return err

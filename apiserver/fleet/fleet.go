@@ -76,6 +76,8 @@ type Config struct {
 	Host *rest.Config
 	// HostValidator validates native templates; nil skips it.
 	HostValidator HostValidator
+	// Quota applies the host's ResourceQuotas to the templates; nil applies none.
+	Quota *Quota
 	// Fed is fed-apiserver's own API handler (no filters), serving fed's groups.
 	Fed http.Handler
 	// FedGroups are the groups Fed serves.
@@ -120,6 +122,9 @@ func New(cfg Config) (*Fleet, error) {
 		f.fedGroups[g] = true
 	}
 	f.admit = admission.NewChainHandler(&namespaceLifecycle{Handler: admission.NewHandler(admission.Create, admission.Delete), fleet: f})
+	if cfg.Quota != nil {
+		f.admit = admission.NewChainHandler(f.admit, cfg.Quota)
+	}
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg.Host)
 	if err != nil {
 		return nil, fmt.Errorf("the host's discovery: %w", err)

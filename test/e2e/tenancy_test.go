@@ -241,3 +241,68 @@ spec: {hard: {pods: "1000"}}
 		t.Errorf("a namespace admin creating a ResourceQuota: %v, want Forbidden as in the host", err)
 	}
 }
+
+// TestTenancyLimits: the host's ResourceQuota of a namespace limits the fleet's objects of
+// the namespace (templates and fed's own kinds), counted in the fleet, not in the host; an
+// object over the storage limit (1.5 MiB, as etcd's) is refused and nothing stored.
+func TestTenancyLimits(t *testing.T) {
+	tn := newTenant(t, "sec-q")
+	host := theLab.Host.Kubeconfig
+	kubectlStdin(t, host, fmt.Sprintf(`apiVersion: v1
+kind: ResourceQuota
+metadata: {name: small, namespace: %s}
+spec:
+  hard: {count/configmaps: "2", count/propagationpolicies.federation.fedhq.io: "1"}
+`, tn.ns), "apply", "-f", "-")
+	// The host's own kube-root-ca.crt does not count: the fleet counts its own.
+	var out string
+	var err error
+	waitFor(t, 15*time.Second, func() error {
+		for _, name := range []string{"one", "two"} {
+			if _, err := runKubectl(tn.fleet, "-n", tn.ns, "create", "configmap", name); err != nil && !strings.Contains(err.Error(), "AlreadyExists") {
+				return err
+			}
+		}
+		out, err = runKubectl(tn.fleet, "-n", tn.ns, "create", "configmap", "three")
+		if err == nil {
+			kubectl(t, tn.fleet, "-n", tn.ns, "delete", "configmap", "three")
+			return fmt.Errorf("a third ConfigMap was accepted (fed had not read the quota yet?)")
+		}
+		return nil
+	})
+	expectRefused(t, "a third ConfigMap under count/configmaps=2", out, err,
+		"exceeded quota: small, requested: count/configmaps=1, used: count/configmaps=2, limited: count/configmaps=2")
+	policy := func(name string) string {
+		return fmt.Sprintf(`apiVersion: federation.fedhq.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: %s, namespace: %s}
+spec:
+  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, name: one}]
+  placement: {clusterAffinity: {clusterNames: [member1]}}
+`, name, tn.ns)
+	}
+	if out, err := tn.apply(policy("first")); err != nil {
+		t.Fatalf("the first policy: %v\n%s", err, out)
+	}
+	out, err = tn.apply(policy("second"))
+	expectRefused(t, "a second PropagationPolicy under its quota of 1", out, err, "exceeded quota: small", "propagationpolicies.federation.fedhq.io")
+	// Deleting makes room again.
+	kubectl(t, tn.fleet, "-n", tn.ns, "delete", "configmap", "two")
+	kubectl(t, tn.fleet, "-n", tn.ns, "create", "configmap", "three")
+
+	// 2.9 MiB of override: under the request limit (3 MiB), over the storage limit.
+	// (kubectl create: apply would double it in its last-applied annotation.)
+	big := strings.Repeat("x", 2900*1024)
+	out, err = runKubectlWith(tn.fleet, fmt.Sprintf(`apiVersion: federation.fedhq.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: huge, namespace: %s}
+spec:
+  overrideRules:
+  - overriders:
+      plaintext: [{path: /data/fill, operator: add, value: %q}]
+`, tn.ns, big), nil, "create", "-f", "-")
+	expectRefused(t, "a 2.9 MiB OverridePolicy", out, err, "RequestEntityTooLarge", "over the storage limit of 1572864 bytes")
+	if _, err := runKubectl(theLab.FleetKubeconfig(), "-n", tn.ns, "get", "overridepolicy", "huge"); err == nil || !strings.Contains(err.Error(), "NotFound") {
+		t.Errorf("the refused OverridePolicy: %v, want NotFound", err)
+	}
+}

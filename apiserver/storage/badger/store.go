@@ -167,6 +167,9 @@ func (s *Store) Create(ctx context.Context, key string, obj, out runtime.Object,
 	if err != nil {
 		return err
 	}
+	if err := s.checkSize(data); err != nil {
+		return err
+	}
 	stored, err := s.getTransformer().TransformToStorage(ctx, data, authenticatedData(preparedKey))
 	if err != nil {
 		return storage.NewInternalError(err)
@@ -182,6 +185,20 @@ func (s *Store) Create(ctx context.Context, key string, obj, out runtime.Object,
 		return s.decodeInto(data, out, rev)
 	}
 	return nil
+}
+
+// MaxObjectBytes is the most an object may take in storage, encoded: etcd's default
+// limit of a request (--max-request-bytes, 1.5 MiB), so that what fed keeps on Badger is
+// bounded as on etcd, and a kind's objects too large for one are too large for the other.
+const MaxObjectBytes = 3 * 1024 * 1024 / 2
+
+// checkSize refuses an object too large to store, as kube-apiserver answers etcd's refusal.
+func (s *Store) checkSize(data []byte) error {
+	if len(data) <= MaxObjectBytes {
+		return nil
+	}
+	return apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("the %s object is %d bytes when stored, over the storage limit of %d bytes",
+		s.groupResource, len(data), MaxObjectBytes))
 }
 
 // Stats implements storage.Interface. The average object size is reported

@@ -161,6 +161,9 @@ func (s *Store) GuaranteedUpdate(ctx context.Context, key string, destination ru
 		if err != nil {
 			return err
 		}
+		if err := s.checkSize(data); err != nil {
+			return err
+		}
 		if orig.rev != 0 && !orig.stale && bytes.Equal(data, orig.data) {
 			// A no-op update must not bump the revision, but only the
 			// current stored bytes can prove it is one.
