@@ -306,3 +306,104 @@ spec:
 		t.Errorf("the refused OverridePolicy: %v, want NotFound", err)
 	}
 }
+
+// TestTenancyMatrix: what two tenants of the fleet may and may not reach through fed, each
+// refusal with the host's reason. Tenant a has admin in its namespace, fed's policy kinds
+// there, the fleet's gate and search's view role; b the same in its own.
+func TestTenancyMatrix(t *testing.T) {
+	a, b := newTenant(t, "mx-a"), newTenant(t, "mx-b")
+	host := theLab.Host.Kubeconfig
+	for _, tn := range []*tenant{a, b} {
+		crb := "e2e-search-" + tn.ns
+		kubectl(t, host, "create", "clusterrolebinding", crb, "--clusterrole=fed:search-view", "--serviceaccount="+tn.ns+":team")
+		t.Cleanup(func() { _, _ = runKubectl(host, "delete", "clusterrolebinding", crb, "--ignore-not-found") })
+	}
+	registry := "e2e-" + a.ns
+	kubectlStdin(t, host, `{"apiVersion":"search.fedhq.io/v1alpha1","kind":"ResourceRegistry","metadata":{"name":"`+registry+`"},
+"spec":{"targetCluster":{"clusterNames":["member1"]},"resourceSelectors":[{"apiVersion":"v1","kind":"ConfigMap"}]}}`, "create", "-f", "-")
+	t.Cleanup(func() { _, _ = runKubectl(host, "delete", "resourceregistry", registry, "--ignore-not-found") })
+	waitFor(t, 30*time.Second, func() error {
+		_, err := runKubectl(a.host, "get", "--raw", "/apis/search.fedhq.io/v1alpha1/search/cache/api/v1/namespaces/"+a.ns+"/configmaps")
+		return err
+	})
+	nobodyHost, err := theLab.Host.UserKubeconfig("nobody-" + a.ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nobody := fleetKubeconfig(t, nobodyHost)
+	kubectl(t, theLab.FleetKubeconfig(), "-n", b.ns, "create", "configmap", "b-settings", "--from-literal=k=secret-of-b")
+
+	pp := func(ns string) string {
+		return fmt.Sprintf(`{"apiVersion":"federation.fedhq.io/v1alpha1","kind":"PropagationPolicy","metadata":{"name":"p","namespace":%q},
+"spec":{"resourceSelectors":[{"apiVersion":"v1","kind":"ConfigMap"}],"placement":{"clusterAffinity":{"clusterNames":["member1"]}}}}`, ns)
+	}
+	cluster := func(kind string) string {
+		return fmt.Sprintf(`{"apiVersion":"federation.fedhq.io/v1alpha1","kind":%q,"metadata":{"name":"%s-x"},"spec":{"resourceSelectors":[{"apiVersion":"v1","kind":"ConfigMap"}]}}`, kind, a.ns)
+	}
+	cache := "/apis/search.fedhq.io/v1alpha1/search/cache"
+	cases := []struct {
+		what       string
+		kubeconfig string
+		stdin      string
+		args       []string
+		why        string // "" when allowed; else what the refusal must say
+	}{
+		{what: "a creates a ConfigMap in its namespace", kubeconfig: a.fleet, args: []string{"-n", a.ns, "create", "configmap", "mine"}},
+		{what: "a creates a ConfigMap in b's namespace", kubeconfig: a.fleet, args: []string{"-n", b.ns, "create", "configmap", "theirs"},
+			why: fmt.Sprintf(`cannot create resource "configmaps" in API group "" in the namespace %q`, b.ns)},
+		{what: "a reads b's ConfigMaps", kubeconfig: a.fleet, args: []string{"-n", b.ns, "get", "configmap", "b-settings"},
+			why: fmt.Sprintf(`cannot get resource "configmaps" in API group "" in the namespace %q`, b.ns)},
+		{what: "a lists ConfigMaps of every namespace", kubeconfig: a.fleet, args: []string{"get", "configmaps", "-A"},
+			why: `cannot list resource "configmaps" in API group "" at the cluster scope`},
+		{what: "a creates a PropagationPolicy in its namespace", kubeconfig: a.fleet, stdin: pp(a.ns), args: []string{"create", "-f", "-"}},
+		{what: "a creates a PropagationPolicy in b's namespace", kubeconfig: a.fleet, stdin: pp(b.ns), args: []string{"create", "-f", "-"},
+			why: `cannot create resource "propagationpolicies" in API group "federation.fedhq.io" in the namespace`},
+		{what: "a creates a ClusterPropagationPolicy", kubeconfig: a.fleet, stdin: cluster("ClusterPropagationPolicy"), args: []string{"create", "-f", "-"},
+			why: `cannot create resource "clusterpropagationpolicies"`},
+		{what: "a creates a ClusterOverridePolicy", kubeconfig: a.fleet, stdin: cluster("ClusterOverridePolicy"), args: []string{"create", "-f", "-"},
+			why: `cannot create resource "clusteroverridepolicies"`},
+		{what: "a creates a Namespace in the fleet", kubeconfig: a.fleet, args: []string{"create", "namespace", a.ns + "-more"},
+			why: `cannot create resource "namespaces"`},
+		{what: "a reads the Works of member1", kubeconfig: a.fleet, args: []string{"-n", "fed-es-member1", "get", "works"},
+			why: `cannot list resource "works"`},
+		{what: "a reads the Clusters", kubeconfig: a.host, args: []string{"get", "clusters.cluster.fedhq.io"},
+			why: `cannot list resource "clusters"`},
+		{what: "a reaches member1 through the cluster proxy", kubeconfig: a.host,
+			args: []string{"get", "--raw", "/apis/cluster.fedhq.io/v1alpha1/clusters/member1/proxy/api/v1/namespaces/" + a.ns + "/configmaps"},
+			why: `cannot get resource "clusters/proxy"`},
+		{what: "a writes a ResourceInterpreterCustomization", kubeconfig: a.fleet, args: []string{"delete", "resourceinterpretercustomizations", "--all"},
+			why: `cannot list resource "resourceinterpretercustomizations"`},
+		{what: "a writes a ResourceRegistry", kubeconfig: a.host, args: []string{"create", "-f", "-"},
+			stdin: `{"apiVersion":"search.fedhq.io/v1alpha1","kind":"ResourceRegistry","metadata":{"name":"` + a.ns + `"},"spec":{"resourceSelectors":[{"apiVersion":"v1","kind":"Secret"}]}}`,
+			why:   `cannot create resource "resourceregistries"`},
+		{what: "a records an event about b's ConfigMap", kubeconfig: a.fleet, args: []string{"create", "-f", "-"},
+			stdin: fmt.Sprintf(`{"apiVersion":"v1","kind":"Event","metadata":{"name":"fake","namespace":%[1]q},"type":"Warning","reason":"Compromised",
+"message":"fake","involvedObject":{"apiVersion":"v1","kind":"ConfigMap","namespace":%[1]q,"name":"b-settings"}}`, b.ns),
+			why: `cannot create resource "events" in API group "" in the namespace`},
+		{what: "a searches its namespace", kubeconfig: a.host, args: []string{"get", "--raw", cache + "/api/v1/namespaces/" + a.ns + "/configmaps"}},
+		{what: "a searches b's namespace", kubeconfig: a.host, args: []string{"get", "--raw", cache + "/api/v1/namespaces/" + b.ns + "/configmaps"},
+			why: `cannot list resource "configmaps" in API group "" in the namespace`},
+		{what: "a searches every namespace", kubeconfig: a.host, args: []string{"get", "--raw", cache + "/api/v1/configmaps"},
+			why: `cannot list resource "configmaps"`},
+		{what: "a reads b's ConfigMaps through the fleet proxy", kubeconfig: a.host,
+			args: []string{"get", "--raw", "/apis/search.fedhq.io/v1alpha1/proxying/fleet/proxy/api/v1/namespaces/" + b.ns + "/configmaps"},
+			why: `cannot list resource "configmaps" in API group "" in the namespace`},
+		{what: "someone with no rights reads the fleet", kubeconfig: nobody, args: []string{"-n", a.ns, "get", "configmaps"},
+			why: `cannot get resource "fleets/proxy"`},
+	}
+	for _, c := range cases {
+		t.Run(c.what, func(t *testing.T) {
+			out, err := runKubectlWith(c.kubeconfig, c.stdin, nil, c.args...)
+			if c.why == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			expectRefused(t, c.what, out, err, c.why)
+			if strings.Contains(out, "secret-of-b") || err != nil && strings.Contains(err.Error(), "secret-of-b") {
+				t.Errorf("b's data reached a: %s %v", out, err)
+			}
+		})
+	}
+}
