@@ -370,7 +370,7 @@ func TestTenancyMatrix(t *testing.T) {
 			why: `cannot list resource "clusters"`},
 		{what: "a reaches member1 through the cluster proxy", kubeconfig: a.host,
 			args: []string{"get", "--raw", "/apis/cluster.fedhq.io/v1alpha1/clusters/member1/proxy/api/v1/namespaces/" + a.ns + "/configmaps"},
-			why: `cannot get resource "clusters/proxy"`},
+			why:  `cannot get resource "clusters/proxy"`},
 		{what: "a writes a ResourceInterpreterCustomization", kubeconfig: a.fleet, args: []string{"delete", "resourceinterpretercustomizations", "--all"},
 			why: `cannot list resource "resourceinterpretercustomizations"`},
 		{what: "a writes a ResourceRegistry", kubeconfig: a.host, args: []string{"create", "-f", "-"},
@@ -387,7 +387,7 @@ func TestTenancyMatrix(t *testing.T) {
 			why: `cannot list resource "configmaps"`},
 		{what: "a reads b's ConfigMaps through the fleet proxy", kubeconfig: a.host,
 			args: []string{"get", "--raw", "/apis/search.fedhq.io/v1alpha1/proxying/fleet/proxy/api/v1/namespaces/" + b.ns + "/configmaps"},
-			why: `cannot list resource "configmaps" in API group "" in the namespace`},
+			why:  `cannot list resource "configmaps" in API group "" in the namespace`},
 		{what: "someone with no rights reads the fleet", kubeconfig: nobody, args: []string{"-n", a.ns, "get", "configmaps"},
 			why: `cannot get resource "fleets/proxy"`},
 	}
