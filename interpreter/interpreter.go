@@ -27,8 +27,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	"github.com/fedhq/fed/apis/federation/validation"
 	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
 	"github.com/fedhq/fed/interpreter/lua"
 )
@@ -411,13 +413,20 @@ func (l Listed) For(apiVersion, kind string) []*federationv1alpha1.ResourceInter
 	return out
 }
 
-// Check compiles each script of a customization and runs its top level: it lists, for
-// each operation with a script, the function it defines or what is wrong with it.
+// Check is the one check of a customization's scripts, which fed-apiserver makes when one
+// is written and kubectl fed interpret --check on files: each script as written
+// (validation.ValidateLuaScript), then compiled and its top level run within the limits of
+// a call, which must define its operation's function. It lists, for each operation with a
+// script, nil or what is wrong with it.
 func Check(c *federationv1alpha1.ResourceInterpreterCustomization) map[Operation]error {
 	out := map[Operation]error{}
 	for _, op := range Operations {
 		src := ScriptOf(c, op)
 		if src == "" {
+			continue
+		}
+		if errs := validation.ValidateLuaScript(string(op), src, field.NewPath("spec", "customizations", string(op), "luaScript")); len(errs) > 0 {
+			out[op] = errs.ToAggregate()
 			continue
 		}
 		s, err := lua.Compile(string(op), src, lua.DefaultLimits, helpers)

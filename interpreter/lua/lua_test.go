@@ -69,7 +69,9 @@ func TestSandbox(t *testing.T) {
 		{"no such function", "function G() end", "defines no function F"},
 		{"a table in itself", "function F() local t = {} t.x = t return t end", "nested more than 64 deep"},
 		{"a quadratic gsub", "function F() return string.gsub(string.rep('a', 200000), 'a', 'b') end", "longer than 16384"},
-		{"a backtracking pattern", "function F() return string.find(string.rep('a', 3000), '.-.-.-.-b') end", "more than 2"},
+		{"a backtracking pattern", "function F() return string.find(string.rep('a', 3000), '.-.-.-.-b') end", "could backtrack"},
+		{"a nested repetition", "function F() local s = ('a'):rep(12000) .. 'c' return s:match('(a*)*b') end", "more than 2000000"},
+		{"optional items", "function F() return string.match(('a'):rep(30), ('a?'):rep(30) .. ('a'):rep(30)) end", "could backtrack"},
 		{"a large concat", "function F() local t = {} for i = 1, 50 do t[i] = string.rep('x', 1000000) end return table.concat(t) end", "table.concat: the result would be longer"},
 		{"a large format", "function F() local s = string.rep('x', 600000) return string.format('%s%s', s, s) end", "string.format: the result would be longer"},
 		{"a large gsub by function", "function F() return string.gsub(string.rep('a', 16000), 'a', function(c) return string.rep('x', 1000) end) end", "replacements are longer"},
@@ -99,6 +101,64 @@ func TestBounds(t *testing.T) {
 	_, err = run(t, "function F() local t = {} local i = 0 while true do i = i + 1 t[i] = {i, i, i} end end")
 	if !errors.Is(err, ErrMemory) && !errors.Is(err, ErrTimeout) {
 		t.Errorf("a growing table: %v", err)
+	}
+}
+
+// TestPatternBounds: a pattern call that could backtrack long is refused at once, well
+// within the deadline; the patterns scripts use on the strings they read run.
+func TestPatternBounds(t *testing.T) {
+	for _, src := range []string{
+		"function F() local s = ('a'):rep(12000) .. 'c' return s:match('(a*)*b') end",
+		"function F() local s = ('a'):rep(16000) .. 'c' return s:match('(a*)*b') end",
+		"function F() return string.find(('a'):rep(16000), 'a*b') end",
+		"function F() return string.gsub(('a'):rep(16000), 'a-b', '') end",
+	} {
+		start := time.Now()
+		if _, err := run(t, src); err == nil || !strings.Contains(err.Error(), "could backtrack") {
+			t.Errorf("%s: %v, want it refused", src, err)
+		}
+		if d := time.Since(start); d > DefaultLimits.Timeout/5 {
+			t.Errorf("%s: refused after %v", src, d)
+		}
+	}
+	for _, src := range []string{
+		"function F() return string.match('registry.example.com/team/nginx:1.27', '(.*)/(.*):(.*)') end",
+		"function F() return string.match(('x'):rep(16000) .. '/y', '^(.-)/') end",
+		"function F() return string.gsub(('word '):rep(200), '%s+', '') end",
+		"function F() return string.find(('a'):rep(16000), 'needle', 1, true) end",
+		"function F() return string.find(('a'):rep(16000), '[a-z%-]b') end",
+	} {
+		if _, err := run(t, src); err != nil {
+			t.Errorf("%s: %v", src, err)
+		}
+	}
+}
+
+func TestPatternShape(t *testing.T) {
+	for _, c := range []struct {
+		pattern       string
+		anchored      bool
+		repeated, opt int
+	}{
+		{"abc", false, 0, 0},
+		{"^(.-)/(.*)$", true, 2, 0},
+		{"[a-z-]+", false, 1, 0},
+		{"[]*]", false, 0, 0},
+		{"[^]]-x", false, 1, 0},
+		{"%d+%.?%d*", false, 2, 1},
+		{"%b()*", false, 0, 0},
+		{"%f[%w]%w+", false, 1, 0},
+		{"(a)%1*", false, 0, 0},
+		{"a?b?c?", false, 0, 3},
+		{"%%*", false, 1, 0},
+	} {
+		anchored, k, q := patternShape(c.pattern)
+		if anchored != c.anchored || k != c.repeated || q != c.opt {
+			t.Errorf("patternShape(%q) = %v, %d, %d; want %v, %d, %d", c.pattern, anchored, k, q, c.anchored, c.repeated, c.opt)
+		}
+	}
+	if got := patternSteps("a*b", 3000); got < 4e6 || got > 5e6 {
+		t.Errorf("patternSteps(a*b, 3000) = %g, want C(3002, 2), about 4.5 million", got)
 	}
 }
 

@@ -105,13 +105,13 @@ spec:
   target: {apiVersion: v1, kind: ConfigMap}
   customizations:
     healthInterpretation: {luaScript: "function Healthy() return true end"}
-    statusReflection: {luaScript: "while true do end"}
+    statusReflection: {luaScript: "while true do end function ReflectStatus(o) return {} end"}
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	out, err := interpret(t, "-f", f, "--check")
 	if err == nil || !strings.Contains(err.Error(), "2 of the scripts fail: statusReflection, healthInterpretation") ||
-		!strings.Contains(out, "healthInterpretation: the script defines no function InterpretHealth") ||
+		!strings.Contains(out, "healthInterpretation: spec.customizations.healthInterpretation.luaScript: Invalid value: the script must define function InterpretHealth(observedObj)") ||
 		!strings.Contains(out, "statusReflection: the script ran out of time") {
 		t.Errorf("printed %q, error %v", out, err)
 	}

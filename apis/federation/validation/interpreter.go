@@ -102,6 +102,19 @@ func ValidateResourceInterpreterCustomizationSpec(spec *federation.ResourceInter
 	return allErrs
 }
 
+// ValidateLuaScript checks the script of the customization field fieldName (retention,
+// replicaResource, ...) as written: not empty, within MaxLuaScriptBytes, valid Lua, and
+// defining its operation's function at top level. What running it says is the
+// interpreter's (interpreter.Check), which runs this first.
+func ValidateLuaScript(fieldName, src string, fldPath *field.Path) field.ErrorList {
+	for _, op := range luaOperations {
+		if op.field == fieldName {
+			return validateLuaScript(src, op, fldPath)
+		}
+	}
+	return field.ErrorList{field.NotSupported[string](fldPath, fieldName, nil)}
+}
+
 // validateLuaScript checks the script of one operation.
 func validateLuaScript(src string, op luaOperation, fldPath *field.Path) field.ErrorList {
 	switch {
