@@ -225,6 +225,8 @@ func TestRenderRefuses(t *testing.T) {
 		{"etcd servers for badger", Settings{Storage: StorageBadger, EtcdServers: []string{"https://e:2379"}}, "--etcd-servers and --etcd-certs-secret are for --storage=etcd3"},
 		{"badger with 2 replicas", Settings{Storage: StorageBadger, Replicas: 2}, "refuses these settings: storage.mode=badger runs one replica"},
 		{"a value the schema refuses", Settings{Storage: StorageBadger, Set: []string{"image.pullPolicy=Sometimes"}}, "values.schema.json: - at '/image/pullPolicy'"},
+		{"a misspelt value", Settings{Storage: StorageBadger, Set: []string{"storage.badger.sise=5Gi"}}, "at '/storage/badger': additional properties 'sise' not allowed"},
+		{"a misspelt table", Settings{Storage: StorageBadger, Set: []string{"storag.mode=etcd3"}}, "additional properties 'storag' not allowed"},
 		{"--set of a flag's value", Settings{Storage: StorageBadger, Set: []string{"storage.mode=etcd3"}}, "--set storage.mode=etcd3: init sets storage.mode itself: use --storage"},
 		{"--set of the certificate", Settings{Storage: StorageBadger, Set: []string{"tls.existingSecret=mine"}}, "init sets tls itself: init makes the serving certificate"},
 		{"--set of a whole table", Settings{Storage: StorageBadger, Set: []string{"image=x"}}, "init sets image.repository itself"},
