@@ -20,6 +20,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"slices"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -348,4 +349,32 @@ func aggregateService(_ *unstructured.Unstructured, items []federationv1alpha1.A
 		}
 	}
 	return out
+}
+
+// Refused makes the fleet-wide status of a Deployment template say that clusters refused
+// its change (refusals: "cluster X: why", in cluster order): Progressing False with reason
+// ProgressDeadlineExceeded, the shape of a rollout that failed in one cluster, which kubectl
+// rollout status and wait, Helm and kstatus read as a failure instead of waiting it out. A
+// refused change never reaches a member, so no member's own condition would ever say so.
+// observedGeneration becomes the template's: fed observed the change, and readers look at
+// Progressing only once it has been observed. Other kinds are left as they are: their
+// readiness is read from observedGeneration, which a refused change keeps behind.
+func Refused(template *unstructured.Unstructured, status map[string]any, refusals []string) {
+	if len(refusals) == 0 || status == nil || template.GroupVersionKind().GroupKind() != deploymentKind {
+		return
+	}
+	conditions, _, _ := unstructured.NestedSlice(status, "conditions")
+	out := make([]any, 0, len(conditions)+1)
+	for _, c := range conditions {
+		if m, ok := c.(map[string]any); ok && m["type"] == string(appsv1.DeploymentProgressing) {
+			continue
+		}
+		out = append(out, c)
+	}
+	out = append(out, map[string]any{
+		"type": string(appsv1.DeploymentProgressing), "status": string(corev1.ConditionFalse), "reason": "ProgressDeadlineExceeded",
+		"message": "the template's change was refused: " + strings.Join(refusals, "; "),
+	})
+	status["conditions"] = out
+	status["observedGeneration"] = template.GetGeneration()
 }

@@ -17,9 +17,11 @@ limitations under the License.
 package interpreter
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 )
@@ -346,4 +348,34 @@ conditions:
 			t.Error("AggregateStatus reordered the caller's items")
 		}
 	})
+}
+
+func TestRefused(t *testing.T) {
+	tmpl := &unstructured.Unstructured{}
+	tmpl.SetAPIVersion("apps/v1")
+	tmpl.SetKind("Deployment")
+	tmpl.SetGeneration(4)
+	status := map[string]any{"observedGeneration": int64(3), "conditions": []any{
+		map[string]any{"type": "Available", "status": "True"},
+		map[string]any{"type": "Progressing", "status": "True", "reason": "NewReplicaSetAvailable"},
+	}}
+	Refused(tmpl, status, []string{"cluster member1: field is immutable"})
+	if status["observedGeneration"] != int64(4) {
+		t.Errorf("observedGeneration %v, want the template's 4", status["observedGeneration"])
+	}
+	conds := status["conditions"].([]any)
+	if len(conds) != 2 || conds[0].(map[string]any)["type"] != "Available" {
+		t.Fatalf("conditions %v", conds)
+	}
+	p := conds[1].(map[string]any)
+	if p["type"] != "Progressing" || p["status"] != "False" || p["reason"] != "ProgressDeadlineExceeded" ||
+		!strings.Contains(p["message"].(string), "cluster member1: field is immutable") {
+		t.Errorf("Progressing %v", p)
+	}
+	other := map[string]any{"observedGeneration": int64(3)}
+	tmpl.SetKind("StatefulSet")
+	Refused(tmpl, other, []string{"cluster member1: no"})
+	if other["observedGeneration"] != int64(3) || other["conditions"] != nil {
+		t.Errorf("a StatefulSet's status changed: %v", other)
+	}
 }

@@ -137,6 +137,7 @@ func (c *Controller) report(ctx context.Context, b *bindings.Binding, tmpl *unst
 	if !ok || failed != nil {
 		return nil
 	}
+	interpreter.Refused(tmpl, sum, Refusals(b.Spec.Clusters, ws))
 	current, _, _ := unstructured.NestedMap(tmpl.Object, "status")
 	if jsonEqual(current, sum) {
 		return nil

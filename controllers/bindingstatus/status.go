@@ -24,6 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	"github.com/fedhq/fed/controllers/internal/applied"
 )
 
 // Aggregate is the per-cluster state of a binding's template, read from its Works, in
@@ -87,5 +88,29 @@ func joinMessages(s []string) string {
 		}
 		out += m
 	}
+	return out
+}
+
+// refusedReasons are the reasons of a Work's Applied condition that mean the member (or
+// fed, for the cluster) refused what the Work holds: trying again brings nothing until
+// the template, its policy or the member's object changes. A member that cannot be
+// reached, or dispatching that is suspended, is not a refusal.
+var refusedReasons = map[string]bool{applied.ReasonFailed: true, applied.ReasonConflict: true, applied.ReasonOverrideFailed: true}
+
+// Refusals are the clusters whose Work of its current generation was refused, with why
+// ("cluster X: ..."), in the order of the clusters.
+func Refusals(targets []federationv1alpha1.TargetCluster, works map[string]*federationv1alpha1.Work) []string {
+	var out []string
+	for _, t := range targets {
+		w := works[t.Name]
+		if w == nil {
+			continue
+		}
+		c := meta.FindStatusCondition(w.Status.Conditions, federationv1alpha1.WorkConditionApplied)
+		if c != nil && c.Status == metav1.ConditionFalse && c.ObservedGeneration == w.Generation && refusedReasons[c.Reason] {
+			out = append(out, "cluster "+t.Name+": "+c.Message)
+		}
+	}
+	sort.Strings(out)
 	return out
 }

@@ -18,6 +18,7 @@ package bindingstatus
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -65,5 +66,27 @@ func TestAggregateAndFullyApplied(t *testing.T) {
 	}
 	if c := FullyApplied(nil, 2); c.Reason != "NotScheduled" {
 		t.Errorf("FullyApplied of nothing = %+v", c)
+	}
+}
+
+func TestRefusals(t *testing.T) {
+	work := func(generation int64, status metav1.ConditionStatus, reason string, observed int64) *federationv1alpha1.Work {
+		w := &federationv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Generation: generation}}
+		w.Status.Conditions = []metav1.Condition{{Type: federationv1alpha1.WorkConditionApplied, Status: status, Reason: reason,
+			Message: "why " + reason, ObservedGeneration: observed}}
+		return w
+	}
+	targets := []federationv1alpha1.TargetCluster{{Name: "m1"}, {Name: "m2"}, {Name: "m3"}, {Name: "m4"}, {Name: "m5"}, {Name: "m6"}}
+	got := Refusals(targets, map[string]*federationv1alpha1.Work{
+		"m1": work(2, metav1.ConditionFalse, "ApplyFailed", 2),
+		"m2": work(2, metav1.ConditionFalse, "ApplyFailed", 1), // an older generation's
+		"m3": work(2, metav1.ConditionFalse, "ClusterUnreachable", 2),
+		"m4": work(2, metav1.ConditionFalse, "Conflict", 2),
+		"m5": work(2, metav1.ConditionTrue, "Applied", 2),
+		"m6": work(2, metav1.ConditionFalse, "Suspended", 2),
+	})
+	want := []string{"cluster m1: why ApplyFailed", "cluster m4: why Conflict"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Refusals = %q, want %q", got, want)
 	}
 }

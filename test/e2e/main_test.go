@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -39,6 +40,9 @@ func TestMain(m *testing.M) {
 	}
 	theLab = l
 	code := m.Run()
+	if kubectlFed.dir != "" {
+		_ = os.RemoveAll(kubectlFed.dir)
+	}
 	if err := stop(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: stopping the lab:", err)
 		code = 1
@@ -149,20 +153,42 @@ func hostClients(t testing.TB) (kubernetes.Interface, versioned.Interface) {
 }
 
 // buildKubectlFed builds the plugin from the working tree, as `make` would, for tests and
-// benchmarks alike.
+// benchmarks alike: once for the whole run (a link takes seconds), in a directory removed
+// when the run ends.
 func buildKubectlFed(tb testing.TB) string {
 	tb.Helper()
-	root, err := lab.RepoRoot()
-	if err != nil {
-		tb.Fatal(err)
+	kubectlFed.once.Do(func() {
+		root, err := lab.RepoRoot()
+		if err != nil {
+			kubectlFed.err = err
+			return
+		}
+		dir, err := os.MkdirTemp("", "e2e-kubectl-fed-")
+		if err != nil {
+			kubectlFed.err = err
+			return
+		}
+		kubectlFed.dir = dir
+		bin := filepath.Join(dir, "kubectl-fed")
+		cmd := exec.Command("go", "build", "-o", bin, "./cmd/kubectl-fed")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			kubectlFed.err = fmt.Errorf("building kubectl-fed: %v\n%s", err, out)
+			return
+		}
+		kubectlFed.bin = bin
+	})
+	if kubectlFed.err != nil {
+		tb.Fatal(kubectlFed.err)
 	}
-	bin := filepath.Join(tb.TempDir(), "kubectl-fed")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/kubectl-fed")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		tb.Fatalf("building kubectl-fed: %v\n%s", err, out)
-	}
-	return bin
+	return kubectlFed.bin
+}
+
+// kubectlFed is the plugin built for the run.
+var kubectlFed struct {
+	once     sync.Once
+	bin, dir string
+	err      error
 }
 
 // runFed runs a kubectl-fed binary against the lab's host and returns its standard output

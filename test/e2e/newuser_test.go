@@ -1,0 +1,146 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fedhq/fed/test/lab"
+)
+
+// What trying fed as a new user found, each in the order that showed it, now holding.
+
+// TestNewUserLuaPatternWithinLimit: a pattern within the subject limit that would backtrack
+// for seconds is refused at once, in kubectl fed interpret and on the server alike.
+func TestNewUserLuaPatternWithinLimit(t *testing.T) {
+	bin := buildKubectlFed(t)
+	dir := t.TempDir()
+	ric := filepath.Join(dir, "ric.yaml")
+	if err := os.WriteFile(ric, []byte(`apiVersion: federation.fedhq.io/v1alpha1
+kind: ResourceInterpreterCustomization
+metadata: {name: slow-pattern}
+spec:
+  target: {apiVersion: apps/v1, kind: Deployment}
+  customizations:
+    replicaResource:
+      luaScript: |
+        function GetReplicas(obj)
+          local s = ("a"):rep(12000) .. "c"
+          if s:match("(a*)*b") then return 2 end
+          return 1
+        end
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	desired := filepath.Join(dir, "deploy.yaml")
+	if err := os.WriteFile(desired, []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 3}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	out, stderr, err := runFed(bin, "interpret", "-f", ric, "--operation", "replicaResource", "--desired", desired)
+	took := time.Since(start)
+	if err == nil || !strings.Contains(stderr, "could backtrack") {
+		t.Errorf("kubectl fed interpret: %v\n%s%s, want the pattern refused", err, out, stderr)
+	}
+	if took > 2*time.Second { // the command, its start included; the call itself is refused before it runs
+		t.Errorf("kubectl fed interpret took %v", took)
+	}
+}
+
+// TestNewUserScriptTopLevel: a script whose top level never ends is refused by the server as
+// kubectl fed interpret --check refuses it, though it defines its function.
+func TestNewUserScriptTopLevel(t *testing.T) {
+	ric := `apiVersion: federation.fedhq.io/v1alpha1
+kind: ResourceInterpreterCustomization
+metadata: {name: e2e-loops-at-top}
+spec:
+  target: {apiVersion: apps/v1, kind: Deployment}
+  customizations:
+    replicaResource:
+      luaScript: |
+        while true do end
+        function GetReplicas(obj) return 1 end
+`
+	bin := buildKubectlFed(t)
+	f := filepath.Join(t.TempDir(), "ric.yaml")
+	if err := os.WriteFile(f, []byte(ric), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, err := runFed(bin, "interpret", "-f", f, "--check")
+	if err == nil || !strings.Contains(stdout, "replicaResource: the script ran out of time") {
+		t.Errorf("--check: %v\n%s%s, want it refused for running out of time", err, stdout, stderr)
+	}
+	out, err := runKubectlWith(theLab.FleetKubeconfig(), ric, nil, "apply", "-f", "-")
+	expectRefused(t, "the server", out, err, "spec.customizations.replicaResource.luaScript", "ran out of time")
+	if _, err := runKubectl(theLab.FleetKubeconfig(), "get", "ric", "e2e-loops-at-top"); err == nil {
+		t.Error("the customization was stored")
+	}
+}
+
+// TestNewUserRefusedRollout: a change every member refuses (a Deployment's selector, which is
+// immutable) is a failed rollout on the template, not a completed one: kubectl rollout status
+// says the deadline was exceeded.
+func TestNewUserRefusedRollout(t *testing.T) {
+	fleet := theLab.FleetKubeconfig()
+	ns := testNamespace(t, theLab.Host.Kubeconfig)
+	deploy := func(app string) string {
+		return fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: immut, namespace: %[1]s}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: %[2]s}}
+  template:
+    metadata: {labels: {app: %[2]s}}
+    spec: {containers: [{name: c, image: nginx}]}
+---
+apiVersion: federation.fedhq.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: immut, namespace: %[1]s}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: immut}]
+  placement: {clusterAffinity: {clusterNames: [member1]}}
+`, ns, app)
+	}
+	kubectlStdin(t, fleet, deploy("immut"), "apply", "-f", "-")
+	kubectl(t, fleet, "rollout", "status", "-n", ns, "deploy/immut", "--timeout=60s")
+	kubectlStdin(t, fleet, deploy("immut-2"), "apply", "-f", "-")
+	out, err := runKubectl(fleet, "rollout", "status", "-n", ns, "deploy/immut", "--timeout=60s")
+	if err == nil || !strings.Contains(err.Error(), "exceeded its progress deadline") {
+		t.Errorf("kubectl rollout status after a change member1 refuses: %v\n%s, want the deadline exceeded", err, out)
+	}
+	cond := kubectl(t, fleet, "get", "deploy", "immut", "-n", ns, "-o", `jsonpath={.status.conditions[?(@.type=="Progressing")].reason} {.status.conditions[?(@.type=="Progressing")].message}`)
+	if !strings.HasPrefix(cond, "ProgressDeadlineExceeded ") || !strings.Contains(cond, "cluster member1") || !strings.Contains(cond, "immutable") {
+		t.Errorf("Progressing: %q, want ProgressDeadlineExceeded naming member1 and why", cond)
+	}
+	// Put back, the rollout is complete again.
+	kubectlStdin(t, fleet, deploy("immut"), "apply", "-f", "-")
+	kubectl(t, fleet, "rollout", "status", "-n", ns, "deploy/immut", "--timeout=60s")
+}
+
+// TestNewUserChartValues: the chart refuses a misspelt value, with Helm 4 and Helm 3.
+func TestNewUserChartValues(t *testing.T) {
+	root, err := lab.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	chart := filepath.Join(root, "artifacts", "charts", "fed")
+	for _, helm := range []string{filepath.Join(root, "bin", "helm"), filepath.Join(root, "bin", "helm3", "helm")} {
+		for set, want := range map[string]string{
+			"storage.badger.sise=5Gi": "additional properties 'sise' not allowed",
+			"storag.mode=etcd3":       "additional properties 'storag' not allowed",
+		} {
+			out, err := exec.Command(helm, "template", "fed", chart, "--set", set).CombinedOutput()
+			if err == nil || !strings.Contains(string(out), want) {
+				t.Errorf("%s template --set %s: %v\n%s, want %q", helm, set, err, out, want)
+			}
+		}
+		if out, err := exec.Command(helm, "template", "fed", chart, "--set", "podAnnotations.team=a").CombinedOutput(); err != nil {
+			t.Errorf("%s template with a pod annotation: %v\n%s", helm, err, out)
+		}
+	}
+}
