@@ -384,7 +384,7 @@ func fleetRecorder(ctx context.Context, fed *rest.Config, source corev1.EventSou
 	if err != nil {
 		return nil, err
 	}
-	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx), record.WithCorrelatorOptions(record.CorrelatorOptions{SpamKeyFunc: spamKey}))
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
 	broadcaster.StartStructuredLogging(2) // in the log too, should the fleet not take them
 	go func() {
@@ -392,6 +392,15 @@ func fleetRecorder(ctx context.Context, fed *rest.Config, source corev1.EventSou
 		broadcaster.Shutdown()
 	}()
 	return broadcaster.NewRecorder(scheme.Scheme, source), nil
+}
+
+// spamKey is what client-go's spam filter counts events by: its own key (the source, the
+// object, the type) and the reason, so that a noisy reason (Synced at every apply, a
+// customization's InterpreterFailed at every retry) uses up its own budget of 25 and one
+// every 5 minutes, never that of the transitions users wait for (Scheduled, PolicyRemoved).
+func spamKey(e *corev1.Event) string {
+	o := e.InvolvedObject
+	return strings.Join([]string{e.Source.Component, e.Source.Host, o.Kind, o.Namespace, o.Name, string(o.UID), o.APIVersion, e.Type, e.Reason}, "/")
 }
 
 // newTemplates reads the fleet's templates.

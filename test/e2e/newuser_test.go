@@ -144,3 +144,63 @@ func TestNewUserChartValues(t *testing.T) {
 		}
 	}
 }
+
+// TestNewUserEventsKept: after a busy template's many Synced events, a rescale's Scheduled
+// and a policy's removal (PolicyRemoved) are still recorded on it.
+func TestNewUserEventsKept(t *testing.T) {
+	fleet := theLab.FleetKubeconfig()
+	ns := testNamespace(t, theLab.Host.Kubeconfig)
+	kubectlStdin(t, fleet, fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: busy, namespace: %[1]s}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: busy}}
+  template:
+    metadata: {labels: {app: busy}}
+    spec: {containers: [{name: c, image: nginx, env: [{name: COUNT, value: "0"}]}]}
+---
+apiVersion: federation.fedhq.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: busy, namespace: %[1]s}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: busy}]
+  placement:
+    clusterAffinity: {clusterNames: [member1, member2]}
+    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Weighted,
+      weightPreference: {staticWeightList: [{targetCluster: {clusterNames: [member1]}, weight: 1}, {targetCluster: {clusterNames: [member2]}, weight: 1}]}}
+`, ns), "apply", "-f", "-")
+	events := func(reason string) string {
+		return kubectl(t, fleet, "get", "events", "-n", ns, "--field-selector", "involvedObject.name=busy,reason="+reason, "-o", "jsonpath={.items[*].message}")
+	}
+	synced := func() int {
+		n := 0
+		for _, c := range strings.Fields(kubectl(t, fleet, "get", "events", "-n", ns, "--field-selector", "involvedObject.name=busy,reason=Synced", "-o", "jsonpath={.items[*].count}")) {
+			var k int
+			fmt.Sscan(c, &k)
+			n += k
+		}
+		return n
+	}
+	for i := 1; synced() < 25; i++ { // the spam filter lets 25 through
+		if i > 40 {
+			t.Fatalf("only %d Synced events after %d changes", synced(), i)
+		}
+		kubectl(t, fleet, "set", "env", "-n", ns, "deploy/busy", fmt.Sprintf("COUNT=%d", i))
+		time.Sleep(300 * time.Millisecond)
+	}
+	kubectl(t, fleet, "scale", "-n", ns, "deploy/busy", "--replicas=4")
+	waitFor(t, 30*time.Second, func() error {
+		if m := events("Scheduled"); !strings.Contains(m, "member1 (2), member2 (2)") {
+			return fmt.Errorf("Scheduled events %q, want the rescale to 2 and 2", m)
+		}
+		return nil
+	})
+	kubectl(t, fleet, "delete", "propagationpolicy", "-n", ns, "busy")
+	waitFor(t, 30*time.Second, func() error {
+		if m := events("PolicyRemoved"); m == "" {
+			return fmt.Errorf("no PolicyRemoved event after %d Synced", synced())
+		}
+		return nil
+	})
+}
