@@ -358,8 +358,10 @@ type decision struct {
 // decide says what becomes of the binding (current, nil if none) of a template:
 //   - the policy that claimed it keeps it while it selects it, unless another may preempt
 //     it (package policy's Claimed);
-//   - a policy whose dependentOverrides are not all there yet waits for them, and the
-//     binding stays as it is;
+//   - a policy whose dependentOverrides are not all there yet waits for them before it
+//     takes a template (the binding stays as it is, or there is none); once it propagates
+//     the template, they hold nothing back: deleting one later changes the members' copies
+//     as deleting any override does, and every change of the template goes on;
 //   - a Lazy policy that already propagates the template changes its binding only when the
 //     template's generation moved (a binding that does not say which generation it
 //     follows, its policy having just become Lazy, follows the current one);
@@ -395,16 +397,17 @@ func (c *Controller) decide(tmpl *unstructured.Unstructured, current *view) (dec
 		}
 		return decision{want: want}, nil
 	}
-	if missing := c.missingOverrides(best); len(missing) > 0 {
+	d := decision{labels: BindingLabels(best)}
+	propagating := current != nil && samePolicy(current.labels, d.labels) && current.spec.Resource.UID == tmpl.GetUID()
+	if missing := c.missingOverrides(best); len(missing) > 0 && !propagating {
 		c.recorder.Eventf(tmpl, corev1.EventTypeWarning, "DependentOverridesMissing",
 			"%s waits for %s before it propagates this template", describe(best), strings.Join(missing, ", "))
 		return decision{keep: true}, nil
 	}
-	d := decision{labels: BindingLabels(best)}
 	generation := strconv.FormatInt(tmpl.GetGeneration(), 10)
 	if best.Spec.ActivationPreference == federationv1alpha1.LazyActivation {
 		d.generation = generation
-		if current != nil && samePolicy(current.labels, d.labels) && current.spec.Resource.UID == tmpl.GetUID() {
+		if propagating {
 			switch current.annotations[federationv1alpha1.AnnotationTemplateGeneration] {
 			case generation:
 				return decision{keep: true}, nil

@@ -204,3 +204,59 @@ spec:
 		return nil
 	})
 }
+
+// TestNewUserDependentOverrideDeleted: an OverridePolicy a policy depends on, deleted after
+// the template was propagated, holds back none of the template's later changes: a rescale
+// and an image change both reach the members.
+func TestNewUserDependentOverrideDeleted(t *testing.T) {
+	fleet := theLab.FleetKubeconfig()
+	ns := testNamespace(t, theLab.Host.Kubeconfig)
+	kubectlStdin(t, fleet, fmt.Sprintf(`apiVersion: federation.fedhq.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: op, namespace: %[1]s}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  overrideRules: [{overriders: {imageOverrider: [{component: Tag, operator: replace, value: "1.26"}]}}]
+---
+apiVersion: federation.fedhq.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: %[1]s}
+spec:
+  dependentOverrides: [op]
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  placement:
+    clusterAffinity: {clusterNames: [member1, member2]}
+    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Weighted,
+      weightPreference: {staticWeightList: [{targetCluster: {clusterNames: [member1]}, weight: 1}, {targetCluster: {clusterNames: [member2]}, weight: 1}]}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: %[1]s}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: nginx, image: "nginx:1.25"}]}
+`, ns), "apply", "-f", "-")
+	member := func(m, want string) func() error {
+		return func() error {
+			got, err := runKubectl(theLab.Member(m).Kubeconfig, "get", "deploy", "web", "-n", ns, "-o", "jsonpath={.spec.replicas} {.spec.template.spec.containers[0].image}")
+			if err != nil || got != want {
+				return fmt.Errorf("%s has %q (%v), want %q", m, got, err, want)
+			}
+			return nil
+		}
+	}
+	waitFor(t, 30*time.Second, member("member1", "1 nginx:1.26"))
+	kubectl(t, fleet, "delete", "overridepolicy", "op", "-n", ns)
+	waitFor(t, 30*time.Second, member("member1", "1 nginx:1.25"))
+	kubectl(t, fleet, "scale", "deploy/web", "-n", ns, "--replicas=4")
+	kubectl(t, fleet, "set", "image", "deploy/web", "-n", ns, "nginx=nginx:1.27")
+	for _, m := range []string{"member1", "member2"} {
+		waitFor(t, 30*time.Second, member(m, "2 nginx:1.27"))
+	}
+	if ev := kubectl(t, fleet, "get", "events", "-n", ns, "--field-selector", "involvedObject.name=web,reason=DependentOverridesMissing", "-o", "name"); ev != "" {
+		t.Errorf("the propagated template waits for its deleted override: %s", ev)
+	}
+}
