@@ -19,9 +19,11 @@ package fleet
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/netip"
 	"slices"
 	"strings"
 
@@ -182,15 +184,15 @@ func (f *Fleet) nativeHooks(r *resource) {
 		return warnings, err
 	}
 	if gvr.GroupResource() == (schema.GroupResource{Resource: "services"}) {
-		// A Service template has the cluster IP the host's dry run allocated, so that tools
-		// that wait for one (helm --wait) find it; it is never sent to the members (they
-		// allocate their own), and an update keeps it, as a cluster does.
-		r.created, r.prepareUpdate = copyClusterIPs, copyClusterIPs
+		// A Service template has a cluster IP of the fleet's own, so that tools that wait for
+		// one (helm --wait) find it; it is never sent to the members (they allocate their
+		// own), and an update keeps it, as a cluster does.
+		r.created, r.prepareUpdate = fleetClusterIPs, copyClusterIPs
 	}
 }
 
-// copyClusterIPs gives a Service template without a cluster IP the one from has: the host's
-// dry run of a new template, or the stored template on an update. from may be nil.
+// copyClusterIPs gives a Service template without a cluster IP the one the stored template
+// has, on an update. from may be nil.
 func copyClusterIPs(obj, from *unstructured.Unstructured) {
 	if from == nil {
 		return
@@ -203,4 +205,47 @@ func copyClusterIPs(obj, from *unstructured.Unstructured) {
 			_ = unstructured.SetNestedField(obj.Object, v, "spec", f)
 		}
 	}
+}
+
+// fleetClusterIPs gives a new Service template without a cluster IP one of the fleet's own
+// for each address the host's dry run gave it (dryRun; nil when the host could not
+// validate it: one IPv4 address then), "None" kept for a headless one. The host's dry run
+// allocates nothing (it answers its range's network address, the same for every Service),
+// and a template runs nowhere, so the fleet's addresses are taken from ranges that are
+// never routed, where nobody can take one for a real Service: IPv4's reserved 240.0.0.0/4
+// and IPv6's documentation prefix 2001:db8::/32, the rest of the address made of the
+// template's UID.
+func fleetClusterIPs(obj, dryRun *unstructured.Unstructured) {
+	if _, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "clusterIP"); found {
+		return
+	}
+	if t, _, _ := unstructured.NestedString(obj.Object, "spec", "type"); t == "ExternalName" {
+		return
+	}
+	hostIPs := []string{"0.0.0.0"}
+	if dryRun != nil {
+		hostIPs, _, _ = unstructured.NestedStringSlice(dryRun.Object, "spec", "clusterIPs")
+	}
+	sum := sha256.Sum256([]byte(obj.GetUID()))
+	var ips []any
+	for _, ip := range hostIPs {
+		switch addr, err := netip.ParseAddr(ip); {
+		case ip == "None":
+			ips = append(ips, ip)
+		case err != nil:
+			continue
+		case addr.Is4():
+			ips = append(ips, netip.AddrFrom4([4]byte{0xf0 | sum[0]&0x0f, sum[1], sum[2], sum[3]}).String())
+		default:
+			var b [16]byte
+			copy(b[:], []byte{0x20, 0x01, 0x0d, 0xb8})
+			copy(b[4:], sum[4:16])
+			ips = append(ips, netip.AddrFrom16(b).String())
+		}
+	}
+	if len(ips) == 0 {
+		return
+	}
+	_ = unstructured.SetNestedField(obj.Object, ips[0], "spec", "clusterIP")
+	_ = unstructured.SetNestedSlice(obj.Object, ips, "spec", "clusterIPs")
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -259,4 +260,48 @@ spec:
 	if ev := kubectl(t, fleet, "get", "events", "-n", ns, "--field-selector", "involvedObject.name=web,reason=DependentOverridesMissing", "-o", "name"); ev != "" {
 		t.Errorf("the propagated template waits for its deleted override: %s", ev)
 	}
+}
+
+// TestNewUserServiceClusterIPs: each Service template has a cluster IP of its own, from the
+// fleet's never-routed range, kept across updates; a headless one says None; the members
+// allocate theirs.
+func TestNewUserServiceClusterIPs(t *testing.T) {
+	fleet := theLab.FleetKubeconfig()
+	ns := testNamespace(t, theLab.Host.Kubeconfig)
+	kubectl(t, fleet, "create", "service", "clusterip", "one", "-n", ns, "--tcp=80:80")
+	kubectl(t, fleet, "create", "service", "clusterip", "two", "-n", ns, "--tcp=80:80")
+	kubectl(t, fleet, "create", "service", "clusterip", "headless", "-n", ns, "--clusterip=None")
+	ip := func(name string) string {
+		return kubectl(t, fleet, "get", "svc", name, "-n", ns, "-o", "jsonpath={.spec.clusterIP}")
+	}
+	fleetRange := netip.MustParsePrefix("240.0.0.0/4")
+	inFleet := func(s string) bool { a, err := netip.ParseAddr(s); return err == nil && fleetRange.Contains(a) }
+	one, two := ip("one"), ip("two")
+	if !inFleet(one) || !inFleet(two) {
+		t.Errorf("cluster IPs %q and %q, want two of 240.0.0.0/4", one, two)
+	}
+	if one == two {
+		t.Errorf("two Services share the cluster IP %s", one)
+	}
+	if h := ip("headless"); h != "None" {
+		t.Errorf("the headless Service's cluster IP %q, want None", h)
+	}
+	kubectl(t, fleet, "label", "svc", "one", "-n", ns, "tier=web")
+	if again := ip("one"); again != one {
+		t.Errorf("an update changed the cluster IP from %s to %s", one, again)
+	}
+	kubectlStdin(t, fleet, fmt.Sprintf(`apiVersion: federation.fedhq.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: svc, namespace: %s}
+spec:
+  resourceSelectors: [{apiVersion: v1, kind: Service, name: one}]
+  placement: {clusterAffinity: {clusterNames: [member1]}}
+`, ns), "apply", "-f", "-")
+	waitFor(t, 30*time.Second, func() error {
+		got, err := runKubectl(theLab.Member("member1").Kubeconfig, "get", "svc", "one", "-n", ns, "-o", "jsonpath={.spec.clusterIP}")
+		if err != nil || got == "" || inFleet(got) {
+			return fmt.Errorf("member1's cluster IP %q (%v), want one of member1's own range", got, err)
+		}
+		return nil
+	})
 }
