@@ -181,7 +181,10 @@ func NewController(fed versioned.Interface, tmpls *templates.Templates,
 	if _, err := rics.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    customizationChanged,
 		UpdateFunc: func(old, obj any) { customizationChanged(old); customizationChanged(obj) },
-		DeleteFunc: customizationChanged,
+		DeleteFunc: func(obj any) {
+			customizationChanged(obj)
+			c.customizationDeleted(obj)
+		},
 	}); err != nil {
 		return nil, err
 	}
@@ -189,6 +192,28 @@ func NewController(fed versioned.Interface, tmpls *templates.Templates,
 		c.queue.Add(key{GVR: gvr, Namespace: obj.GetNamespace(), Name: obj.GetName()})
 	})
 	return c, nil
+}
+
+// customizationDeleted tells each template of the kind a deleted customization counted
+// the replicas of, in an event, that fed now counts them with its built-in knowledge: for a
+// kind it does not know, none, so that a workload divided among clusters by its replicas
+// goes to each whole.
+func (c *Controller) customizationDeleted(obj any) {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	ric, ok := obj.(*federationv1alpha1.ResourceInterpreterCustomization)
+	if !ok || ric.Spec.Customizations.ReplicaResource == nil {
+		return
+	}
+	gvr, _, err := c.templates.Resource(ric.Spec.Target.APIVersion, ric.Spec.Target.Kind)
+	if err != nil {
+		return
+	}
+	for _, t := range c.templates.List(gvr) {
+		c.recorder.Eventf(t, corev1.EventTypeWarning, "InterpreterChanged",
+			"ResourceInterpreterCustomization %s, which counted this kind's replicas, was deleted: fed counts them with its built-in knowledge now (none for a kind it does not know: a Divided placement then sends the whole template to each cluster)", ric.Name)
+	}
 }
 
 // kindChanged looks again at the templates of a kind the detector watches.

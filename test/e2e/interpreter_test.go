@@ -80,6 +80,18 @@ spec:
 	}
 	expectOutput(t, 5*time.Second, fleet, "function InterpretHealth(obj) while true do end end", "get", "ric", "guestbook-interpreter",
 		"-o", "jsonpath={.spec.customizations.healthInterpretation.luaScript}")
+
+	// Deleting the customization that counted the replicas says so on the template, whose
+	// copies each member now gets whole.
+	kubectl(t, fleet, "delete", "ric", "guestbook-interpreter")
+	waitFor(t, 30*time.Second, func() error {
+		out := kubectl(t, fleet, "get", "events", "-n", ns, "--field-selector", "involvedObject.name=guestbook-sample,reason=InterpreterChanged", "-o", "jsonpath={.items[*].message}")
+		if !strings.Contains(out, "ResourceInterpreterCustomization guestbook-interpreter, which counted this kind's replicas, was deleted") {
+			return fmt.Errorf("events %q, want InterpreterChanged naming the customization", out)
+		}
+		return nil
+	})
+	expectOutput(t, time.Minute, m1, "4", size...)
 }
 
 // TestInterpreterSeedDeployment runs the seeds' Deployment interpreter
