@@ -209,7 +209,7 @@ func wantOf(cluster string, mb *members.Member, mbErr error, sel searchv1alpha1.
 		ns = ""
 	}
 	w.source = store.Source{Cluster: cluster, Resource: mapping.Resource.GroupResource(), Namespace: ns}
-	w.metadataOnly = w.source.Resource == schema.GroupResource{Resource: "secrets"}
+	w.metadataOnly = searchv1alpha1.MetadataOnly(w.source.Resource.Group, w.source.Resource.Resource)
 	return w
 }
 

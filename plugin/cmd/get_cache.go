@@ -407,6 +407,9 @@ func (o *GetOptions) cacheGap(mapper meta.RESTMapper, typ string, registries []s
 		return typ, fmt.Sprintf("%s does not resolve in %s: %v", typ, clusters[0], err)
 	}
 	resource = resourceName(m)
+	if gr := m.Resource.GroupResource(); searchv1alpha1.MetadataOnly(gr.Group, gr.Resource) {
+		return resource, "the search cache keeps only the metadata of " + resource + ", not their data"
+	}
 	ns := o.Namespace
 	if o.AllNamespaces || m.Scope.Name() == meta.RESTScopeNameRoot {
 		ns = ""

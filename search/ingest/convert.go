@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	searchv1alpha1 "github.com/fedhq/fed/apis/search/v1alpha1"
 	"github.com/fedhq/fed/search/store"
 )
 
@@ -39,9 +40,16 @@ type Converter struct {
 	// Fields are the kind's selectable fields beyond metadata.name and
 	// metadata.namespace, each with its path in the object.
 	Fields map[string][]string
-	// MetadataOnly keeps nothing but apiVersion, kind and metadata (Secrets).
+	// MetadataOnly keeps nothing but apiVersion, kind and the metadata that cannot hold a
+	// value (Secrets: searchv1alpha1.MetadataOnly).
 	MetadataOnly bool
 }
+
+// keptSecretMetadata are the fields of a Secret's metadata the cache keeps; annotations
+// only as searchv1alpha1.KeptSecretAnnotation allows.
+var keptSecretMetadata = map[string]bool{"name": true, "namespace": true, "generateName": true, "uid": true, "generation": true,
+	"creationTimestamp": true, "deletionTimestamp": true, "deletionGracePeriodSeconds": true, "labels": true, "ownerReferences": true,
+	"finalizers": true, "annotations": true}
 
 // Object is what the cache stores of u: its metadata without resourceVersion and
 // managedFields and with the cluster annotation, the rest, its labels and the values of
@@ -50,7 +58,7 @@ func (c *Converter) Object(u *unstructured.Unstructured) (*store.Object, error) 
 	meta := map[string]any{}
 	if m, ok := u.Object["metadata"].(map[string]any); ok {
 		for k, v := range m {
-			if k != "resourceVersion" && k != "managedFields" {
+			if k != "resourceVersion" && k != "managedFields" && (!c.MetadataOnly || keptSecretMetadata[k]) {
 				meta[k] = v
 			}
 		}
@@ -58,7 +66,9 @@ func (c *Converter) Object(u *unstructured.Unstructured) (*store.Object, error) 
 	annotations := map[string]any{}
 	if a, ok := meta["annotations"].(map[string]any); ok {
 		for k, v := range a {
-			annotations[k] = v
+			if !c.MetadataOnly || searchv1alpha1.KeptSecretAnnotation(k) {
+				annotations[k] = v
+			}
 		}
 	}
 	annotations[AnnotationCluster] = c.Cluster

@@ -55,8 +55,9 @@ func (o *Object) key() []byte { return objectKey(o.Resource, o.Cluster, o.Namesp
 
 // valueFormat is the first byte of every stored value: a cache in another format is
 // emptied when it opens (checkFormat). 3: the JSON compressed with a dictionary, and the
-// common label and field strings by index.
-const valueFormat = 3
+// common label and field strings by index. 4: the same, with Secrets' metadata stripped of
+// what may hold a value (a cache of format 3 may hold a Secret's last-applied-configuration).
+const valueFormat = 4
 
 // encode is the stored value of o: a format byte, the labels and fields as counted pairs of
 // strings (each a uvarint n: commonStrings[n>>1] when n is odd, else n>>1 bytes that

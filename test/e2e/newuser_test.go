@@ -305,3 +305,93 @@ spec:
 		return nil
 	})
 }
+
+// TestNewUserSecretsInSearch: a registry that caches Secrets keeps nothing of their values,
+// whichever way they were made (kubectl apply, whose last-applied annotation holds the data;
+// kubectl create; server-side apply), through every path that reads the cache; kubectl fed
+// get reads Secrets from the members, data included; ConfigMaps keep their data.
+func TestNewUserSecretsInSearch(t *testing.T) {
+	host := theLab.Host.Kubeconfig
+	m1 := theLab.Member("member1").Kubeconfig
+	ns := fmt.Sprintf("s-%d", time.Now().UnixNano()%1_000_000_000)
+	kubectl(t, m1, "create", "namespace", ns)
+	t.Cleanup(func() { _, _ = runKubectl(m1, "delete", "namespace", ns, "--wait=false") })
+	const token = "hunter2-e2e-token"
+	kubectlStdin(t, m1, fmt.Sprintf(`apiVersion: v1
+kind: Secret
+metadata: {name: applied, namespace: %s}
+stringData: {token: %s}
+`, ns, token), "apply", "-f", "-")
+	kubectl(t, m1, "create", "secret", "generic", "created", "-n", ns, "--from-literal=token="+token)
+	kubectlStdin(t, m1, fmt.Sprintf(`apiVersion: v1
+kind: Secret
+metadata: {name: server-side, namespace: %s}
+stringData: {token: %s}
+`, ns, token), "apply", "--server-side", "-f", "-")
+	kubectlStdin(t, m1, fmt.Sprintf(`apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: %s, annotations: {note: kept}}
+data: {color: blue}
+`, ns), "apply", "-f", "-")
+	registry := "e2e-" + ns
+	kubectlStdin(t, host, fmt.Sprintf(`apiVersion: search.fedhq.io/v1alpha1
+kind: ResourceRegistry
+metadata: {name: %s}
+spec:
+  targetCluster: {clusterNames: [member1]}
+  resourceSelectors: [{apiVersion: v1, kind: Secret, namespace: %[2]s}, {apiVersion: v1, kind: ConfigMap, namespace: %[2]s}]
+`, registry, ns), "apply", "-f", "-")
+	t.Cleanup(func() { _, _ = runKubectl(host, "delete", "resourceregistry", registry, "--ignore-not-found") })
+
+	cache := "/apis/search.fedhq.io/v1alpha1/search/cache/api/v1/namespaces/" + ns
+	waitFor(t, 30*time.Second, func() error {
+		out, err := runKubectl(host, "get", "--raw", cache+"/secrets")
+		if err != nil || strings.Count(out, `"kind":"Secret"`) < 3 {
+			return fmt.Errorf("the cache's Secrets: %v\n%s", err, out)
+		}
+		return nil
+	})
+	bin := buildKubectlFed(t)
+	proxy := filepath.Join(t.TempDir(), "proxy.kubeconfig")
+	if _, errOut, err := runFed(bin, "kubeconfig", "--proxy", "-o", proxy); err != nil {
+		t.Fatalf("kubectl fed kubeconfig --proxy: %v: %s", err, errOut)
+	}
+	encoded := "aHVudGVyMi1lMmUtdG9rZW4" // base64 of the token, without padding
+	leaks := func(what, out string) {
+		t.Helper()
+		if strings.Contains(out, token) || strings.Contains(out, encoded) {
+			t.Errorf("%s shows the Secret's value:\n%s", what, out)
+		}
+	}
+	out, _ := runKubectl(host, "get", "--raw", cache+"/secrets")
+	leaks("the cache's raw list", out)
+	stdout, stderr, err := runFed(bin, "search", "secrets", "-n", ns, "-o", "yaml")
+	if err != nil {
+		t.Fatalf("kubectl fed search secrets: %v %s", err, stderr)
+	}
+	leaks("kubectl fed search secrets -o yaml", stdout)
+	for _, name := range []string{"applied", "created", "server-side"} {
+		if !strings.Contains(stdout, "name: "+name) {
+			t.Errorf("kubectl fed search secrets does not list %s:\n%s", name, stdout)
+		}
+	}
+	out = kubectl(t, proxy, "get", "secrets", "-n", ns, "-o", "yaml")
+	leaks("kubectl get secrets -o yaml through the fleet proxy", out)
+
+	// kubectl fed get reads Secrets from the members, as the caller, data and all.
+	stdout, stderr, err = runFed(bin, "get", "secrets", "-n", ns, "-C", "member1", "-o", "yaml", "-v=1")
+	if err != nil {
+		t.Fatalf("kubectl fed get secrets: %v %s", err, stderr)
+	}
+	if strings.Count(stdout, "token: "+encoded) != 3 {
+		t.Errorf("kubectl fed get secrets -o yaml, want each Secret's data from member1:\n%s", stdout)
+	}
+	if !strings.Contains(stderr, "the search cache keeps only the metadata of secrets") {
+		t.Errorf("kubectl fed get -v=1 does not say why it reads the members:\n%s", stderr)
+	}
+	// ConfigMaps keep their data and annotations in the cache.
+	out = kubectl(t, host, "get", "--raw", cache+"/configmaps")
+	if !strings.Contains(out, `"color":"blue"`) || !strings.Contains(out, `"note":"kept"`) {
+		t.Errorf("the cache's ConfigMaps lost their data or annotations:\n%s", out)
+	}
+}

@@ -16,6 +16,8 @@ limitations under the License.
 
 package v1alpha1
 
+import "strings"
+
 // Where the search endpoints live, and how the host cluster sees requests to them. The host
 // authorizes a request to an aggregated API before forwarding it, resolving the path as its
 // own: the segment after the version is the resource, the next one the name, the one after
@@ -57,3 +59,20 @@ const (
 	// cannot be reached: the object is as the cache last saw it.
 	AnnotationStale = "search.fedhq.io/stale"
 )
+
+// MetadataOnly says whether the search cache keeps only the metadata of a kind's objects:
+// Secrets, whose values must not leave their member. Even of their metadata it keeps only
+// what cannot hold a value: name, namespace, labels, uid, generation, timestamps, owner
+// references, finalizers, and of the annotations only those KeptSecretAnnotation allows
+// (kubectl's last-applied-configuration, for one, holds a Secret's data).
+func MetadataOnly(group, resource string) bool { return group == "" && resource == "secrets" }
+
+// KeptSecretAnnotation says whether the search cache keeps an annotation of a Secret: the
+// service account a token Secret is for, fed's own, and the cache's.
+func KeptSecretAnnotation(key string) bool {
+	switch key {
+	case "kubernetes.io/service-account.name", "kubernetes.io/service-account.uid", AnnotationCluster, AnnotationStale:
+		return true
+	}
+	return strings.HasPrefix(key, "federation.fedhq.io/") || strings.HasPrefix(key, "cluster.fedhq.io/")
+}
