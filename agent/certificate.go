@@ -48,6 +48,9 @@ type hostIdentity struct {
 	Server  string
 	CAData  []byte
 	Cluster string
+	// Organizations are those of the agent's certificate: its group and its registration's
+	// (clusterv1alpha1.RegistrationGroup), which every renewal asks for again.
+	Organizations []string
 }
 
 // secretStore keeps the agent's client certificate for the host in the agent's Secret in
@@ -92,6 +95,7 @@ func (s *secretStore) load(ctx context.Context) (hostIdentity, error) {
 		if cert.Leaf, err = x509.ParseCertificate(cert.Certificate[0]); err != nil {
 			return hostIdentity{}, err
 		}
+		id.Organizations = cert.Leaf.Subject.Organization
 		s.mu.Lock()
 		s.current = &cert
 		s.mu.Unlock()
@@ -182,8 +186,9 @@ func newCertificateManager(id hostIdentity, store *secretStore) (certificate.Man
 			cfg.Transport = utilnet.SetTransportDefaults(&http.Transport{TLSClientConfig: tlsCfg})
 			return kubernetes.NewForConfig(cfg)
 		},
+		// The same registration as the certificate it renews: fed approves no other.
 		Template: &x509.CertificateRequest{Subject: pkix.Name{
-			CommonName: clusterv1alpha1.AgentUser(id.Cluster), Organization: []string{clusterv1alpha1.AgentGroup}}},
+			CommonName: clusterv1alpha1.AgentUser(id.Cluster), Organization: id.Organizations}},
 		SignerName:       certificatesv1.KubeAPIServerClientSignerName,
 		Usages:           []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageClientAuth},
 		CertificateStore: store,

@@ -13,11 +13,13 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
+	"k8s.io/apiserver/pkg/endpoints/request"
 	genericrest "k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/apiserver/pkg/server/healthz"
@@ -239,10 +241,11 @@ func (c CompletedConfig) New() (*Server, error) {
 		}
 	}
 	if host := c.HostClientConfig; host != nil {
-		if err := c.installFleet(s, host); err != nil {
+		fed := federationGroup.VersionedResourcesStorageMap[federationv1alpha1.SchemeGroupVersion.Version]
+		if err := c.installFleet(s, host, agents.EventAdmission(worksExist(fed["works"].(genericrest.Getter)))); err != nil {
 			return nil, err
 		}
-		if err := c.applyQuotas(s, host, federationGroup.VersionedResourcesStorageMap[federationv1alpha1.SchemeGroupVersion.Version]); err != nil {
+		if err := c.applyQuotas(s, host, fed); err != nil {
 			return nil, err
 		}
 		// The controllers read and write fed's objects through the server's own handler, with
@@ -298,8 +301,20 @@ func (c CompletedConfig) applyQuotas(s *genericapiserver.GenericAPIServer, host 
 	})
 }
 
-// installFleet serves the fleet API and starts it with the server.
-func (c CompletedConfig) installFleet(s *genericapiserver.GenericAPIServer, host *rest.Config) error {
+// worksExist says whether a Work exists, read from fed's storage of Works.
+func worksExist(works genericrest.Getter) agents.WorkExists {
+	return func(ctx context.Context, namespace, name string) (bool, error) {
+		_, err := works.Get(request.WithNamespace(ctx, namespace), name, &metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return err == nil, err
+	}
+}
+
+// installFleet serves the fleet API and starts it with the server; agentEvents is what
+// agents may record in it.
+func (c CompletedConfig) installFleet(s *genericapiserver.GenericAPIServer, host *rest.Config, agentEvents admission.ValidationInterface) error {
 	validationClient, err := hostvalidation.NewClient(host)
 	if err != nil {
 		return err
@@ -317,7 +332,7 @@ func (c CompletedConfig) installFleet(s *genericapiserver.GenericAPIServer, host
 		MinRequestTimeout:   time.Duration(c.GenericConfig.MinRequestTimeout) * time.Second,
 		Members:             c.members,
 		EventTTL:            c.EventTTL,
-		Quota:               c.quota,
+		Admission:           admission.NewChainHandler(c.quota, agentEvents),
 	})
 	if err != nil {
 		return err

@@ -73,7 +73,7 @@ func (az *Authorizer) authorize(_ context.Context, a authorizer.Attributes) (aut
 	if !a.IsResourceRequest() {
 		return authorizer.DecisionNoOpinion, "", nil // discovery, version, health: the host decides
 	}
-	if why := az.pullCluster(cluster); why != "" {
+	if why := az.pullCluster(cluster, user.GetGroups()); why != "" {
 		return authorizer.DecisionDeny, why, nil
 	}
 	if why := fleetRequest(a); why != "" {
@@ -87,9 +87,10 @@ func (az *Authorizer) authorize(_ context.Context, a authorizer.Attributes) (aut
 	return authorizer.DecisionNoOpinion, "", nil
 }
 
-// pullCluster says why the agent of a cluster may do nothing: the cluster is not a pull
-// cluster of the fleet; "" when it is.
-func (az *Authorizer) pullCluster(cluster string) string {
+// pullCluster says why the agent of a cluster, in groups, may do nothing: the cluster is
+// not a pull cluster of the fleet, or the agent's certificate is of another registration of
+// it than the current one; "" when it may.
+func (az *Authorizer) pullCluster(cluster string, groups []string) string {
 	l := az.clusters.Load()
 	if l == nil {
 		return "fed-apiserver is starting: it does not know its clusters yet; the agent of cluster " + cluster + " may try again"
@@ -102,6 +103,11 @@ func (az *Authorizer) pullCluster(cluster string) string {
 		return fmt.Sprintf("cluster %s is leaving the fleet: its agent may do nothing", cluster)
 	case c.Spec.SyncMode != clusterv1alpha1.Pull:
 		return fmt.Sprintf("cluster %s is in %s mode: fed reaches it itself, and its agent may do nothing; stop fed-agent there", cluster, c.Spec.SyncMode)
+	}
+	registration := c.Annotations[clusterv1alpha1.AnnotationRegistration]
+	if registration == "" || !slices.Contains(groups, clusterv1alpha1.RegistrationGroup(registration)) {
+		return fmt.Sprintf("the certificate of the agent of cluster %s is not of its current registration %q (one of an earlier cluster %s?): "+
+			"its agent may do nothing; register the member again with kubectl fed register", cluster, registration, cluster)
 	}
 	return ""
 }

@@ -44,14 +44,20 @@ func lister(t *testing.T, clusters ...*clusterv1alpha1.Cluster) clusterlisters.C
 	return clusterlisters.NewClusterLister(indexer)
 }
 
+// cluster is a Cluster; a pull one is of registration "r-<name>".
 func cluster(name string, mode clusterv1alpha1.ClusterSyncMode) *clusterv1alpha1.Cluster {
 	c := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	c.Spec.SyncMode = mode
+	if mode == clusterv1alpha1.Pull {
+		c.Annotations = map[string]string{clusterv1alpha1.AnnotationRegistration: "r-" + name}
+	}
 	return c
 }
 
 func TestAuthorize(t *testing.T) {
-	agent := &user.DefaultInfo{Name: "system:fed:agent:member3", Groups: []string{"system:fed:agents", "system:authenticated"}}
+	agent := &user.DefaultInfo{Name: "system:fed:agent:member3", Groups: []string{"system:fed:agents", "system:fed:registration:r-member3", "system:authenticated"}}
+	earlier := &user.DefaultInfo{Name: "system:fed:agent:member3", Groups: []string{"system:fed:agents", "system:fed:registration:r-old", "system:authenticated"}}
+	unregistered := &user.DefaultInfo{Name: "system:fed:agent:member3", Groups: []string{"system:fed:agents", "system:authenticated"}}
 	resource := func(u user.Info, verb, group, resource, sub, ns, name string) authorizer.AttributesRecord {
 		return authorizer.AttributesRecord{User: u, Verb: verb, APIGroup: group, APIVersion: "v1alpha1", Resource: resource,
 			Subresource: sub, Namespace: ns, Name: name, ResourceRequest: true}
@@ -63,6 +69,9 @@ func TestAuthorize(t *testing.T) {
 		want authorizer.Decision
 	}{
 		{"its Cluster", resource(agent, "get", clusters, "clusters", "", "", "member3"), authorizer.DecisionNoOpinion},
+		{"its Cluster, as an earlier registration's agent", resource(earlier, "get", clusters, "clusters", "", "", "member3"), authorizer.DecisionDeny},
+		{"its Cluster, with no registration", resource(unregistered, "get", clusters, "clusters", "", "", "member3"), authorizer.DecisionDeny},
+		{"its Works, as an earlier registration's agent", resource(earlier, "watch", federation, "works", "", "fed-es-member3", ""), authorizer.DecisionDeny},
 		{"watch its Cluster by name", resource(agent, "watch", clusters, "clusters", "", "", "member3"), authorizer.DecisionNoOpinion},
 		{"its Cluster's status", resource(agent, "update", clusters, "clusters", "status", "", "member3"), authorizer.DecisionNoOpinion},
 		{"its Cluster's spec", resource(agent, "update", clusters, "clusters", "", "", "member3"), authorizer.DecisionDeny},
@@ -111,7 +120,8 @@ func TestAuthorize(t *testing.T) {
 // clusters.
 func TestAuthorizeNotPull(t *testing.T) {
 	works := func(cluster string) authorizer.AttributesRecord {
-		return authorizer.AttributesRecord{User: &user.DefaultInfo{Name: "system:fed:agent:" + cluster, Groups: []string{"system:fed:agents"}},
+		return authorizer.AttributesRecord{User: &user.DefaultInfo{Name: "system:fed:agent:" + cluster,
+			Groups: []string{"system:fed:agents", "system:fed:registration:r-" + cluster}},
 			Verb: "list", APIGroup: "federation.fedhq.io", Resource: "works", Namespace: "fed-es-" + cluster, ResourceRequest: true}
 	}
 	leaving := cluster("leaving", clusterv1alpha1.Pull)

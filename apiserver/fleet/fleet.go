@@ -76,8 +76,9 @@ type Config struct {
 	Host *rest.Config
 	// HostValidator validates native templates; nil skips it.
 	HostValidator HostValidator
-	// Quota applies the host's ResourceQuotas to the templates; nil applies none.
-	Quota *Quota
+	// Admission is more admission of the fleet's requests, after its own namespace
+	// lifecycle (the host's quotas, what agents may record); nil adds none.
+	Admission admission.ValidationInterface
 	// Fed is fed-apiserver's own API handler (no filters), serving fed's groups.
 	Fed http.Handler
 	// FedGroups are the groups Fed serves.
@@ -122,8 +123,8 @@ func New(cfg Config) (*Fleet, error) {
 		f.fedGroups[g] = true
 	}
 	f.admit = admission.NewChainHandler(&namespaceLifecycle{Handler: admission.NewHandler(admission.Create, admission.Delete), fleet: f})
-	if cfg.Quota != nil {
-		f.admit = admission.NewChainHandler(f.admit, cfg.Quota)
+	if cfg.Admission != nil {
+		f.admit = admission.NewChainHandler(f.admit, cfg.Admission)
 	}
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg.Host)
 	if err != nil {

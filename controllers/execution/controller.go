@@ -296,7 +296,7 @@ func (c *Controller) applyManifest(ctx context.Context, cluster string, mb *memb
 	}
 	namespaced := mapping.Scope.Name() == meta.RESTScopeNameNamespace
 	if err := inScope(w, int(ordinal), obj, namespaced); err != nil {
-		c.event(obj, corev1.EventTypeWarning, applied.ReasonFailed, "cluster %s: %v", cluster, err)
+		c.event(w, ordinal, obj, corev1.EventTypeWarning, applied.ReasonFailed, "cluster %s: %v", cluster, err)
 		return "", err
 	}
 	if !namespaced {
@@ -324,7 +324,7 @@ func (c *Controller) applyManifest(ctx context.Context, cluster string, mb *memb
 			"%s %s already exists in cluster %s and fed did not create it; set conflictResolution: Overwrite in the policy to let fed take it over",
 			kind, qualified(obj), cluster)}
 		if workChanged && !repeat {
-			c.event(obj, corev1.EventTypeWarning, applied.ReasonConflict, "%s", err.msg)
+			c.event(w, ordinal, obj, corev1.EventTypeWarning, applied.ReasonConflict, "%s", err.msg)
 		}
 		return "", err
 	}
@@ -355,7 +355,7 @@ func (c *Controller) applyManifest(ctx context.Context, cluster string, mb *memb
 				err = policy.SameIdentity(retained, obj)
 			}
 			if err != nil {
-				c.event(obj, corev1.EventTypeWarning, "InterpreterFailed", "cluster %s: %v", cluster, err)
+				c.event(w, ordinal, obj, corev1.EventTypeWarning, "InterpreterFailed", "cluster %s: %v", cluster, err)
 				return "", err
 			}
 			obj = retained
@@ -372,12 +372,12 @@ func (c *Controller) applyManifest(ctx context.Context, cluster string, mb *memb
 		}
 		if err != nil {
 			err = fmt.Errorf("applying %s %s to cluster %s: %w", strings.ToLower(gvk.Kind), qualified(obj), cluster, err)
-			c.event(obj, corev1.EventTypeWarning, applied.ReasonFailed, "%v", err)
+			c.event(w, ordinal, obj, corev1.EventTypeWarning, applied.ReasonFailed, "%v", err)
 			return "", err
 		}
 		watched.Wrote(written)
 		c.applied.Store(ok, version(written))
-		c.event(obj, corev1.EventTypeNormal, "Synced", "applied to cluster %s", cluster)
+		c.event(w, ordinal, obj, corev1.EventTypeNormal, "Synced", "applied to cluster %s", cluster)
 		return version(written), nil
 	}
 	if !known {
@@ -401,14 +401,24 @@ func statusVersion(w *federationv1alpha1.Work, ordinal int32) any {
 	return nil
 }
 
-// event records an event on the template a manifest was made from; a manifest of no
-// template (a multi-cluster service's derived objects) gets none.
-func (c *Controller) event(manifest *unstructured.Unstructured, eventType, reason, format string, args ...any) {
-	if manifest.GetAnnotations()[federationv1alpha1.AnnotationTemplateUID] == "" {
+// event records an event about manifest ordinal of w on the template the Work was made
+// from (a dependency's, naming the dependency): the object whose Work it is, which a pull
+// cluster's agent may record events about; a manifest of no template (a multi-cluster
+// service's derived objects) gets none.
+func (c *Controller) event(w *federationv1alpha1.Work, ordinal int32, manifest *unstructured.Unstructured, eventType, reason, format string, args ...any) {
+	subject := manifest
+	if ordinal > 0 {
+		subject = &unstructured.Unstructured{}
+		if err := subject.UnmarshalJSON(w.Spec.Workload.Manifests[0].Raw); err != nil {
+			return
+		}
+		format = "dependency " + strings.ToLower(manifest.GetKind()) + " " + qualified(manifest) + ": " + format
+	}
+	if subject.GetAnnotations()[federationv1alpha1.AnnotationTemplateUID] == "" {
 		return
 	}
-	ref := &corev1.ObjectReference{APIVersion: manifest.GetAPIVersion(), Kind: manifest.GetKind(), Namespace: manifest.GetNamespace(),
-		Name: manifest.GetName(), UID: types.UID(manifest.GetAnnotations()[federationv1alpha1.AnnotationTemplateUID])}
+	ref := &corev1.ObjectReference{APIVersion: subject.GetAPIVersion(), Kind: subject.GetKind(), Namespace: subject.GetNamespace(),
+		Name: subject.GetName(), UID: types.UID(subject.GetAnnotations()[federationv1alpha1.AnnotationTemplateUID])}
 	c.recorder.Eventf(ref, eventType, reason, format, args...)
 }
 

@@ -80,13 +80,16 @@ func NewController(tmpls *templates.Templates, clusters clusterinformers.Cluster
 			return tmpls.Get(members.NamespacesResource, "", name)
 		},
 	}
-	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) {
-			if o, ok := obj.(metav1.Object); ok {
-				c.queue.Add(key{Cluster: o.GetName()})
-			}
-		},
-	}); err != nil {
+	enqueueCluster := func(obj any) {
+		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
+		if o, ok := obj.(metav1.Object); ok {
+			c.queue.Add(key{Cluster: o.GetName()})
+		}
+	}
+	// A Cluster made gets its execution namespace; one deleted loses it.
+	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: enqueueCluster, DeleteFunc: enqueueCluster}); err != nil {
 		return nil, err
 	}
 	tmpls.AddHandler(func(gvr schema.GroupVersionResource, obj *unstructured.Unstructured) {
@@ -170,13 +173,17 @@ func (c *Controller) fleetNamespace(ctx context.Context, name string) (*unstruct
 }
 
 // executionNamespace makes the execution namespace of a cluster in the fleet, once the
-// cluster is in the fleet and as long as it is. One being deleted is made again when it
-// is gone (its deletion brings the key back).
+// cluster is in the fleet and as long as it is, and deletes it once the cluster left (its
+// Works go with it). One being deleted is made again when it is gone (its deletion brings
+// the key back).
 func (c *Controller) executionNamespace(ctx context.Context, cluster string) error {
-	if _, err := c.clusters.Get(cluster); err != nil {
-		return ignoreNotFound(err)
-	}
 	name := federationv1alpha1.ExecutionNamespace(cluster)
+	if _, err := c.clusters.Get(cluster); apierrors.IsNotFound(err) {
+		err := c.templates.Client.Resource(members.NamespacesResource).Delete(ctx, name, metav1.DeleteOptions{})
+		return ignoreNotFound(err)
+	} else if err != nil {
+		return err
+	}
 	_, err := c.fleetNamespace(ctx, name)
 	if !apierrors.IsNotFound(err) {
 		return err

@@ -17,7 +17,9 @@ limitations under the License.
 package registration
 
 import (
+	"crypto/sha256"
 	"crypto/x509"
+	"encoding/hex"
 	"encoding/pem"
 	"fmt"
 	"slices"
@@ -54,11 +56,13 @@ func (v Verdict) String() string {
 
 // Reasons of the conditions the controller sets.
 const (
-	ReasonRegistration   = "FedAgentRegistration"
-	ReasonReregistration = "FedAgentReregistration"
-	ReasonRenewal        = "FedAgentRenewal"
-	ReasonPushCluster    = "FedAgentPushCluster"
-	ReasonOtherMember    = "FedAgentOtherMember"
+	ReasonRegistration    = "FedAgentRegistration"
+	ReasonReregistration  = "FedAgentReregistration"
+	ReasonRenewal         = "FedAgentRenewal"
+	ReasonPushCluster     = "FedAgentPushCluster"
+	ReasonOtherMember     = "FedAgentOtherMember"
+	ReasonNotItsAgent     = "FedAgentNotItsAgent"
+	ReasonOldRegistration = "FedAgentOldRegistration"
 )
 
 // Decision is the verdict on one CSR, with what it needs.
@@ -72,6 +76,10 @@ type Decision struct {
 	// Provider, Region and Zone are the new Cluster's, from the CSR's annotations
 	// (Register), and ID its member's identity (spec.id).
 	Provider, Region, Zone, ID string
+	// Registration is the registration the certificate is of (RegistrationGroup), which a
+	// new Cluster records; Key the SHA-256 of the request's public key, which the Cluster
+	// records as its agent's at every approval.
+	Registration, Key string
 }
 
 // allowedUsages are the key usages an agent's client certificate may have; client auth
@@ -83,15 +91,22 @@ var allowedUsages = []certificatesv1.KeyUsage{certificatesv1.UsageClientAuth, ce
 // spec (signer, usages, the x509 request), its member's identity (AnnotationClusterID), and
 // who asked for it (spec.username and spec.groups, which the host's API server sets).
 //
-// A registration is tied to its member: a new one records the member's identity in the
-// Cluster, and one of a name that exists is approved only from the same member, so that a
-// token holder cannot take over another member's cluster (nor a second member, registered
-// under a name that defaults to its context's, replace the first).
+// A registration is tied to its agent, by what only the agent holds:
+//   - a fed bootstrap token registers a name nobody holds: the new Cluster records the
+//     registration the certificate is of and the key it was asked with;
+//   - a name a pull cluster holds is registered again by a bootstrap token only with the
+//     key its agent holds (the request is signed with it), so that a token holder cannot
+//     take over another member's cluster, nor a second member replace the first;
+//   - the agent renews its certificate with its current one, of the same registration.
+//
+// A certificate of another registration of the name (a cluster unregistered and
+// registered anew) is never renewed, and fed-apiserver's authorizer refuses it.
 func Decide(csr *certificatesv1.CertificateSigningRequest, cluster, byID func(string) *clusterv1alpha1.Cluster) Decision {
-	name, why := agentRequest(csr)
+	req, why := agentRequest(csr)
 	if why != "" {
 		return Decision{Verdict: Ignore, Message: why}
 	}
+	name := req.cluster
 	registering := slices.Contains(csr.Spec.Groups, clusterv1alpha1.RegisterGroup)
 	renewing := csr.Spec.Username == clusterv1alpha1.AgentUser(name)
 	if !registering && !renewing {
@@ -108,6 +123,10 @@ func Decide(csr *certificatesv1.CertificateSigningRequest, cluster, byID func(st
 		return Decision{Verdict: Deny, Cluster: name, Reason: ReasonOtherMember,
 			Message: fmt.Sprintf("this member is in the fleet already, as cluster %s (%s mode); unregister or unjoin %s first", other.Name, other.Spec.SyncMode, other.Name)}
 	}
+	recorded := ""
+	if c != nil {
+		recorded = c.Annotations[clusterv1alpha1.AnnotationRegistration]
+	}
 	switch {
 	case c == nil && renewing && !registering:
 		return Decision{Verdict: Ignore, Cluster: name, Message: fmt.Sprintf("a renewal for cluster %s, which is not in the fleet", name)}
@@ -115,7 +134,8 @@ func Decide(csr *certificatesv1.CertificateSigningRequest, cluster, byID func(st
 		a := csr.Annotations
 		return Decision{Verdict: Register, Cluster: name, Reason: ReasonRegistration,
 			Message:  fmt.Sprintf("fed registered the pull cluster %s for %s", name, csr.Spec.Username),
-			Provider: a[clusterv1alpha1.AnnotationProvider], Region: a[clusterv1alpha1.AnnotationRegion], Zone: a[clusterv1alpha1.AnnotationZone], ID: id}
+			Provider: a[clusterv1alpha1.AnnotationProvider], Region: a[clusterv1alpha1.AnnotationRegion], Zone: a[clusterv1alpha1.AnnotationZone], ID: id,
+			Registration: req.registration, Key: req.key}
 	case c.DeletionTimestamp != nil:
 		return Decision{Verdict: Wait, Cluster: name, Message: fmt.Sprintf("cluster %s is being deleted", name)}
 	case c.Spec.SyncMode != clusterv1alpha1.Pull && registering:
@@ -123,53 +143,90 @@ func Decide(csr *certificatesv1.CertificateSigningRequest, cluster, byID func(st
 			Message: fmt.Sprintf("cluster %s is joined in push mode; unjoin it first ('kubectl fed unjoin %s') or register under another name", name, name)}
 	case c.Spec.SyncMode != clusterv1alpha1.Pull:
 		return Decision{Verdict: Ignore, Cluster: name, Message: fmt.Sprintf("a renewal for cluster %s, which is joined in push mode", name)}
+	case recorded == "" && registering:
+		return Decision{Verdict: Deny, Cluster: name, Reason: ReasonNotItsAgent,
+			Message: fmt.Sprintf("cluster %s was not registered by an agent (it was made by hand); delete it first ('kubectl delete clusters.cluster.fedhq.io %s') or register under another name", name, name)}
+	case recorded != req.registration || renewing && !slices.Contains(csr.Spec.Groups, clusterv1alpha1.RegistrationGroup(recorded)):
+		verdict := Deny
+		if renewing && !registering {
+			verdict = Ignore // not fed's to deny: another registration's certificate asks
+		}
+		return Decision{Verdict: verdict, Cluster: name, Reason: ReasonOldRegistration,
+			Message: fmt.Sprintf("the request is of registration %s of cluster %s, which is registration %s now: its certificates are of an earlier cluster %s; "+
+				"register the member again (kubectl fed register)", req.registration, name, recorded, name)}
 	case renewing:
-		return Decision{Verdict: Approve, Cluster: name, Reason: ReasonRenewal,
+		return Decision{Verdict: Approve, Cluster: name, Reason: ReasonRenewal, Key: req.key,
 			Message: fmt.Sprintf("fed renewed the certificate of the agent of pull cluster %s", name)}
-	case c.Spec.ID != id:
-		return Decision{Verdict: Deny, Cluster: name, Reason: ReasonOtherMember,
-			Message: fmt.Sprintf("cluster %s is registered by another member; unregister it first ('kubectl fed unregister %s') or register under another name", name, name)}
+	case c.Annotations[clusterv1alpha1.AnnotationAgentKey] != req.key:
+		return Decision{Verdict: Deny, Cluster: name, Reason: ReasonNotItsAgent,
+			Message: fmt.Sprintf("cluster %s is registered by its agent, and only that agent's key (in its member's Secret %s/%s) registers it again; "+
+				"to move %s to another member, unregister it first ('kubectl fed unregister %s') or register under another name",
+				name, clusterv1alpha1.FedNamespace, clusterv1alpha1.AgentSecret, name, name)}
 	default:
-		return Decision{Verdict: Approve, Cluster: name, Reason: ReasonReregistration,
+		return Decision{Verdict: Approve, Cluster: name, Reason: ReasonReregistration, Key: req.key,
 			Message: fmt.Sprintf("fed registered the pull cluster %s again for %s", name, csr.Spec.Username)}
 	}
 }
 
-// agentRequest returns the cluster a CSR asks an agent's certificate for, or why it is not
-// such a request: the kube-apiserver-client signer; a request whose subject is exactly
-// CN AgentUser(cluster), O AgentGroup, with no subject alternative names; usages within
-// allowedUsages, client auth among them.
-func agentRequest(csr *certificatesv1.CertificateSigningRequest) (cluster, why string) {
+// request is what an agent's CSR asks for: the cluster, the registration, and the SHA-256
+// of its public key (KeyHash).
+type request struct{ cluster, registration, key string }
+
+// agentRequest returns what a CSR asks an agent's certificate for, or why it is not such a
+// request: the kube-apiserver-client signer; a request whose subject is exactly CN
+// AgentUser(cluster), O AgentGroup and RegistrationGroup(id), with no subject alternative
+// names; usages within allowedUsages, client auth among them.
+func agentRequest(csr *certificatesv1.CertificateSigningRequest) (request, string) {
 	if csr.Spec.SignerName != certificatesv1.KubeAPIServerClientSignerName {
-		return "", "signer " + csr.Spec.SignerName
+		return request{}, "signer " + csr.Spec.SignerName
 	}
 	if !slices.Contains(csr.Spec.Usages, certificatesv1.UsageClientAuth) {
-		return "", "no client auth usage"
+		return request{}, "no client auth usage"
 	}
 	for _, u := range csr.Spec.Usages {
 		if !slices.Contains(allowedUsages, u) {
-			return "", fmt.Sprintf("usage %q", u)
+			return request{}, fmt.Sprintf("usage %q", u)
 		}
 	}
 	req, err := parseRequest(csr.Spec.Request)
 	if err != nil {
-		return "", err.Error()
+		return request{}, err.Error()
 	}
 	cn := req.Subject.CommonName
 	cluster, ok := strings.CutPrefix(cn, clusterv1alpha1.AgentUserPrefix)
 	if !ok {
-		return "", fmt.Sprintf("common name %q", cn)
+		return request{}, fmt.Sprintf("common name %q", cn)
 	}
 	if errs := validation.IsDNS1123Label(cluster); len(errs) > 0 {
-		return "", fmt.Sprintf("common name %q: cluster name: %s", cn, strings.Join(errs, "; "))
+		return request{}, fmt.Sprintf("common name %q: cluster name: %s", cn, strings.Join(errs, "; "))
 	}
-	if !slices.Equal(req.Subject.Organization, []string{clusterv1alpha1.AgentGroup}) {
-		return "", fmt.Sprintf("organizations %q", req.Subject.Organization)
+	orgs := req.Subject.Organization
+	if len(orgs) != 2 || orgs[0] != clusterv1alpha1.AgentGroup || !strings.HasPrefix(orgs[1], clusterv1alpha1.RegistrationGroupPrefix) {
+		return request{}, fmt.Sprintf("organizations %q, want %s and %s<id>", orgs, clusterv1alpha1.AgentGroup, clusterv1alpha1.RegistrationGroupPrefix)
+	}
+	registration := strings.TrimPrefix(orgs[1], clusterv1alpha1.RegistrationGroupPrefix)
+	if errs := validation.IsDNS1123Label(registration); len(errs) > 0 {
+		return request{}, fmt.Sprintf("registration %q: %s", registration, strings.Join(errs, "; "))
 	}
 	if len(req.DNSNames)+len(req.EmailAddresses)+len(req.IPAddresses)+len(req.URIs) > 0 {
-		return "", "subject alternative names"
+		return request{}, "subject alternative names"
 	}
-	return cluster, ""
+	key, err := KeyHash(req.PublicKey)
+	if err != nil {
+		return request{}, err.Error()
+	}
+	return request{cluster: cluster, registration: registration, key: key}, ""
+}
+
+// KeyHash is how a Cluster records its agent's key (AnnotationAgentKey): "sha256:" and the
+// hex of the SHA-256 of the key's SubjectPublicKeyInfo.
+func KeyHash(pub any) (string, error) {
+	der, err := x509.MarshalPKIXPublicKey(pub)
+	if err != nil {
+		return "", fmt.Errorf("the request's public key: %v", err)
+	}
+	sum := sha256.Sum256(der)
+	return "sha256:" + hex.EncodeToString(sum[:]), nil
 }
 
 // parseRequest decodes the PEM x509 certificate request of a CSR and checks its signature.

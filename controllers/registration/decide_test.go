@@ -34,33 +34,57 @@ import (
 )
 
 func TestDecide(t *testing.T) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
+	newKey := func() *ecdsa.PrivateKey {
+		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return key
 	}
-	request := func(t *testing.T, tmpl x509.CertificateRequest) []byte {
-		der, err := x509.CreateCertificateRequest(rand.Reader, &tmpl, key)
+	// key is the one the requests are signed with; agentKey the one pull1's agent holds.
+	key, agentKey := newKey(), newKey()
+	signed := func(t *testing.T, tmpl x509.CertificateRequest, k *ecdsa.PrivateKey) []byte {
+		der, err := x509.CreateCertificateRequest(rand.Reader, &tmpl, k)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
 	}
-	agentSubject := func(cluster string) pkix.Name {
-		return pkix.Name{CommonName: clusterv1alpha1.AgentUser(cluster), Organization: []string{clusterv1alpha1.AgentGroup}}
+	request := func(t *testing.T, tmpl x509.CertificateRequest) []byte { return signed(t, tmpl, key) }
+	subject := func(cluster, registration string) pkix.Name {
+		return pkix.Name{CommonName: clusterv1alpha1.AgentUser(cluster),
+			Organization: []string{clusterv1alpha1.AgentGroup, clusterv1alpha1.RegistrationGroup(registration)}}
+	}
+	agentSubject := func(cluster string) pkix.Name { return subject(cluster, "r-"+cluster) }
+	agentKeyHash, err := KeyHash(&agentKey.PublicKey)
+	if err != nil {
+		t.Fatal(err)
 	}
 	bootstrapper := func(c *certificatesv1.CertificateSigningRequest) {
 		c.Spec.Username = "system:bootstrap:abcdef"
 		c.Spec.Groups = []string{"system:bootstrappers", clusterv1alpha1.RegisterGroup, "system:authenticated"}
 	}
+	// agent makes the request its agent's renewal, as pull1's current certificate.
+	agent := func(c *certificatesv1.CertificateSigningRequest, cluster string) {
+		c.Spec.Username = clusterv1alpha1.AgentUser(cluster)
+		c.Spec.Groups = []string{clusterv1alpha1.AgentGroup, clusterv1alpha1.RegistrationGroup("r-" + cluster), "system:authenticated"}
+	}
 	cluster := func(name string, mode clusterv1alpha1.ClusterSyncMode) *clusterv1alpha1.Cluster {
-		return &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: clusterv1alpha1.ClusterSpec{SyncMode: mode, ID: "uid-" + name}}
+		c := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: clusterv1alpha1.ClusterSpec{SyncMode: mode, ID: "uid-" + name}}
+		if mode == clusterv1alpha1.Pull {
+			c.Annotations = map[string]string{clusterv1alpha1.AnnotationRegistration: "r-" + name, clusterv1alpha1.AnnotationAgentKey: agentKeyHash}
+		}
+		return c
 	}
 	deleting := cluster("pull1", clusterv1alpha1.Pull)
 	deleting.DeletionTimestamp = &metav1.Time{}
+	handMade := cluster("handmade", clusterv1alpha1.Pull)
+	handMade.Annotations = nil
 	fleet := map[string]*clusterv1alpha1.Cluster{
 		"pull1":    cluster("pull1", clusterv1alpha1.Pull),
 		"member1":  cluster("member1", clusterv1alpha1.Push),
 		"deleting": deleting,
+		"handmade": handMade,
 	}
 
 	tests := []struct {
@@ -78,19 +102,40 @@ func TestDecide(t *testing.T) {
 		wantCluster: "new1",
 		wantReason:  ReasonRegistration,
 	}, {
-		name: "a pull cluster registers again",
+		name: "a pull cluster registers again with its agent's key",
+		change: func(t *testing.T, c *certificatesv1.CertificateSigningRequest) {
+			c.Spec.Request = signed(t, x509.CertificateRequest{Subject: agentSubject("pull1")}, agentKey)
+			c.Annotations[clusterv1alpha1.AnnotationClusterID] = "uid-pull1"
+		},
+		want: Approve, wantCluster: "pull1", wantReason: ReasonReregistration,
+	}, {
+		name: "a token holder registers a pull cluster's name with its id copied",
 		change: func(t *testing.T, c *certificatesv1.CertificateSigningRequest) {
 			c.Spec.Request = request(t, x509.CertificateRequest{Subject: agentSubject("pull1")})
 			c.Annotations[clusterv1alpha1.AnnotationClusterID] = "uid-pull1"
 		},
-		want: Approve, wantCluster: "pull1", wantReason: ReasonReregistration,
+		want: Deny, wantCluster: "pull1", wantReason: ReasonNotItsAgent, wantMessage: "only that agent's key",
 	}, {
 		name: "another member registers a pull cluster's name",
 		change: func(t *testing.T, c *certificatesv1.CertificateSigningRequest) {
 			c.Spec.Request = request(t, x509.CertificateRequest{Subject: agentSubject("pull1")})
 			c.Annotations[clusterv1alpha1.AnnotationClusterID] = "uid-someone-else"
 		},
-		want: Deny, wantCluster: "pull1", wantReason: ReasonOtherMember, wantMessage: "registered by another member",
+		want: Deny, wantCluster: "pull1", wantReason: ReasonNotItsAgent, wantMessage: "only that agent's key",
+	}, {
+		name: "a registration of another registration's id",
+		change: func(t *testing.T, c *certificatesv1.CertificateSigningRequest) {
+			c.Spec.Request = signed(t, x509.CertificateRequest{Subject: subject("pull1", "r-old")}, agentKey)
+			c.Annotations[clusterv1alpha1.AnnotationClusterID] = "uid-pull1"
+		},
+		want: Deny, wantCluster: "pull1", wantReason: ReasonOldRegistration, wantMessage: "registration r-old of cluster pull1, which is registration r-pull1 now",
+	}, {
+		name: "a hand-made pull cluster's name",
+		change: func(t *testing.T, c *certificatesv1.CertificateSigningRequest) {
+			c.Spec.Request = request(t, x509.CertificateRequest{Subject: agentSubject("handmade")})
+			c.Annotations[clusterv1alpha1.AnnotationClusterID] = "uid-handmade"
+		},
+		want: Deny, wantCluster: "handmade", wantReason: ReasonNotItsAgent, wantMessage: "was not registered by an agent",
 	}, {
 		name: "a member in the fleet already registers under a new name",
 		change: func(t *testing.T, c *certificatesv1.CertificateSigningRequest) {
@@ -107,9 +152,25 @@ func TestDecide(t *testing.T) {
 		name: "the agent renews its certificate",
 		change: func(t *testing.T, c *certificatesv1.CertificateSigningRequest) {
 			c.Spec.Request = request(t, x509.CertificateRequest{Subject: agentSubject("pull1")})
-			c.Spec.Username, c.Spec.Groups = clusterv1alpha1.AgentUser("pull1"), []string{clusterv1alpha1.AgentGroup, "system:authenticated"}
+			agent(c, "pull1")
 		},
 		want: Approve, wantCluster: "pull1", wantReason: ReasonRenewal,
+	}, {
+		name: "an earlier registration's agent renews into the current one",
+		change: func(t *testing.T, c *certificatesv1.CertificateSigningRequest) {
+			c.Spec.Request = request(t, x509.CertificateRequest{Subject: agentSubject("pull1")})
+			agent(c, "pull1")
+			c.Spec.Groups[1] = clusterv1alpha1.RegistrationGroup("r-old")
+		},
+		want: Ignore, wantCluster: "pull1", wantReason: ReasonOldRegistration, wantMessage: "earlier cluster pull1",
+	}, {
+		name: "an earlier registration's agent renews",
+		change: func(t *testing.T, c *certificatesv1.CertificateSigningRequest) {
+			c.Spec.Request = request(t, x509.CertificateRequest{Subject: subject("pull1", "r-old")})
+			agent(c, "pull1")
+			c.Spec.Groups[1] = clusterv1alpha1.RegistrationGroup("r-old")
+		},
+		want: Ignore, wantCluster: "pull1", wantReason: ReasonOldRegistration, wantMessage: "earlier cluster pull1",
 	}, {
 		name: "a push cluster's name is denied",
 		change: func(t *testing.T, c *certificatesv1.CertificateSigningRequest) {
@@ -151,6 +212,19 @@ func TestDecide(t *testing.T) {
 		},
 		want: Ignore, wantMessage: "organizations",
 	}, {
+		name: "no registration",
+		change: func(t *testing.T, c *certificatesv1.CertificateSigningRequest) {
+			c.Spec.Request = request(t, x509.CertificateRequest{Subject: pkix.Name{CommonName: clusterv1alpha1.AgentUser("new1"),
+				Organization: []string{clusterv1alpha1.AgentGroup}}})
+		},
+		want: Ignore, wantMessage: "organizations",
+	}, {
+		name: "a registration that is no DNS label",
+		change: func(t *testing.T, c *certificatesv1.CertificateSigningRequest) {
+			c.Spec.Request = request(t, x509.CertificateRequest{Subject: subject("new1", "Not_A_Label")})
+		},
+		want: Ignore, wantMessage: "registration",
+	}, {
 		name: "no organization",
 		change: func(t *testing.T, c *certificatesv1.CertificateSigningRequest) {
 			c.Spec.Request = request(t, x509.CertificateRequest{Subject: pkix.Name{CommonName: clusterv1alpha1.AgentUser("new1")}})
@@ -159,7 +233,8 @@ func TestDecide(t *testing.T) {
 	}, {
 		name: "a common name that is no agent's",
 		change: func(t *testing.T, c *certificatesv1.CertificateSigningRequest) {
-			c.Spec.Request = request(t, x509.CertificateRequest{Subject: pkix.Name{CommonName: "system:node:n1", Organization: []string{clusterv1alpha1.AgentGroup}}})
+			c.Spec.Request = request(t, x509.CertificateRequest{Subject: pkix.Name{CommonName: "system:node:n1",
+				Organization: []string{clusterv1alpha1.AgentGroup, clusterv1alpha1.RegistrationGroup("r")}}})
 		},
 		want: Ignore, wantMessage: "common name",
 	}, {
@@ -195,21 +270,19 @@ func TestDecide(t *testing.T) {
 		name: "a renewal by another agent",
 		change: func(t *testing.T, c *certificatesv1.CertificateSigningRequest) {
 			c.Spec.Request = request(t, x509.CertificateRequest{Subject: agentSubject("pull1")})
-			c.Spec.Username, c.Spec.Groups = clusterv1alpha1.AgentUser("pull2"), []string{clusterv1alpha1.AgentGroup}
+			agent(c, "pull2")
 		},
 		want: Ignore, wantCluster: "pull1", wantMessage: "requested by system:fed:agent:pull2",
 	}, {
 		name: "a renewal for a push cluster",
 		change: func(t *testing.T, c *certificatesv1.CertificateSigningRequest) {
 			c.Spec.Request = request(t, x509.CertificateRequest{Subject: agentSubject("member1")})
-			c.Spec.Username, c.Spec.Groups = clusterv1alpha1.AgentUser("member1"), []string{clusterv1alpha1.AgentGroup}
+			agent(c, "member1")
 		},
 		want: Ignore, wantCluster: "member1", wantMessage: "push mode",
 	}, {
 		name: "a renewal for a cluster that is gone",
-		change: func(t *testing.T, c *certificatesv1.CertificateSigningRequest) {
-			c.Spec.Username, c.Spec.Groups = clusterv1alpha1.AgentUser("new1"), []string{clusterv1alpha1.AgentGroup}
-		},
+		change: func(t *testing.T, c *certificatesv1.CertificateSigningRequest) { agent(c, "new1") },
 		want: Ignore, wantCluster: "new1", wantMessage: "not in the fleet",
 	}}
 	for _, tt := range tests {
@@ -237,8 +310,12 @@ func TestDecide(t *testing.T) {
 			if got.Verdict != tt.want || got.Cluster != tt.wantCluster || got.Reason != tt.wantReason || !strings.Contains(got.Message, tt.wantMessage) {
 				t.Fatalf("Decide = %+v, want %v for %q, reason %q, a message with %q", got, tt.want, tt.wantCluster, tt.wantReason, tt.wantMessage)
 			}
-			if got.Verdict == Register && (got.Provider != "aws" || got.Region != "us-east" || got.Zone != "us-east-1a" || got.ID != "uid-new1") {
-				t.Fatalf("Decide = %+v, want the location of the annotations", got)
+			if got.Verdict == Register && (got.Provider != "aws" || got.Region != "us-east" || got.Zone != "us-east-1a" || got.ID != "uid-new1" ||
+				got.Registration != "r-new1" || !strings.HasPrefix(got.Key, "sha256:")) {
+				t.Fatalf("Decide = %+v, want the location of the annotations, the registration and the key", got)
+			}
+			if (got.Verdict == Approve || got.Verdict == Register) && got.Key == "" {
+				t.Fatalf("Decide = %+v, want the request's key to record", got)
 			}
 		})
 	}

@@ -30,6 +30,7 @@ package registration
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -40,6 +41,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 	certinformers "k8s.io/client-go/informers/certificates/v1"
 	coordinationinformers "k8s.io/client-go/informers/coordination/v1"
@@ -196,6 +198,10 @@ func (c *Controller) syncCSR(ctx context.Context, name string) error {
 			return err
 		}
 		logger.Info("Created a pull cluster for its agent's registration")
+	case Approve:
+		if err := c.recordKey(ctx, d); err != nil {
+			return err
+		}
 	}
 	if err := c.ensureAgentObjects(ctx, d.Cluster); err != nil {
 		return err
@@ -246,7 +252,8 @@ func (c *Controller) clusterByID(id string) (*clusterv1alpha1.Cluster, error) {
 // its agent dials fed.
 func (c *Controller) createCluster(ctx context.Context, d Decision) error {
 	cl := &clusterv1alpha1.Cluster{
-		ObjectMeta: metav1.ObjectMeta{Name: d.Cluster},
+		ObjectMeta: metav1.ObjectMeta{Name: d.Cluster, Annotations: map[string]string{
+			clusterv1alpha1.AnnotationRegistration: d.Registration, clusterv1alpha1.AnnotationAgentKey: d.Key}},
 		Spec: clusterv1alpha1.ClusterSpec{SyncMode: clusterv1alpha1.Pull, ID: d.ID,
 			Provider: d.Provider, Region: d.Region, Zone: d.Zone},
 	}
@@ -256,6 +263,20 @@ func (c *Controller) createCluster(ctx context.Context, d Decision) error {
 		return fmt.Errorf("cluster %s was created meanwhile: %w", d.Cluster, err)
 	}
 	return err
+}
+
+// recordKey records on a pull Cluster the key of the certificate about to be approved for
+// its agent: the key a registration again must be signed with.
+func (c *Controller) recordKey(ctx context.Context, d Decision) error {
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{clusterv1alpha1.AnnotationAgentKey: d.Key}}})
+	if err != nil {
+		return err
+	}
+	_, err = c.fed.ClusterV1alpha1().Clusters().Patch(ctx, d.Cluster, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: "fed-registration"})
+	if err != nil {
+		return fmt.Errorf("recording the key of the agent of %s: %w", d.Cluster, err)
+	}
+	return nil
 }
 
 // answer approves or denies a CSR.

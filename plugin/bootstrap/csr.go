@@ -18,6 +18,7 @@ package bootstrap
 
 import (
 	"context"
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -29,6 +30,7 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -58,16 +60,31 @@ type AgentCertificate struct {
 	CertPEM, KeyPEM []byte
 }
 
-// RequestAgentCertificate asks the host for the client certificate of cluster's agent (CN
-// AgentUser(cluster), O AgentGroup) with a new ECDSA P-256 key, annotated with annotations
-// (the cluster's location), and waits at most timeout for fed to answer and the host's
-// signer to issue it.
-func RequestAgentCertificate(ctx context.Context, client kubernetes.Interface, cluster string, annotations map[string]string, timeout time.Duration) (*AgentCertificate, error) {
+// Registration is whose certificate an agent asks for: its cluster, the registration it is
+// of (clusterv1alpha1.RegistrationGroup), and the key it is asked with. A new registration
+// has a new id and key (NewRegistration); registering a name again, the agent's own.
+type Registration struct {
+	Cluster, ID string
+	Key         crypto.Signer
+}
+
+// NewRegistration is a new registration of cluster: a random id, and a new ECDSA P-256 key.
+func NewRegistration(cluster string) (Registration, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return nil, err
+		return Registration{}, err
 	}
-	request, err := certutil.MakeCSR(key, &pkix.Name{CommonName: clusterv1alpha1.AgentUser(cluster), Organization: []string{clusterv1alpha1.AgentGroup}}, nil, nil)
+	return Registration{Cluster: cluster, ID: string(uuid.NewUUID()), Key: key}, nil
+}
+
+// RequestAgentCertificate asks the host for the client certificate of an agent (CN
+// AgentUser(cluster), O AgentGroup and RegistrationGroup(id)) signed with its registration's
+// key, annotated with annotations (the cluster's location), and waits at most timeout for
+// fed to answer and the host's signer to issue it.
+func RequestAgentCertificate(ctx context.Context, client kubernetes.Interface, r Registration, annotations map[string]string, timeout time.Duration) (*AgentCertificate, error) {
+	cluster, key := r.Cluster, r.Key
+	request, err := certutil.MakeCSR(key, &pkix.Name{CommonName: clusterv1alpha1.AgentUser(cluster),
+		Organization: []string{clusterv1alpha1.AgentGroup, clusterv1alpha1.RegistrationGroup(r.ID)}}, nil, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -205,9 +205,17 @@ func (o *RegisterOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if registered != "" && registered != o.ClusterName {
+	if registered.Cluster != "" && registered.Cluster != o.ClusterName {
 		return fmt.Errorf("this cluster is registered as %s already (the Secret %s/%s says so); unregister %s first ('kubectl fed unregister %s' against the host)",
-			registered, clusterv1alpha1.FedNamespace, clusterv1alpha1.AgentSecret, registered, registered)
+			registered.Cluster, clusterv1alpha1.FedNamespace, clusterv1alpha1.AgentSecret, registered.Cluster, registered.Cluster)
+	}
+	// Registering the same name again asks with the agent's own registration and key,
+	// which is how fed knows this member is the one that registered it.
+	registration := bootstrap.Registration{Cluster: o.ClusterName, ID: registered.Registration, Key: registered.Key}
+	if registered.Cluster != o.ClusterName || registered.Key == nil {
+		if registration, err = bootstrap.NewRegistration(o.ClusterName); err != nil {
+			return err
+		}
 	}
 
 	d := bootstrap.Discovery{Server: o.Host, Token: o.token, Pins: o.CAHashes, SkipCAVerification: o.SkipCAVerification,
@@ -232,7 +240,7 @@ func (o *RegisterOptions) Run(ctx context.Context) error {
 			annotations[k] = v
 		}
 	}
-	cert, err := bootstrap.RequestAgentCertificate(ctx, tokenClient, o.ClusterName, annotations, o.CertificateTimeout)
+	cert, err := bootstrap.RequestAgentCertificate(ctx, tokenClient, registration, annotations, o.CertificateTimeout)
 	if err != nil {
 		return err
 	}

@@ -144,8 +144,8 @@ func (o *UnregisterOptions) cleanMember(ctx context.Context, m *member.Cluster) 
 	if err != nil {
 		return err
 	}
-	if registered != "" && registered != o.Name {
-		return fmt.Errorf("the cluster at %s is registered as %s, not %s; refusing to remove its agent", m.Endpoint, registered, o.Name)
+	if registered.Cluster != "" && registered.Cluster != o.Name {
+		return fmt.Errorf("the cluster at %s is registered as %s, not %s; refusing to remove its agent", m.Endpoint, registered.Cluster, o.Name)
 	}
 	kept, err := m.UninstallAgent(ctx)
 	if err != nil {

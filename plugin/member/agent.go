@@ -18,6 +18,9 @@ package member
 
 import (
 	"context"
+	"crypto"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"strings"
 
@@ -30,6 +33,7 @@ import (
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
+	"k8s.io/client-go/tools/clientcmd"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 )
@@ -59,16 +63,52 @@ type AgentSpec struct {
 	Image string
 }
 
-// RegisteredAs returns the cluster the member's agent Secret names, "" without one.
-func (m *Cluster) RegisteredAs(ctx context.Context) (string, error) {
+// Registered is what the member's agent Secret says of its registration.
+type Registered struct {
+	// Cluster is the cluster the Secret names.
+	Cluster string
+	// Registration is the registration its certificate is of, and Key the certificate's
+	// private key: registering the same name again asks with both, which is how fed knows
+	// the member is the one that registered it. Both empty when the Secret holds no
+	// certificate of a registration.
+	Registration string
+	Key          crypto.Signer
+}
+
+// RegisteredAs reads what the member's agent Secret says of its registration; a zero
+// Registered without one.
+func (m *Cluster) RegisteredAs(ctx context.Context) (Registered, error) {
 	s, err := m.Client.CoreV1().Secrets(clusterv1alpha1.FedNamespace).Get(ctx, clusterv1alpha1.AgentSecret, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return "", nil
+		return Registered{}, nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("reading the member's Secret %s/%s: %w", clusterv1alpha1.FedNamespace, clusterv1alpha1.AgentSecret, err)
+		return Registered{}, fmt.Errorf("reading the member's Secret %s/%s: %w", clusterv1alpha1.FedNamespace, clusterv1alpha1.AgentSecret, err)
 	}
-	return string(s.Data[clusterv1alpha1.AgentSecretClusterKey]), nil
+	r := Registered{Cluster: string(s.Data[clusterv1alpha1.AgentSecretClusterKey])}
+	cfg, err := clientcmd.Load(s.Data[clusterv1alpha1.SecretKubeconfigKey])
+	if err != nil || cfg.Contexts[cfg.CurrentContext] == nil {
+		return r, nil
+	}
+	auth := cfg.AuthInfos[cfg.Contexts[cfg.CurrentContext].AuthInfo]
+	if auth == nil || len(auth.ClientCertificateData) == 0 {
+		return r, nil
+	}
+	pair, err := tls.X509KeyPair(auth.ClientCertificateData, auth.ClientKeyData)
+	if err != nil {
+		return r, nil
+	}
+	cert, err := x509.ParseCertificate(pair.Certificate[0])
+	signer, ok := pair.PrivateKey.(crypto.Signer)
+	if err != nil || !ok {
+		return r, nil
+	}
+	for _, o := range cert.Subject.Organization {
+		if id, found := strings.CutPrefix(o, clusterv1alpha1.RegistrationGroupPrefix); found {
+			r.Registration, r.Key = id, signer
+		}
+	}
+	return r, nil
 }
 
 // InstallAgent applies the agent's objects in the member (server-side, as kubectl-fed, so

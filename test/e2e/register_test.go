@@ -3,7 +3,11 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/sha256"
+	"crypto/x509/pkix"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -15,13 +19,17 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	certutil "k8s.io/client-go/util/cert"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 )
 
 // TestKubectlFedRegister registers member3 in pull mode under another name, as a user
@@ -244,6 +252,32 @@ func TestKubectlFedRegister(t *testing.T) {
 		t.Fatalf("the second registration's CSR: %+v", cond)
 	}
 
+	// A bootstrap token holder cannot take pullreg over: a request for its agent's name,
+	// with its member's id and its registration copied from the Cluster, but another key,
+	// is denied, and nothing is issued.
+	c, err = clusters.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	takeover := bootstrapCSR(t, server, hostCA, token, name, c.Annotations[clusterv1alpha1.AnnotationRegistration], c.Spec.ID)
+	if cond := csrCondition(takeover, certificatesv1.CertificateDenied); cond == nil || cond.Reason != "FedAgentNotItsAgent" ||
+		!strings.Contains(cond.Message, "only that agent's key") || len(takeover.Status.Certificate) != 0 {
+		t.Fatalf("a takeover of %s with the token: conditions %+v, certificate of %d bytes; want Denied, FedAgentNotItsAgent", name, takeover.Status.Conditions, len(takeover.Status.Certificate))
+	}
+
+	// The agent may record events about nothing but its own objects.
+	tenantNS := testNamespace(t, theLab.Host.Kubeconfig)
+	fleetAsAgent := rest.CopyConfig(agentCfg)
+	fleetAsAgent.Host = strings.TrimSuffix(fleetAsAgent.Host, "/") + federationv1alpha1.FleetPath
+	_, err = kubernetes.NewForConfigOrDie(fleetAsAgent).CoreV1().Events(tenantNS).Create(ctx, &corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{GenerateName: "fake-"},
+		InvolvedObject: corev1.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: tenantNS, Name: "ledger"},
+		Reason:         "Compromised", Message: "fake", Type: corev1.EventTypeWarning,
+	}, metav1.CreateOptions{})
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "may record events only about its own objects") {
+		t.Fatalf("the agent recording an event about another tenant's Deployment: %v, want Forbidden", err)
+	}
+
 	// A cluster joined in push mode cannot be taken over: fed denies the request (member1's
 	// kubeconfig, since register refuses member3, registered as pullreg, under another name).
 	errOut := fails("cluster member1 is joined in push mode; unjoin it first", theLab.Member("member1").Kubeconfig,
@@ -305,6 +339,67 @@ func TestKubectlFedRegister(t *testing.T) {
 	if joinedPush == nil && !strings.Contains(errOut, "namespace fed-system stays (serviceaccount fed") {
 		t.Fatalf("unregister in a member joined in push mode too: %q, want fed-system kept for join's service account", errOut)
 	}
+	// The fleet's execution namespace of pullreg goes with it.
+	waitFor(t, 30*time.Second, func() error {
+		if _, err := runKubectl(theLab.FleetKubeconfig(), "get", "namespace", federationv1alpha1.ExecutionNamespace(name)); err == nil || !strings.Contains(err.Error(), "NotFound") {
+			return fmt.Errorf("namespace %s after unregister: %v", federationv1alpha1.ExecutionNamespace(name), err)
+		}
+		return nil
+	})
+
+	// Registered anew, pullreg is another registration: the earlier agent's certificate,
+	// still valid, may do nothing with it.
+	token = strings.Fields(ok(theLab.Host.Kubeconfig, "token", "create", "--print-register-command", "--ttl", "10m"))[5]
+	id, _, _ = strings.Cut(token, ".")
+	tokenIDs = append(tokenIDs, id)
+	ok(m3.Kubeconfig, "register", server, "--token", token, "--cluster-name", name, "--install-agent=false", "--discovery-token-ca-cert-hash", wantHash)
+	fedAsEarlierAgent, err := versioned.NewForConfig(agentCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = fedAsEarlierAgent.ClusterV1alpha1().Clusters().Get(ctx, name, metav1.GetOptions{})
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "not of its current registration") {
+		t.Fatalf("the earlier registration's agent reading the new %s: %v, want Forbidden", name, err)
+	}
+	ok(theLab.Host.Kubeconfig, "unregister", name, "--cluster-kubeconfig", m3.Kubeconfig)
+}
+
+// bootstrapCSR asks the host, as a bootstrap token, for an agent's certificate of cluster
+// with a key of its own, registration and member id as given, and returns the CSR once fed
+// answered it.
+func bootstrapCSR(t *testing.T, server string, ca []byte, token, cluster, registration, memberID string) *certificatesv1.CertificateSigningRequest {
+	t.Helper()
+	ctx := context.Background()
+	client := kubernetes.NewForConfigOrDie(&rest.Config{Host: server, BearerToken: token, TLSClientConfig: rest.TLSClientConfig{CAData: ca}})
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	request, err := certutil.MakeCSR(key, &pkix.Name{CommonName: clusterv1alpha1.AgentUser(cluster),
+		Organization: []string{clusterv1alpha1.AgentGroup, clusterv1alpha1.RegistrationGroup(registration)}}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	created, err := client.CertificatesV1().CertificateSigningRequests().Create(ctx, &certificatesv1.CertificateSigningRequest{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: clusterv1alpha1.AgentLease(cluster) + "-", Annotations: map[string]string{clusterv1alpha1.AnnotationClusterID: memberID}},
+		Spec: certificatesv1.CertificateSigningRequestSpec{Request: request, SignerName: certificatesv1.KubeAPIServerClientSignerName,
+			Usages: []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageClientAuth}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating a CSR with the bootstrap token: %v", err)
+	}
+	var got *certificatesv1.CertificateSigningRequest
+	waitFor(t, 20*time.Second, func() error {
+		got, err = client.CertificatesV1().CertificateSigningRequests().Get(ctx, created.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if len(got.Status.Conditions) == 0 {
+			return fmt.Errorf("CSR %s not answered", created.Name)
+		}
+		return nil
+	})
+	return got
 }
 
 // agentCSR returns the CSR register made for cluster that is not among before.

@@ -407,3 +407,18 @@ func TestTenancyMatrix(t *testing.T) {
 		})
 	}
 }
+
+// TestTenancyClusterSecretRef: a Cluster may name member credentials only in fed-system, so
+// that nobody has fed send another namespace's Secret to an endpoint of their choosing.
+func TestTenancyClusterSecretRef(t *testing.T) {
+	out, err := runKubectlWith(theLab.Host.Kubeconfig, `apiVersion: cluster.fedhq.io/v1alpha1
+kind: Cluster
+metadata: {name: e2e-elsewhere}
+spec:
+  syncMode: Push
+  apiEndpoint: https://127.0.0.1:1
+  secretRef: {namespace: default, name: someones-token}
+`, nil, "create", "-f", "-")
+	expectRefused(t, "a Cluster naming a Secret of another namespace", out, err,
+		"spec.secretRef.namespace: Invalid value: \"default\": must be fed-system")
+}

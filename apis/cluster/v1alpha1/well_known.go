@@ -91,10 +91,32 @@ const (
 	AnnotationZone     = "cluster.fedhq.io/zone"
 	// AnnotationClusterID on an agent's CertificateSigningRequest is its member's identity
 	// (the UID of its kube-system namespace, as spec.id of a joined cluster): a new
-	// registration records it in the Cluster's spec.id; registering the same name again is
-	// approved only from the same member.
+	// registration records it in the Cluster's spec.id, so that one member holds one name.
+	// It proves nothing (anyone who may read the Cluster reads it): what lets a member
+	// register a name again is its agent's key (AnnotationAgentKey).
 	AnnotationClusterID = "cluster.fedhq.io/id"
+
+	// RegistrationGroupPrefix starts the second organization of an agent's certificate:
+	// RegistrationGroup(id), where id names one registration of a pull cluster, chosen by
+	// kubectl fed register when it registers the name anew. The registration controller
+	// records it on the Cluster it creates (AnnotationRegistration), renewals and
+	// registrations again carry it, and fed-apiserver's authorizer refuses a certificate of
+	// another: one of an earlier cluster of the same name, unregistered since, works no more.
+	RegistrationGroupPrefix = "system:fed:registration:"
+	// AnnotationRegistration, on a pull Cluster, is the id of its registration
+	// (RegistrationGroup), written by fed's registration controller when it creates the
+	// Cluster; it may not change afterwards.
+	AnnotationRegistration = "cluster.fedhq.io/registration"
+	// AnnotationAgentKey, on a pull Cluster, is the SHA-256 of the public key
+	// (SubjectPublicKeyInfo, "sha256:<hex>") of the certificate fed last approved for its
+	// agent, written by fed's registration controller at each approval: registering the
+	// name again with a bootstrap token is approved only for a request signed with that key,
+	// which only the agent holds (in its member's Secret fed-system/fed-agent).
+	AnnotationAgentKey = "cluster.fedhq.io/agent-key"
 )
+
+// RegistrationGroup is the group of the certificates of one registration of a pull cluster.
+func RegistrationGroup(id string) string { return RegistrationGroupPrefix + id }
 
 // AgentUser is the user name of the agent of a pull cluster.
 func AgentUser(cluster string) string { return AgentUserPrefix + cluster }

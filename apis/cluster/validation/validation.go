@@ -31,6 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/fedhq/fed/apis/cluster"
+	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 )
 
 var (
@@ -56,6 +57,10 @@ func ValidateClusterUpdate(newC, oldC *cluster.Cluster) field.ErrorList {
 	allErrs = append(allErrs, ValidateClusterSpec(&newC.Spec, specPath)...)
 	if oldC.Spec.ID != "" && newC.Spec.ID != oldC.Spec.ID {
 		allErrs = append(allErrs, field.Invalid(specPath.Child("id"), newC.Spec.ID, "cannot be changed once set"))
+	}
+	if old, ok := oldC.Annotations[clusterv1alpha1.AnnotationRegistration]; ok && newC.Annotations[clusterv1alpha1.AnnotationRegistration] != old {
+		allErrs = append(allErrs, field.Invalid(field.NewPath("metadata", "annotations").Key(clusterv1alpha1.AnnotationRegistration),
+			newC.Annotations[clusterv1alpha1.AnnotationRegistration], "cannot be changed once set: it names the registration its agent's certificates are of"))
 	}
 	return allErrs
 }
@@ -105,12 +110,14 @@ func validateAPIEndpoint(endpoint string, fldPath *field.Path) field.ErrorList {
 
 func validateSecretRef(ref *cluster.LocalSecretReference, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
-	if ref.Namespace == "" {
+	switch {
+	case ref.Namespace == "":
 		allErrs = append(allErrs, field.Required(fldPath.Child("namespace"), ""))
-	} else {
-		for _, msg := range apimachineryvalidation.ValidateNamespaceName(ref.Namespace, false) {
-			allErrs = append(allErrs, field.Invalid(fldPath.Child("namespace"), ref.Namespace, msg))
-		}
+	case ref.Namespace != clusterv1alpha1.FedNamespace:
+		// fed reads the Secret and sends its token to the Cluster's apiEndpoint: a Secret of
+		// another namespace would be one its writer may not read.
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("namespace"), ref.Namespace,
+			"must be "+clusterv1alpha1.FedNamespace+": fed reads members' credentials from its own namespace only (kubectl fed join puts them there)"))
 	}
 	if ref.Name == "" {
 		allErrs = append(allErrs, field.Required(fldPath.Child("name"), ""))

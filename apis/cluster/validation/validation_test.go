@@ -90,6 +90,10 @@ func TestValidateCluster(t *testing.T) {
 		{name: "secret ref without name, bad namespace", mutate: func(c *cluster.Cluster) {
 			c.Spec.SecretRef = &cluster.LocalSecretReference{Namespace: "Fed.System"}
 		}, want: []string{"FieldValueInvalid spec.secretRef.namespace", "FieldValueRequired spec.secretRef.name"}},
+		{name: "a Secret of another namespace", mutate: func(c *cluster.Cluster) {
+			c.Spec.SecretRef = &cluster.LocalSecretReference{Namespace: "tenant-a", Name: "theirs"}
+			c.Spec.ImpersonatorSecretRef = &cluster.LocalSecretReference{Namespace: "kube-system", Name: "token"}
+		}, want: []string{"FieldValueInvalid spec.secretRef.namespace", "FieldValueInvalid spec.impersonatorSecretRef.namespace"}},
 		{name: "impersonator secret without namespace", mutate: func(c *cluster.Cluster) {
 			c.Spec.ImpersonatorSecretRef = &cluster.LocalSecretReference{Name: "impersonator"}
 		}, want: []string{"FieldValueRequired spec.impersonatorSecretRef.namespace"}},
@@ -171,6 +175,33 @@ func TestValidateClusterStatusUpdate(t *testing.T) {
 			oldC, newC := validCluster(), validCluster()
 			newC.Status = tc.status
 			expectErrors(t, ValidateClusterStatusUpdate(newC, oldC), tc.want)
+		})
+	}
+}
+
+func TestValidateClusterUpdateRegistration(t *testing.T) {
+	with := func(id string) *cluster.Cluster {
+		c := validCluster()
+		if id != "" {
+			c.Annotations = map[string]string{"cluster.fedhq.io/registration": id}
+		}
+		return c
+	}
+	for _, tc := range []struct {
+		name     string
+		old, new string
+		want     []string
+	}{
+		{name: "set at creation", old: "", new: "r1"},
+		{name: "kept", old: "r1", new: "r1"},
+		{name: "changed", old: "r1", new: "r2", want: []string{"FieldValueInvalid metadata.annotations[cluster.fedhq.io/registration]"}},
+		{name: "removed", old: "r1", new: "", want: []string{"FieldValueInvalid metadata.annotations[cluster.fedhq.io/registration]"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			oldC, newC := with(tc.old), with(tc.new)
+			newC.ResourceVersion = "2"
+			oldC.ResourceVersion = "1"
+			expectErrors(t, ValidateClusterUpdate(newC, oldC), tc.want)
 		})
 	}
 }
