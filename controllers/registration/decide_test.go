@@ -281,9 +281,9 @@ func TestDecide(t *testing.T) {
 		},
 		want: Ignore, wantCluster: "member1", wantMessage: "push mode",
 	}, {
-		name: "a renewal for a cluster that is gone",
+		name:   "a renewal for a cluster that is gone",
 		change: func(t *testing.T, c *certificatesv1.CertificateSigningRequest) { agent(c, "new1") },
-		want: Ignore, wantCluster: "new1", wantMessage: "not in the fleet",
+		want:   Ignore, wantCluster: "new1", wantMessage: "not in the fleet",
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
