@@ -45,8 +45,10 @@ type Converter struct {
 	MetadataOnly bool
 }
 
-// keptSecretMetadata are the fields of a Secret's metadata the cache keeps; annotations
-// only as searchv1alpha1.KeptSecretAnnotation allows.
+// keptSecretMetadata are the fields of a Secret's metadata the cache keeps, an allow-list
+// (a field of a later Kubernetes is dropped until it is named here); annotations only as
+// searchv1alpha1.KeptSecretAnnotation allows. Changing either is a new valueFormat in
+// search/store, so that a cache on disk drops what it kept before.
 var keptSecretMetadata = map[string]bool{"name": true, "namespace": true, "generateName": true, "uid": true, "generation": true,
 	"creationTimestamp": true, "deletionTimestamp": true, "deletionGracePeriodSeconds": true, "labels": true, "ownerReferences": true,
 	"finalizers": true, "annotations": true}

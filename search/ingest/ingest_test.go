@@ -21,7 +21,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -72,46 +71,6 @@ func TestConverter(t *testing.T) {
 	want := map[string]string{"metadata.name": "p", "metadata.namespace": "a", "spec.nodeName": "node-1", "status.phase": "Running", "spec.hostNetwork": "true"}
 	if fmt.Sprint(o.Fields) != fmt.Sprint(want) {
 		t.Errorf("fields %v, want %v", o.Fields, want)
-	}
-	secrets := &Converter{Cluster: "member1", Resource: schema.GroupResource{Resource: "secrets"}, APIVersion: "v1", Kind: "Secret", MetadataOnly: true}
-	s := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "s"}, "data": map[string]any{"k": "c2VjcmV0"}}}
-	o, err = secrets.Object(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(o.Body) != `{"apiVersion":"v1","kind":"Secret"}` {
-		t.Errorf("a Secret's body %s, want apiVersion and kind only", o.Body)
-	}
-
-	// Nothing of a Secret's value, in any annotation or field of its metadata.
-	s = &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{
-		"name": "s", "namespace": "a", "uid": "u", "labels": map[string]any{"app": "web"},
-		"annotations": map[string]any{
-			"kubectl.kubernetes.io/last-applied-configuration": `{"stringData":{"token":"hunter2"}}`,
-			"kubernetes.io/service-account.name":               "builder",
-			"team.example.com/api-key":                         "hunter2",
-			"federation.fedhq.io/work":                         "a.s-secret",
-		},
-		"managedFields": []any{map[string]any{"manager": "kubectl", "fieldsV1": map[string]any{"f:data": map[string]any{"f:token": map[string]any{}}}}},
-		"selfLink":      "/api/v1/namespaces/a/secrets/s",
-	}, "data": map[string]any{"token": "aHVudGVyMg=="}, "stringData": map[string]any{"token": "hunter2"}}}
-	o, err = secrets.Object(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(string(o.Meta)+string(o.Body), "hunter2") || strings.Contains(string(o.Meta)+string(o.Body), "aHVudGVyMg") || strings.Contains(string(o.Meta), "token") {
-		t.Errorf("a Secret's value reached the cache: %s %s", o.Meta, o.Body)
-	}
-	meta = map[string]any{}
-	if err := json.Unmarshal(o.Meta, &meta); err != nil {
-		t.Fatal(err)
-	}
-	a := meta["annotations"].(map[string]any)
-	if len(a) != 3 || a["kubernetes.io/service-account.name"] != "builder" || a["federation.fedhq.io/work"] != "a.s-secret" || a[AnnotationCluster] != "member1" {
-		t.Errorf("a Secret's annotations %v, want the service account's, fed's and the cache's", a)
-	}
-	if meta["name"] != "s" || meta["uid"] != "u" || meta["labels"].(map[string]any)["app"] != "web" || meta["selfLink"] != nil {
-		t.Errorf("a Secret's metadata %v", meta)
 	}
 }
 

@@ -360,9 +360,10 @@ func TestAnotherFormatIsDropped(t *testing.T) {
 	dir := t.TempDir()
 	s := open(t, dir)
 	fill(t, s)
-	// As if written by another format.
+	// As if written by the format before this one (which may hold what this one drops
+	// of a Secret): neither its objects nor where its sources stopped are kept.
 	wb := s.db.NewManagedWriteBatch()
-	_ = wb.SetEntryAt(badgerEntry(formatKey, "\x00"), s.Revision()+1)
+	_ = wb.SetEntryAt(badgerEntry(formatKey, string([]byte{valueFormat - 1})), s.Revision()+1)
 	_ = wb.Flush()
 	_ = s.Close()
 	s = open(t, dir)

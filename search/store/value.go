@@ -57,7 +57,11 @@ func (o *Object) key() []byte { return objectKey(o.Resource, o.Cluster, o.Namesp
 // emptied when it opens (checkFormat). 3: the JSON compressed with a dictionary, and the
 // common label and field strings by index. 4: the same, with Secrets' metadata stripped of
 // what may hold a value (a cache of format 3 may hold a Secret's last-applied-configuration).
-const valueFormat = 4
+// 5: the same, with a Secret's annotations kept by name only (one of format 4 may hold an
+// annotation under fed's prefixes that anyone could have set). What the cache keeps of a
+// Secret changes the format, so that objects stored before never serve again: a reflector
+// resumes its watch after a restart, and would not write an unchanged object anew.
+const valueFormat = 5
 
 // encode is the stored value of o: a format byte, the labels and fields as counted pairs of
 // strings (each a uvarint n: commonStrings[n>>1] when n is odd, else n>>1 bytes that

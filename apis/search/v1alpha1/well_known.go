@@ -16,7 +16,7 @@ limitations under the License.
 
 package v1alpha1
 
-import "strings"
+import federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 
 // Where the search endpoints live, and how the host cluster sees requests to them. The host
 // authorizes a request to an aggregated API before forwarding it, resolving the path as its
@@ -61,18 +61,32 @@ const (
 )
 
 // MetadataOnly says whether the search cache keeps only the metadata of a kind's objects:
-// Secrets, whose values must not leave their member. Even of their metadata it keeps only
-// what cannot hold a value: name, namespace, labels, uid, generation, timestamps, owner
-// references, finalizers, and of the annotations only those KeptSecretAnnotation allows
-// (kubectl's last-applied-configuration, for one, holds a Secret's data).
+// Secrets, whose values must not leave their member. It reads them with a metadata client
+// (so their data, stringData and type never reach fed-apiserver), and even of their
+// metadata it keeps only what cannot hold a value: name, namespace, generateName, uid,
+// generation, timestamps, labels, owner references, finalizers, and of the annotations
+// only those KeptSecretAnnotation allows (kubectl's last-applied-configuration, for one,
+// holds the data of a Secret made with kubectl apply; managedFields name its keys).
 func MetadataOnly(group, resource string) bool { return group == "" && resource == "secrets" }
 
-// KeptSecretAnnotation says whether the search cache keeps an annotation of a Secret: the
-// service account a token Secret is for, fed's own, and the cache's.
-func KeptSecretAnnotation(key string) bool {
-	switch key {
-	case "kubernetes.io/service-account.name", "kubernetes.io/service-account.uid", AnnotationCluster, AnnotationStale:
-		return true
-	}
-	return strings.HasPrefix(key, "federation.fedhq.io/") || strings.HasPrefix(key, "cluster.fedhq.io/")
+// keptSecretAnnotations are the annotations of a Secret the search cache keeps: an
+// allow-list, since any other annotation may hold a value (kubectl's
+// last-applied-configuration does; tools have kept tokens in annotations of their own).
+// Each names or points at something, and is written by the one program that owns it.
+var keptSecretAnnotations = map[string]bool{
+	// The service account a token Secret is for (kube-controller-manager's token controller).
+	"kubernetes.io/service-account.name": true,
+	"kubernetes.io/service-account.uid":  true,
+	// The Helm release that made it.
+	"meta.helm.sh/release-name":      true,
+	"meta.helm.sh/release-namespace": true,
+	// fed's own, on a member object it applied.
+	federationv1alpha1.AnnotationWork:               true,
+	federationv1alpha1.AnnotationTemplateUID:        true,
+	federationv1alpha1.AnnotationTemplateGeneration: true,
+	federationv1alpha1.AnnotationAppliedOverrides:   true,
 }
+
+// KeptSecretAnnotation says whether the search cache keeps an annotation of a Secret (the
+// cache adds its own, AnnotationCluster and AnnotationStale, to every object it serves).
+func KeptSecretAnnotation(key string) bool { return keptSecretAnnotations[key] }
