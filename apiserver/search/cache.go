@@ -43,6 +43,7 @@ import (
 	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
 	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/apiserver/pkg/warning"
 	"k8s.io/klog/v2"
 
 	"github.com/fedhq/fed/apis/native"
@@ -96,6 +97,9 @@ func (c *Cache) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		writeError(w, req, err)
 		return
 	}
+	if searchv1alpha1.MetadataOnly(r.gr.Group, r.gr.Resource) {
+		warning.AddWarning(req.Context(), "", metadataOnlyWarning(r.gr))
+	}
 	if r.watch {
 		c.serveWatch(w, req, r)
 		return
@@ -105,6 +109,13 @@ func (c *Cache) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	c.serveList(w, req, r)
+}
+
+// metadataOnlyWarning tells a client that the objects of gr it lists carry no data, so
+// that kubectl and client-go print it: a Secret without data would read as an empty one.
+func metadataOnlyWarning(gr schema.GroupResource) string {
+	return fmt.Sprintf("the search cache keeps only the metadata of %s, not their data or type: get one by name "+
+		"through the fleet proxy or clusters/NAME/proxy (or kubectl fed get %s) for all of it", gr, gr)
 }
 
 func writeError(w http.ResponseWriter, req *http.Request, err error) {
@@ -293,12 +304,14 @@ func (c *Cache) serveTable(w http.ResponseWriter, req *http.Request, r *cacheReq
 }
 
 // toTable prints objs (each an object's JSON) as a Table of their kind with a CLUSTER
-// column first, each row's object as includeObject asks.
+// column first, each row's object as includeObject asks. A kind cached as metadata only
+// prints its name and age: its own columns (a Secret's TYPE and DATA) would be wrong.
 func (c *Cache) toTable(ctx context.Context, r *cacheRequest, objs [][]byte, noHeaders bool) (*metav1.Table, error) {
 	gk := schema.GroupKind{Group: r.gr.Group, Kind: r.kind.Kind}
+	metadataOnly := searchv1alpha1.MetadataOnly(r.gr.Group, r.gr.Resource)
 	var table *metav1.Table
 	var metas []*metav1.ObjectMeta
-	if printer := tables.ForJSON(gk); printer != nil {
+	if printer := tables.ForJSON(gk); printer != nil && !metadataOnly {
 		table = &metav1.Table{Rows: make([]metav1.TableRow, len(objs))}
 		metas = make([]*metav1.ObjectMeta, len(objs))
 		for i, obj := range objs {
@@ -313,7 +326,7 @@ func (c *Cache) toTable(ctx context.Context, r *cacheRequest, objs [][]byte, noH
 		}
 	} else {
 		convertor := tables.For(gk)
-		if convertor == nil {
+		if convertor == nil || metadataOnly {
 			convertor = rest.NewDefaultTableConvertor(r.gr)
 		}
 		list := &unstructured.UnstructuredList{Object: map[string]any{}, Items: make([]unstructured.Unstructured, len(objs))}

@@ -29,6 +29,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	genericfilters "k8s.io/apiserver/pkg/endpoints/filters"
 
 	"github.com/fedhq/fed/apis/native"
 	"github.com/fedhq/fed/search/ingest"
@@ -212,5 +213,51 @@ func TestCacheListByName(t *testing.T) {
 	list := &unstructured.UnstructuredList{}
 	if err := list.UnmarshalJSON(rec.Body.Bytes()); err != nil || len(list.Items) != 2 {
 		t.Fatalf("a list by name: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// TestCacheSecrets: a kind cached as metadata only is printed by name and age (not as a
+// Secret of type Opaque holding nothing), and every answer warns that data is left out.
+func TestCacheSecrets(t *testing.T) {
+	c := cacheWith(t, []string{"member1"}, 1)
+	secrets := schema.GroupResource{Resource: "secrets"}
+	conv := &ingest.Converter{Cluster: "member1", Resource: secrets, APIVersion: "v1", Kind: "Secret", MetadataOnly: true}
+	o, err := conv.Object(&unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{"name": "s", "namespace": "a", "creationTimestamp": "2026-01-01T00:00:00Z"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := c.Store.Put(ctx, store.Source{Cluster: "member1", Resource: secrets}, o, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Store.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c.Store.SetKinds(map[schema.GroupResource]store.Kind{podsGR: {Version: "v1", Kind: "Pod", Namespaced: true},
+		secrets: {Version: "v1", Kind: "Secret", Namespaced: true}})
+	h := genericfilters.WithWarningRecorder(c)
+	for _, accept := range []string{"application/json;as=Table;v=v1;g=meta.k8s.io", "application/json"} {
+		rec := serve(h, "/api/v1/namespaces/a/secrets", accept)
+		if w := rec.Header().Get("Warning"); !strings.Contains(w, "the search cache keeps only the metadata of secrets, not their data") {
+			t.Errorf("Accept %s: warning %q", accept, w)
+		}
+		if accept == "application/json" {
+			continue
+		}
+		var table metav1.Table
+		if err := json.Unmarshal(rec.Body.Bytes(), &table); err != nil {
+			t.Fatalf("%v: %s", err, rec.Body)
+		}
+		var columns []string
+		for _, col := range table.ColumnDefinitions {
+			columns = append(columns, col.Name)
+		}
+		if strings.Join(columns, ",") != "Cluster,Name,Created At" || len(table.Rows) != 1 || table.Rows[0].Cells[1] != "s" {
+			t.Errorf("a Secret's table: columns %v, rows %+v", columns, table.Rows)
+		}
+	}
+	if w := serve(h, "/api/v1/pods", "").Header().Get("Warning"); w != "" {
+		t.Errorf("a kind cached whole warns %q", w)
 	}
 }

@@ -30,6 +30,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 )
 
@@ -51,6 +52,11 @@ the member); -v sets the verbosity of the messages on standard error, as for kub
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl fed"},
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// The servers' warnings as kubectl prints them ("Warning: …", each once): the
+		// search cache's, that Secrets listed from it carry no data, among them.
+		PersistentPreRun: func(*cobra.Command, []string) {
+			rest.SetDefaultWarningHandler(rest.NewWarningWriter(streams.ErrOut, rest.WarningWriterOptions{Deduplicate: true}))
+		},
 	}
 	cmd.SetIn(streams.In)
 	cmd.SetOut(streams.Out)

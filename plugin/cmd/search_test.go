@@ -128,6 +128,7 @@ func testMapper() meta.RESTMapper {
 	m.Add(schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, meta.RESTScopeNamespace)
 	m.Add(schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"}, meta.RESTScopeNamespace)
 	m.Add(schema.GroupVersionKind{Version: "v1", Kind: "Node"}, meta.RESTScopeRoot)
+	m.Add(schema.GroupVersionKind{Version: "v1", Kind: "Secret"}, meta.RESTScopeNamespace)
 	return m
 }
 
@@ -174,12 +175,13 @@ func TestCacheQueries(t *testing.T) {
 	}
 }
 
-// caches are registries' statuses: pods synced in every member, replicasets nowhere, nodes
-// of member1 only.
+// caches are registries' statuses: pods and secrets synced in every member, replicasets
+// nowhere, nodes of member1 only.
 func caches() []searchv1alpha1.ResourceRegistry {
 	var rr searchv1alpha1.ResourceRegistry
 	for _, m := range members {
-		rr.Status.Caches = append(rr.Status.Caches, searchv1alpha1.CacheStatus{Cluster: m, APIVersion: "v1", Kind: "Pod", Synced: true})
+		rr.Status.Caches = append(rr.Status.Caches, searchv1alpha1.CacheStatus{Cluster: m, APIVersion: "v1", Kind: "Pod", Synced: true},
+			searchv1alpha1.CacheStatus{Cluster: m, APIVersion: "v1", Kind: "Secret", Synced: true})
 	}
 	rr.Status.Caches = append(rr.Status.Caches, searchv1alpha1.CacheStatus{Cluster: "member1", APIVersion: "v1", Kind: "Node", Synced: true})
 	return []searchv1alpha1.ResourceRegistry{rr}
@@ -210,6 +212,10 @@ func TestCacheOrMembers(t *testing.T) {
 		{name: "the members cached", args: []string{"nodes"}, clusters: []string{"member1"},
 			want:  []string{"cache nodes clusters=member1"},
 			notes: []string{"reading nodes of member1 from the search cache"}},
+		{name: "secrets are cached without their data", args: []string{"pods,secrets"},
+			want: []string{"cache pods", "member1 secrets", "member2 secrets", "member3 secrets"},
+			notes: []string{"reading pods of member1, member2, member3 from the search cache",
+				"reading secrets from the members (member1, member2, member3): the search cache keeps only the metadata of secrets, not their data"}},
 		{name: "no registries to read", args: []string{"pods"}, regErr: errors.New("the host does not serve search.fedhq.io"),
 			want:  []string{"member1 pods", "member2 pods", "member3 pods"},
 			notes: []string{"reading pods from the members (member1, member2, member3): the host does not serve search.fedhq.io"}},
