@@ -283,8 +283,14 @@ func (i *Interpreter) Retain(desired, observed *unstructured.Unstructured) (*uns
 	return object(by, OpRetention, fn, out[0])
 }
 
-// ReflectStatus is the part of a member object's status to record.
+// ReflectStatus is the part of a member object's status to record. A Secret's is none,
+// whatever a customization would return: a Secret has no status, and what a script made
+// of its data would be recorded in the Work and the binding, which more people may read
+// than the Secret.
 func (i *Interpreter) ReflectStatus(obj *unstructured.Unstructured) (*runtime.RawExtension, error) {
+	if obj.GroupVersionKind().GroupKind() == secretKind {
+		return nil, nil
+	}
 	by, _, out, err := i.call(obj, OpStatusReflection, 1, obj.Object)
 	if err != nil {
 		return nil, err

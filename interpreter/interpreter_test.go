@@ -188,3 +188,24 @@ func TestRun(t *testing.T) {
 		t.Errorf("Run of an unknown operation: %v", err)
 	}
 }
+
+// TestSecretStatusNotReflected: a customization of Secrets cannot record their data in
+// the Work and the binding.
+func TestSecretStatusNotReflected(t *testing.T) {
+	c := &federationv1alpha1.ResourceInterpreterCustomization{Spec: federationv1alpha1.ResourceInterpreterCustomizationSpec{
+		Target: federationv1alpha1.CustomizationTarget{APIVersion: "v1", Kind: "Secret"},
+		Customizations: federationv1alpha1.CustomizationRules{StatusReflection: &federationv1alpha1.LuaScript{
+			LuaScript: "function ReflectStatus(obj) return {data = obj.data, note = obj.metadata.annotations} end"}},
+	}}
+	c.Name = "secret-status"
+	secret := fromYAML(t, "apiVersion: v1\nkind: Secret\nmetadata: {name: s, annotations: {k: hunter2}}\ndata: {token: aHVudGVyMg==}\n")
+	if raw, err := New(fixed{c}, lua.DefaultLimits).ReflectStatus(secret); raw != nil || err != nil {
+		t.Errorf("a Secret's reflected status %s %v, want none", raw, err)
+	}
+	// The same script on another kind runs.
+	c.Spec.Target.Kind = "ConfigMap"
+	cm := fromYAML(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: v}\n")
+	if raw, err := New(fixed{c}, lua.DefaultLimits).ReflectStatus(cm); err != nil || raw == nil || !strings.Contains(string(raw.Raw), `"k":"v"`) {
+		t.Errorf("a ConfigMap's reflected status %v %v", raw, err)
+	}
+}

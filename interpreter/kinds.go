@@ -30,6 +30,7 @@ var (
 	serviceKind     = schema.GroupKind{Kind: "Service"}
 	pvcKind         = schema.GroupKind{Kind: "PersistentVolumeClaim"}
 	namespaceKind   = schema.GroupKind{Kind: "Namespace"}
+	secretKind      = schema.GroupKind{Kind: "Secret"}
 	deploymentKind  = schema.GroupKind{Group: "apps", Kind: "Deployment"}
 	statefulSetKind = schema.GroupKind{Group: "apps", Kind: "StatefulSet"}
 	daemonSetKind   = schema.GroupKind{Group: "apps", Kind: "DaemonSet"}
