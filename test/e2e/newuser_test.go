@@ -308,26 +308,16 @@ spec:
 
 // TestNewUserSecretsInSearch: a registry that caches Secrets keeps nothing of their values,
 // whichever way they were made (kubectl apply, whose last-applied annotation holds the data;
-// kubectl create; server-side apply), through every path that reads the cache; kubectl fed
-// get reads Secrets from the members, data included; ConfigMaps keep their data.
+// kubectl create; server-side apply; an annotation under fed's prefix), through every path
+// that reads the cache, each of which warns that data is left out; kubectl fed get reads
+// Secrets from the members, data included; ConfigMaps keep their data and annotations.
 func TestNewUserSecretsInSearch(t *testing.T) {
 	host := theLab.Host.Kubeconfig
 	m1 := theLab.Member("member1").Kubeconfig
 	ns := fmt.Sprintf("s-%d", time.Now().UnixNano()%1_000_000_000)
 	kubectl(t, m1, "create", "namespace", ns)
 	t.Cleanup(func() { _, _ = runKubectl(m1, "delete", "namespace", ns, "--wait=false") })
-	const token = "hunter2-e2e-token"
-	kubectlStdin(t, m1, fmt.Sprintf(`apiVersion: v1
-kind: Secret
-metadata: {name: applied, namespace: %s}
-stringData: {token: %s}
-`, ns, token), "apply", "-f", "-")
-	kubectl(t, m1, "create", "secret", "generic", "created", "-n", ns, "--from-literal=token="+token)
-	kubectlStdin(t, m1, fmt.Sprintf(`apiVersion: v1
-kind: Secret
-metadata: {name: server-side, namespace: %s}
-stringData: {token: %s}
-`, ns, token), "apply", "--server-side", "-f", "-")
+	names := memberSecrets(t, m1, ns)
 	kubectlStdin(t, m1, fmt.Sprintf(`apiVersion: v1
 kind: ConfigMap
 metadata: {name: settings, namespace: %s, annotations: {note: kept}}
@@ -346,7 +336,7 @@ spec:
 	cache := "/apis/search.fedhq.io/v1alpha1/search/cache/api/v1/namespaces/" + ns
 	waitFor(t, 30*time.Second, func() error {
 		out, err := runKubectl(host, "get", "--raw", cache+"/secrets")
-		if err != nil || strings.Count(out, `"kind":"Secret"`) < 3 {
+		if err != nil || strings.Count(out, `"kind":"Secret"`) < len(names) {
 			return fmt.Errorf("the cache's Secrets: %v\n%s", err, out)
 		}
 		return nil
@@ -356,42 +346,66 @@ spec:
 	if _, errOut, err := runFed(bin, "kubeconfig", "--proxy", "-o", proxy); err != nil {
 		t.Fatalf("kubectl fed kubeconfig --proxy: %v: %s", err, errOut)
 	}
-	encoded := "aHVudGVyMi1lMmUtdG9rZW4" // base64 of the token, without padding
-	leaks := func(what, out string) {
+	const warning = "Warning: the search cache keeps only the metadata of secrets, not their data"
+	// Each path, its output and standard error both.
+	read := func(what string, run func() (string, string, error)) string {
 		t.Helper()
-		if strings.Contains(out, token) || strings.Contains(out, encoded) {
-			t.Errorf("%s shows the Secret's value:\n%s", what, out)
+		out, errOut, err := run()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", what, err, errOut)
+		}
+		noSecretValue(t, what, out+errOut)
+		if !strings.Contains(errOut, warning) {
+			t.Errorf("%s does not warn that data is left out:\n%s", what, errOut)
+		}
+		return out
+	}
+	kubectlRead := func(kubeconfig string, args ...string) func() (string, string, error) {
+		return func() (string, string, error) { return kubectlOutErr(kubeconfig, args...) }
+	}
+	fedRead := func(args ...string) func() (string, string, error) {
+		return func() (string, string, error) { return runFed(bin, args...) }
+	}
+	read("the cache's raw list", kubectlRead(host, "get", "--raw", cache+"/secrets"))
+	read("the cache's raw watch", kubectlRead(host, "get", "--raw", cache+"/secrets?watch=true&timeoutSeconds=1"))
+	read("kubectl fed search secrets", fedRead("search", "secrets", "-n", ns))
+	yaml := read("kubectl fed search secrets -o yaml", fedRead("search", "secrets", "-n", ns, "-o", "yaml"))
+	for _, name := range names {
+		if !strings.Contains(yaml, "name: "+name) {
+			t.Errorf("kubectl fed search secrets does not list %s:\n%s", name, yaml)
 		}
 	}
-	out, _ := runKubectl(host, "get", "--raw", cache+"/secrets")
-	leaks("the cache's raw list", out)
-	stdout, stderr, err := runFed(bin, "search", "secrets", "-n", ns, "-o", "yaml")
-	if err != nil {
-		t.Fatalf("kubectl fed search secrets: %v %s", err, stderr)
+	if !strings.Contains(yaml, "meta.helm.sh/release-name: shop") {
+		t.Errorf("kubectl fed search secrets -o yaml lost Helm's release name:\n%s", yaml)
 	}
-	leaks("kubectl fed search secrets -o yaml", stdout)
-	for _, name := range []string{"applied", "created", "server-side"} {
-		if !strings.Contains(stdout, "name: "+name) {
-			t.Errorf("kubectl fed search secrets does not list %s:\n%s", name, stdout)
-		}
+	table := read("kubectl get secrets through the fleet proxy", kubectlRead(proxy, "get", "secrets", "-n", ns))
+	if strings.Contains(table, "Opaque") {
+		t.Errorf("the cache's table of Secrets shows a type it does not know:\n%s", table)
 	}
-	out = kubectl(t, proxy, "get", "secrets", "-n", ns, "-o", "yaml")
-	leaks("kubectl get secrets -o yaml through the fleet proxy", out)
+	read("kubectl get secrets -o yaml through the fleet proxy", kubectlRead(proxy, "get", "secrets", "-n", ns, "-o", "yaml"))
+	read("kubectl get secrets -o json through the fleet proxy", kubectlRead(proxy, "get", "secrets", "-n", ns, "-o", "json"))
 
-	// kubectl fed get reads Secrets from the members, as the caller, data and all.
-	stdout, stderr, err = runFed(bin, "get", "secrets", "-n", ns, "-C", "member1", "-o", "yaml", "-v=1")
+	// One Secret by name through the proxy is the member's, read as the caller; so are
+	// kubectl fed get's, data and all.
+	if out := kubectl(t, proxy, "get", "secret", "applied", "-n", ns, "-o", "jsonpath={.data.token}"); out != secretTokenB64 {
+		t.Errorf("kubectl get secret applied through the fleet proxy: data %q, want the member's", out)
+	}
+	stdout, stderr, err := runFed(bin, "get", "secrets", "-n", ns, "-C", "member1", "-o", "yaml", "-v=1")
 	if err != nil {
 		t.Fatalf("kubectl fed get secrets: %v %s", err, stderr)
 	}
-	if strings.Count(stdout, "token: "+encoded) != 3 {
+	if strings.Count(stdout, "token: "+secretTokenData) != len(names) {
 		t.Errorf("kubectl fed get secrets -o yaml, want each Secret's data from member1:\n%s", stdout)
 	}
-	if !strings.Contains(stderr, "the search cache keeps only the metadata of secrets") {
+	if !strings.Contains(stderr, "reading secrets from the members (member1): the search cache keeps only the metadata of secrets") {
 		t.Errorf("kubectl fed get -v=1 does not say why it reads the members:\n%s", stderr)
 	}
-	// ConfigMaps keep their data and annotations in the cache.
-	out = kubectl(t, host, "get", "--raw", cache+"/configmaps")
-	if !strings.Contains(out, `"color":"blue"`) || !strings.Contains(out, `"note":"kept"`) {
-		t.Errorf("the cache's ConfigMaps lost their data or annotations:\n%s", out)
+	// ConfigMaps keep their data and annotations in the cache, kubectl's included.
+	out, errOut, err := kubectlOutErr(host, "get", "--raw", cache+"/configmaps")
+	if err != nil || !strings.Contains(out, `"color":"blue"`) || !strings.Contains(out, `"note":"kept"`) || !strings.Contains(out, "last-applied-configuration") {
+		t.Errorf("the cache's ConfigMaps lost their data or annotations: %v\n%s", err, out)
+	}
+	if strings.Contains(errOut, "Warning") {
+		t.Errorf("the cache's ConfigMaps warn: %s", errOut)
 	}
 }
