@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
@@ -44,7 +45,8 @@ const (
 	// Approve approves the CSR: a pull cluster registering again, or its agent renewing
 	// its certificate.
 	Approve
-	// Deny denies the CSR: the cluster it names is joined in push mode.
+	// Deny denies the CSR: an agent's request for a name fed does not give its sender (a
+	// push cluster's, one another agent holds, one another member is registered as).
 	Deny
 	// Wait looks at the CSR again shortly: its Cluster is being deleted.
 	Wait
@@ -80,6 +82,9 @@ type Decision struct {
 	// new Cluster records; Key the SHA-256 of the request's public key, which the Cluster
 	// records as its agent's at every approval.
 	Registration, Key string
+	// UID is the Cluster's an approval is for, whose key it records only if it is still
+	// that Cluster.
+	UID types.UID
 }
 
 // allowedUsages are the key usages an agent's client certificate may have; client auth
@@ -97,7 +102,9 @@ var allowedUsages = []certificatesv1.KeyUsage{certificatesv1.UsageClientAuth, ce
 //   - a name a pull cluster holds is registered again by a bootstrap token only with the
 //     key its agent holds (the request is signed with it), so that a token holder cannot
 //     take over another member's cluster, nor a second member replace the first;
-//   - the agent renews its certificate with its current one, of the same registration.
+//   - the agent renews its certificate with its current one, of the same registration;
+//   - a request that says it continues a registration (AnnotationReregistration) is never
+//     made a new Cluster, so that each new Cluster has a registration of its own.
 //
 // A certificate of another registration of the name (a cluster unregistered and
 // registered anew) is never renewed, and fed-apiserver's authorizer refuses it.
@@ -130,6 +137,10 @@ func Decide(csr *certificatesv1.CertificateSigningRequest, cluster, byID func(st
 	switch {
 	case c == nil && renewing && !registering:
 		return Decision{Verdict: Ignore, Cluster: name, Message: fmt.Sprintf("a renewal for cluster %s, which is not in the fleet", name)}
+	case c == nil && csr.Annotations[clusterv1alpha1.AnnotationReregistration] == "true":
+		return Decision{Verdict: Deny, Cluster: name, Reason: clusterv1alpha1.ReasonNotInFleet,
+			Message: fmt.Sprintf("cluster %s is not in the fleet (unregistered since this member's agent got its certificate): a new cluster %s is a new registration, "+
+				"with a new id and key, which kubectl fed register makes when it reads this", name, name)}
 	case c == nil:
 		a := csr.Annotations
 		return Decision{Verdict: Register, Cluster: name, Reason: ReasonRegistration,
@@ -143,27 +154,29 @@ func Decide(csr *certificatesv1.CertificateSigningRequest, cluster, byID func(st
 			Message: fmt.Sprintf("cluster %s is joined in push mode; unjoin it first ('kubectl fed unjoin %s') or register under another name", name, name)}
 	case c.Spec.SyncMode != clusterv1alpha1.Pull:
 		return Decision{Verdict: Ignore, Cluster: name, Message: fmt.Sprintf("a renewal for cluster %s, which is joined in push mode", name)}
-	case recorded == "" && registering:
-		return Decision{Verdict: Deny, Cluster: name, Reason: ReasonNotItsAgent,
-			Message: fmt.Sprintf("cluster %s was not registered by an agent (it was made by hand); delete it first ('kubectl delete clusters.cluster.fedhq.io %s') or register under another name", name, name)}
-	case recorded != req.registration || renewing && !slices.Contains(csr.Spec.Groups, clusterv1alpha1.RegistrationGroup(recorded)):
-		verdict := Deny
-		if renewing && !registering {
-			verdict = Ignore // not fed's to deny: another registration's certificate asks
-		}
-		return Decision{Verdict: verdict, Cluster: name, Reason: ReasonOldRegistration,
-			Message: fmt.Sprintf("the request is of registration %s of cluster %s, which is registration %s now: its certificates are of an earlier cluster %s; "+
-				"register the member again (kubectl fed register)", req.registration, name, recorded, name)}
 	case renewing:
-		return Decision{Verdict: Approve, Cluster: name, Reason: ReasonRenewal, Key: req.key,
+		if recorded == "" || recorded != req.registration || !slices.Contains(csr.Spec.Groups, clusterv1alpha1.RegistrationGroup(recorded)) {
+			// Not fed's to deny: the certificate of another registration asks.
+			return Decision{Verdict: Ignore, Cluster: name, Reason: ReasonOldRegistration,
+				Message: fmt.Sprintf("a renewal of registration %s of cluster %s, which is registration %q now: a certificate of an earlier cluster %s", req.registration, name, recorded, name)}
+		}
+		return Decision{Verdict: Approve, Cluster: name, UID: c.UID, Reason: ReasonRenewal, Key: req.key,
 			Message: fmt.Sprintf("fed renewed the certificate of the agent of pull cluster %s", name)}
+	case recorded == "":
+		return Decision{Verdict: Deny, Cluster: name, Reason: ReasonNotItsAgent,
+			Message: fmt.Sprintf("cluster %s records no registration (it was made by hand, or registered by a fed that did not record them), so no agent's key registers it again; "+
+				"delete it first ('kubectl fed unregister %s') or register under another name", name, name)}
 	case c.Annotations[clusterv1alpha1.AnnotationAgentKey] != req.key:
 		return Decision{Verdict: Deny, Cluster: name, Reason: ReasonNotItsAgent,
 			Message: fmt.Sprintf("cluster %s is registered by its agent, and only that agent's key (in its member's Secret %s/%s) registers it again; "+
 				"to move %s to another member, unregister it first ('kubectl fed unregister %s') or register under another name",
 				name, clusterv1alpha1.FedNamespace, clusterv1alpha1.AgentSecret, name, name)}
+	case recorded != req.registration:
+		return Decision{Verdict: Deny, Cluster: name, Reason: ReasonOldRegistration,
+			Message: fmt.Sprintf("the request is of registration %s of cluster %s, which is registration %s now; unregister %s first ('kubectl fed unregister %s') or register under another name",
+				req.registration, name, recorded, name, name)}
 	default:
-		return Decision{Verdict: Approve, Cluster: name, Reason: ReasonReregistration, Key: req.key,
+		return Decision{Verdict: Approve, Cluster: name, UID: c.UID, Reason: ReasonReregistration, Key: req.key,
 			Message: fmt.Sprintf("fed registered the pull cluster %s again for %s", name, csr.Spec.Username)}
 	}
 }

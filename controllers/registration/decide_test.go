@@ -29,6 +29,7 @@ import (
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 )
@@ -70,7 +71,8 @@ func TestDecide(t *testing.T) {
 		c.Spec.Groups = []string{clusterv1alpha1.AgentGroup, clusterv1alpha1.RegistrationGroup("r-" + cluster), "system:authenticated"}
 	}
 	cluster := func(name string, mode clusterv1alpha1.ClusterSyncMode) *clusterv1alpha1.Cluster {
-		c := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: clusterv1alpha1.ClusterSpec{SyncMode: mode, ID: "uid-" + name}}
+		c := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("cluster-" + name)},
+			Spec: clusterv1alpha1.ClusterSpec{SyncMode: mode, ID: "uid-" + name}}
 		if mode == clusterv1alpha1.Pull {
 			c.Annotations = map[string]string{clusterv1alpha1.AnnotationRegistration: "r-" + name, clusterv1alpha1.AnnotationAgentKey: agentKeyHash}
 		}
@@ -116,6 +118,35 @@ func TestDecide(t *testing.T) {
 		},
 		want: Deny, wantCluster: "pull1", wantReason: ReasonNotItsAgent, wantMessage: "only that agent's key",
 	}, {
+		name: "a token holder registers a pull cluster's name with a registration of its own",
+		change: func(t *testing.T, c *certificatesv1.CertificateSigningRequest) {
+			c.Spec.Request = request(t, x509.CertificateRequest{Subject: subject("pull1", "r-mine")})
+			c.Annotations[clusterv1alpha1.AnnotationClusterID] = "uid-pull1"
+		},
+		want: Deny, wantCluster: "pull1", wantReason: ReasonNotItsAgent, wantMessage: "only that agent's key",
+	}, {
+		name: "a token holder says it registers a pull cluster again",
+		change: func(t *testing.T, c *certificatesv1.CertificateSigningRequest) {
+			c.Spec.Request = request(t, x509.CertificateRequest{Subject: agentSubject("pull1")})
+			c.Annotations[clusterv1alpha1.AnnotationClusterID] = "uid-pull1"
+			c.Annotations[clusterv1alpha1.AnnotationReregistration] = "true"
+		},
+		want: Deny, wantCluster: "pull1", wantReason: ReasonNotItsAgent, wantMessage: "only that agent's key",
+	}, {
+		name: "its agent says it registers a pull cluster again",
+		change: func(t *testing.T, c *certificatesv1.CertificateSigningRequest) {
+			c.Spec.Request = signed(t, x509.CertificateRequest{Subject: agentSubject("pull1")}, agentKey)
+			c.Annotations[clusterv1alpha1.AnnotationClusterID] = "uid-pull1"
+			c.Annotations[clusterv1alpha1.AnnotationReregistration] = "true"
+		},
+		want: Approve, wantCluster: "pull1", wantReason: ReasonReregistration,
+	}, {
+		name: "a registration again of a cluster that is gone",
+		change: func(t *testing.T, c *certificatesv1.CertificateSigningRequest) {
+			c.Annotations[clusterv1alpha1.AnnotationReregistration] = "true"
+		},
+		want: Deny, wantCluster: "new1", wantReason: clusterv1alpha1.ReasonNotInFleet, wantMessage: "a new cluster new1 is a new registration",
+	}, {
 		name: "another member registers a pull cluster's name",
 		change: func(t *testing.T, c *certificatesv1.CertificateSigningRequest) {
 			c.Spec.Request = request(t, x509.CertificateRequest{Subject: agentSubject("pull1")})
@@ -135,7 +166,7 @@ func TestDecide(t *testing.T) {
 			c.Spec.Request = request(t, x509.CertificateRequest{Subject: agentSubject("handmade")})
 			c.Annotations[clusterv1alpha1.AnnotationClusterID] = "uid-handmade"
 		},
-		want: Deny, wantCluster: "handmade", wantReason: ReasonNotItsAgent, wantMessage: "was not registered by an agent",
+		want: Deny, wantCluster: "handmade", wantReason: ReasonNotItsAgent, wantMessage: "records no registration",
 	}, {
 		name: "a member in the fleet already registers under a new name",
 		change: func(t *testing.T, c *certificatesv1.CertificateSigningRequest) {
@@ -316,6 +347,9 @@ func TestDecide(t *testing.T) {
 			}
 			if (got.Verdict == Approve || got.Verdict == Register) && got.Key == "" {
 				t.Fatalf("Decide = %+v, want the request's key to record", got)
+			}
+			if got.Verdict == Approve && got.UID != fleet[got.Cluster].UID {
+				t.Fatalf("Decide = %+v, want the UID of the Cluster whose key it records", got)
 			}
 		})
 	}

@@ -18,14 +18,16 @@ limitations under the License.
 // the CertificateSigningRequests of fed's agents and keeps each pull cluster's agent
 // objects in the host.
 //
-// An agent's certificate (CN AgentUser(cluster), O AgentGroup, signer
-// kubernetes.io/kube-apiserver-client) is approved when a fed bootstrap token (group
-// RegisterGroup) asks for it, creating the pull Cluster if there is none (a cluster joined
-// in push mode under that name is denied), or when the agent itself renews it; the host's
-// CSR signer then issues it. Before approving, the controller makes the agent's Lease, Role
-// and RoleBinding in the host's fed-system; it puts back what someone changed or deleted of
-// them, and deletes them when the Cluster goes or is no pull cluster. See Decide for the
-// exact rules.
+// An agent's certificate (CN AgentUser(cluster), O AgentGroup and RegistrationGroup(id),
+// signer kubernetes.io/kube-apiserver-client) is approved when a fed bootstrap token (group
+// RegisterGroup) asks for it, creating the pull Cluster if there is none (recording the
+// registration id), or registering it again with the key its agent holds (a cluster joined
+// in push mode, or held by another agent, is denied), or when the agent itself renews it;
+// the host's CSR signer then issues it. Each approval records the approved key on the
+// Cluster (AnnotationAgentKey), this controller being its one writer. Before approving, the
+// controller makes the agent's Lease, Role and RoleBinding in the host's fed-system; it puts
+// back what someone changed or deleted of them, and deletes them when the Cluster goes or
+// is no pull cluster. See Decide for the exact rules.
 package registration
 
 import (
@@ -266,9 +268,11 @@ func (c *Controller) createCluster(ctx context.Context, d Decision) error {
 }
 
 // recordKey records on a pull Cluster the key of the certificate about to be approved for
-// its agent: the key a registration again must be signed with.
+// its agent: the key a registration again must be signed with. The UID in the patch is a
+// precondition: a Cluster of the name made since Decide read it keeps its own key.
 func (c *Controller) recordKey(ctx context.Context, d Decision) error {
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{clusterv1alpha1.AnnotationAgentKey: d.Key}}})
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"uid": d.UID,
+		"annotations": map[string]string{clusterv1alpha1.AnnotationAgentKey: d.Key}}})
 	if err != nil {
 		return err
 	}

@@ -113,6 +113,16 @@ const (
 	// name again with a bootstrap token is approved only for a request signed with that key,
 	// which only the agent holds (in its member's Secret fed-system/fed-agent).
 	AnnotationAgentKey = "cluster.fedhq.io/agent-key"
+	// AnnotationReregistration, "true" on an agent's CertificateSigningRequest, says that
+	// it continues a registration (the one of the agent's certificate in the member's
+	// Secret) rather than making one: fed then approves it only for a Cluster that exists,
+	// and denies it with ReasonNotInFleet when the cluster is gone, so that a new Cluster
+	// of the name never takes an earlier one's registration.
+	AnnotationReregistration = "cluster.fedhq.io/reregistration"
+	// ReasonNotInFleet is the reason of the denial of a request that continues a
+	// registration of a cluster that is not in the fleet (AnnotationReregistration);
+	// kubectl fed register then asks again with a new registration and key.
+	ReasonNotInFleet = "FedAgentNotInFleet"
 )
 
 // RegistrationGroup is the group of the certificates of one registration of a pull cluster.
