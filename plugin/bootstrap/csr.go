@@ -25,6 +25,7 @@ import (
 	"crypto/x509/pkix"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
@@ -66,6 +67,10 @@ type AgentCertificate struct {
 type Registration struct {
 	Cluster, ID string
 	Key         crypto.Signer
+	// Again says that it is the registration of the agent's certificate in the member, to
+	// continue (clusterv1alpha1.AnnotationReregistration): fed denies it, with
+	// clusterv1alpha1.ReasonNotInFleet, when the cluster is not in the fleet any more.
+	Again bool
 }
 
 // NewRegistration is a new registration of cluster: a random id, and a new ECDSA P-256 key.
@@ -87,6 +92,10 @@ func RequestAgentCertificate(ctx context.Context, client kubernetes.Interface, r
 		Organization: []string{clusterv1alpha1.AgentGroup, clusterv1alpha1.RegistrationGroup(r.ID)}}, nil, nil)
 	if err != nil {
 		return nil, err
+	}
+	if r.Again {
+		annotations = maps.Clone(annotations)
+		annotations[clusterv1alpha1.AnnotationReregistration] = "true"
 	}
 	req := &certificatesv1.CertificateSigningRequest{
 		ObjectMeta: metav1.ObjectMeta{GenerateName: clusterv1alpha1.AgentLease(cluster) + "-", Annotations: annotations},
@@ -125,12 +134,22 @@ func RequestAgentCertificate(ctx context.Context, client kubernetes.Interface, r
 	return &AgentCertificate{CSR: last, CertPEM: cert, KeyPEM: keyPEM}, nil
 }
 
+// DeniedError is the denial of an agent's certificate signing request.
+type DeniedError struct {
+	CSR             string
+	Reason, Message string
+}
+
+func (e *DeniedError) Error() string {
+	return fmt.Sprintf("the host denied the agent's certificate signing request %s (%s): %s", e.CSR, e.Reason, e.Message)
+}
+
 // answerError explains why a CSR brought no certificate.
 func answerError(req *certificatesv1.CertificateSigningRequest, timeout time.Duration, err error) error {
 	for _, c := range req.Status.Conditions {
 		switch c.Type {
 		case certificatesv1.CertificateDenied:
-			return fmt.Errorf("the host denied the agent's certificate signing request %s (%s): %s", req.Name, c.Reason, c.Message)
+			return &DeniedError{CSR: req.Name, Reason: c.Reason, Message: c.Message}
 		case certificatesv1.CertificateFailed:
 			return fmt.Errorf("the host failed to sign the agent's certificate signing request %s (%s): %s", req.Name, c.Reason, c.Message)
 		}

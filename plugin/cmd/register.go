@@ -18,6 +18,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -85,7 +86,10 @@ register reads the host's kube-public/cluster-info anonymously, checks that the 
 bootstrapsigner signed it with the token (so the host knows the token) and that the CA it
 carries has the hash given (so it is the host you think; kubeadm's token discovery does the
 same), then, as the token, asks the host for the agent's client certificate. fed approves it,
-creating the Cluster NAME in pull mode, unless NAME is a cluster joined in push mode. In the
+creating the Cluster NAME in pull mode, unless NAME is a cluster joined in push mode or one
+another member's agent holds. Registering NAME again from the member that holds it (its
+agent's certificate expired while it was down, say) asks with the key of the agent's
+certificate in its Secret fed-agent, which is how fed knows it is that member. In the
 member it then applies (server-side, so running it again converges) the namespace fed-system,
 the service account fed-agent bound to --cluster-role, the Secret fed-agent with the agent's
 kubeconfig for the host, and the Deployment fed-agent that runs the agent.`,
@@ -210,8 +214,9 @@ func (o *RegisterOptions) Run(ctx context.Context) error {
 			registered.Cluster, clusterv1alpha1.FedNamespace, clusterv1alpha1.AgentSecret, registered.Cluster, registered.Cluster)
 	}
 	// Registering the same name again asks with the agent's own registration and key,
-	// which is how fed knows this member is the one that registered it.
-	registration := bootstrap.Registration{Cluster: o.ClusterName, ID: registered.Registration, Key: registered.Key}
+	// which is how fed knows this member is the one that registered it; a new
+	// registration, when there is none or fed says the cluster left the fleet since.
+	registration := bootstrap.Registration{Cluster: o.ClusterName, ID: registered.Registration, Key: registered.Key, Again: true}
 	if registered.Cluster != o.ClusterName || registered.Key == nil {
 		if registration, err = bootstrap.NewRegistration(o.ClusterName); err != nil {
 			return err
@@ -241,6 +246,14 @@ func (o *RegisterOptions) Run(ctx context.Context) error {
 		}
 	}
 	cert, err := bootstrap.RequestAgentCertificate(ctx, tokenClient, registration, annotations, o.CertificateTimeout)
+	var denied *bootstrap.DeniedError
+	if registration.Again && errors.As(err, &denied) && denied.Reason == clusterv1alpha1.ReasonNotInFleet {
+		o.progress("host: cluster %s is not in the fleet any more (%s denied the registration of this member's agent); registering it anew", o.ClusterName, denied.CSR)
+		if registration, err = bootstrap.NewRegistration(o.ClusterName); err != nil {
+			return err
+		}
+		cert, err = bootstrap.RequestAgentCertificate(ctx, tokenClient, registration, annotations, o.CertificateTimeout)
+	}
 	if err != nil {
 		return err
 	}
