@@ -246,11 +246,21 @@ func TestKubectlFedRegister(t *testing.T) {
 		t.Fatalf("the agent's ClusterRoleBinding in the member: %v %+v", err, crb)
 	}
 
-	// Registering again converges: fed approves a re-registration.
+	// Registering again converges: fed approves a re-registration, asked with the key of
+	// the agent's certificate in the member's Secret, and the Cluster keeps its registration.
+	registration := c.Annotations[clusterv1alpha1.AnnotationRegistration]
+	if _, got, key := secretAgent(t, member); registration == "" || got != registration || c.Annotations[clusterv1alpha1.AnnotationAgentKey] != key {
+		t.Fatalf("cluster %s records registration %q and key %q; the agent's certificate is of %q with key %s",
+			name, registration, c.Annotations[clusterv1alpha1.AnnotationAgentKey], got, key)
+	}
 	ok(m3.Kubeconfig, args...)
 	if cond := csrCondition(agentCSR(t, host, name, denied.Name, csr.Name), certificatesv1.CertificateApproved); cond == nil || cond.Reason != "FedAgentReregistration" {
 		t.Fatalf("the second registration's CSR: %+v", cond)
 	}
+	if c, err = clusters.Get(ctx, name, metav1.GetOptions{}); err != nil || c.Annotations[clusterv1alpha1.AnnotationRegistration] != registration {
+		t.Fatalf("cluster %s registered again: %v, registration %q, want %q", name, err, c.Annotations[clusterv1alpha1.AnnotationRegistration], registration)
+	}
+	agentKey := c.Annotations[clusterv1alpha1.AnnotationAgentKey]
 
 	// A bootstrap token holder cannot take pullreg over: a request for its agent's name,
 	// with its member's id and its registration copied from the Cluster, but another key,
@@ -263,6 +273,9 @@ func TestKubectlFedRegister(t *testing.T) {
 	if cond := csrCondition(takeover, certificatesv1.CertificateDenied); cond == nil || cond.Reason != "FedAgentNotItsAgent" ||
 		!strings.Contains(cond.Message, "only that agent's key") || len(takeover.Status.Certificate) != 0 {
 		t.Fatalf("a takeover of %s with the token: conditions %+v, certificate of %d bytes; want Denied, FedAgentNotItsAgent", name, takeover.Status.Conditions, len(takeover.Status.Certificate))
+	}
+	if c, err = clusters.Get(ctx, name, metav1.GetOptions{}); err != nil || c.Annotations[clusterv1alpha1.AnnotationAgentKey] != agentKey {
+		t.Fatalf("cluster %s after a takeover denied: %v, agent key %q, want %q kept", name, err, c.Annotations[clusterv1alpha1.AnnotationAgentKey], agentKey)
 	}
 
 	// The agent may record events about nothing but its own objects.
@@ -361,7 +374,66 @@ func TestKubectlFedRegister(t *testing.T) {
 	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "not of its current registration") {
 		t.Fatalf("the earlier registration's agent reading the new %s: %v, want Forbidden", name, err)
 	}
+
+	// Unregistered with the member's Secret kept, and registered again from it: the Cluster
+	// is new, and so is its registration (fed denies continuing the kept one, and register
+	// makes another); the kept Secret's certificate, still valid, may do nothing.
+	keptCfg, kept, _ := secretAgent(t, member)
+	ok(theLab.Host.Kubeconfig, "unregister", name)
+	csrsBefore, err := host.CertificatesV1().CertificateSigningRequests().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, err = run(m3.Kubeconfig, "register", server, "--token", token, "--cluster-name", name, "--install-agent=false", "--discovery-token-ca-cert-hash", wantHash)
+	if err != nil || !strings.Contains(errOut, "is not in the fleet any more") {
+		t.Fatalf("register with the Secret of an unregistered %s: %v\n%s", name, err, errOut)
+	}
+	if c, err = clusters.Get(ctx, name, metav1.GetOptions{}); err != nil || c.Annotations[clusterv1alpha1.AnnotationRegistration] == kept {
+		t.Fatalf("cluster %s registered anew from a kept Secret: %v, registration %q, the kept one %q", name, err, c.Annotations[clusterv1alpha1.AnnotationRegistration], kept)
+	}
+	notInFleet := 0
+	if csrs, err := host.CertificatesV1().CertificateSigningRequests().List(ctx, metav1.ListOptions{}); err == nil {
+		for i := range csrs.Items {
+			if cond := csrCondition(&csrs.Items[i], certificatesv1.CertificateDenied); cond != nil && cond.Reason == clusterv1alpha1.ReasonNotInFleet &&
+				!slices.ContainsFunc(csrsBefore.Items, func(b certificatesv1.CertificateSigningRequest) bool { return b.Name == csrs.Items[i].Name }) {
+				notInFleet++
+			}
+		}
+	}
+	if notInFleet != 1 {
+		t.Fatalf("%d CSRs denied %s, want the one continuing the kept registration", notInFleet, clusterv1alpha1.ReasonNotInFleet)
+	}
+	_, err = versioned.NewForConfigOrDie(keptCfg).ClusterV1alpha1().Clusters().Get(ctx, name, metav1.GetOptions{})
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "not of its current registration") {
+		t.Fatalf("the kept Secret's agent reading the new %s: %v, want Forbidden", name, err)
+	}
 	ok(theLab.Host.Kubeconfig, "unregister", name, "--cluster-kubeconfig", m3.Kubeconfig)
+}
+
+// secretAgent reads the agent's Secret in a member: a configuration with its certificate,
+// the registration the certificate is of, and its key as a Cluster records it.
+func secretAgent(t *testing.T, member kubernetes.Interface) (*rest.Config, string, string) {
+	t.Helper()
+	s, err := member.CoreV1().Secrets(clusterv1alpha1.FedNamespace).Get(context.Background(), clusterv1alpha1.AgentSecret, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(s.Data[clusterv1alpha1.SecretKubeconfigKey])
+	if err != nil {
+		t.Fatal(err)
+	}
+	certs, err := certutil.ParseCertsPEM(cfg.CertData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	registration := ""
+	for _, o := range certs[0].Subject.Organization {
+		if id, ok := strings.CutPrefix(o, clusterv1alpha1.RegistrationGroupPrefix); ok {
+			registration = id
+		}
+	}
+	sum := sha256.Sum256(certs[0].RawSubjectPublicKeyInfo)
+	return cfg, registration, "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // bootstrapCSR asks the host, as a bootstrap token, for an agent's certificate of cluster
