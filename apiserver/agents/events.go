@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
@@ -71,10 +72,27 @@ func (e *eventRestriction) Validate(ctx context.Context, a admission.Attributes,
 		field = "regarding"
 	}
 	ref, _, _ := unstructured.NestedStringMap(obj.Object, field)
+	if why := sameNamespace(a.GetNamespace(), ref); why != "" {
+		return apierrors.NewForbidden(a.GetResource().GroupResource(), a.GetName(), fmt.Errorf("%s may record events only about its own objects: %s", u.GetName(), why))
+	}
 	if why := e.about(ctx, cluster, ref); why != "" {
 		return apierrors.NewForbidden(a.GetResource().GroupResource(), a.GetName(), fmt.Errorf("%s may record events only about its own objects: %s", u.GetName(), why))
 	}
 	return nil
+}
+
+// sameNamespace says why an event in namespace may not be about ref, "" when it may: an
+// event is in the namespace of its object, or in default for a cluster-scoped one (as
+// client-go's recorder puts it), so that no agent's event shows among another namespace's.
+func sameNamespace(namespace string, ref map[string]string) string {
+	want := ref["namespace"]
+	if want == "" {
+		want = metav1.NamespaceDefault
+	}
+	if namespace != want {
+		return fmt.Sprintf("an event about %s %s/%s belongs in namespace %s, not %s", ref["kind"], ref["namespace"], ref["name"], want, namespace)
+	}
+	return ""
 }
 
 // about says why an agent of cluster may not record an event about ref; "" when it may.

@@ -44,6 +44,7 @@ func TestEventRestriction(t *testing.T) {
 		who     user.Info
 		group   string
 		ref     map[string]any
+		in      string // the event's namespace, when not its object's (or default)
 		wantErr string
 	}{
 		{name: "its template", who: agent, ref: ref("apps/v1", "Deployment", "shop", "web")},
@@ -55,14 +56,27 @@ func TestEventRestriction(t *testing.T) {
 		{name: "another tenant's, as events.k8s.io", who: agent, group: "events.k8s.io", ref: ref("v1", "ConfigMap", "bank", "keys"), wantErr: "has no Work"},
 		{name: "another Cluster", who: agent, ref: ref("cluster.fedhq.io/v1alpha1", "Cluster", "", "member1"), wantErr: "not its cluster"},
 		{name: "another cluster's Work", who: agent, ref: ref("federation.fedhq.io/v1alpha1", "Work", "fed-es-member1", "x"), wantErr: "not of its execution namespace"},
-		{name: "a user", who: &user.DefaultInfo{Name: "alice"}, ref: ref("apps/v1", "Deployment", "bank", "ledger")},
+		{name: "its template, in another tenant's namespace", who: agent, ref: ref("apps/v1", "Deployment", "shop", "web"), in: "bank",
+			wantErr: "belongs in namespace shop, not bank"},
+		{name: "its cluster-scoped template, in a tenant's namespace", who: agent, ref: ref("rbac.authorization.k8s.io/v1", "ClusterRole", "", "view"), in: "bank",
+			wantErr: "belongs in namespace default, not bank"},
+		{name: "its Cluster, in a tenant's namespace", who: agent, ref: ref("cluster.fedhq.io/v1alpha1", "Cluster", "", "edge"), in: "bank",
+			wantErr: "belongs in namespace default"},
+		{name: "a user", who: &user.DefaultInfo{Name: "alice"}, ref: ref("apps/v1", "Deployment", "bank", "ledger"), in: "shop"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			field := "involvedObject"
 			if c.group != "" {
 				field = "regarding"
 			}
-			a := admission.NewAttributesRecord(event(c.group, field, c.ref), nil, schema.GroupVersionKind{}, "shop", "e1",
+			namespace := c.in
+			if namespace == "" {
+				namespace, _ = c.ref["namespace"].(string)
+			}
+			if namespace == "" {
+				namespace = "default"
+			}
+			a := admission.NewAttributesRecord(event(c.group, field, c.ref), nil, schema.GroupVersionKind{}, namespace, "e1",
 				schema.GroupVersionResource{Group: c.group, Version: "v1", Resource: "events"}, "", admission.Create, nil, false, c.who)
 			err := plugin.Validate(context.Background(), a, nil)
 			if c.wantErr == "" && err != nil || c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)) {

@@ -290,6 +290,22 @@ func TestKubectlFedRegister(t *testing.T) {
 	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "may record events only about its own objects") {
 		t.Fatalf("the agent recording an event about another tenant's Deployment: %v, want Forbidden", err)
 	}
+	// About its own Cluster: in default, as client-go's recorder puts it, and not among a
+	// tenant's events.
+	aboutItself := func(namespace string) error {
+		_, err := kubernetes.NewForConfigOrDie(fleetAsAgent).CoreV1().Events(namespace).Create(ctx, &corev1.Event{
+			ObjectMeta:     metav1.ObjectMeta{GenerateName: name + "-"},
+			InvolvedObject: corev1.ObjectReference{APIVersion: clusterv1alpha1.SchemeGroupVersion.String(), Kind: "Cluster", Name: name, UID: c.UID},
+			Reason:         "Probed", Message: "e2e", Type: corev1.EventTypeNormal,
+		}, metav1.CreateOptions{})
+		return err
+	}
+	if err := aboutItself(tenantNS); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "belongs in namespace default") {
+		t.Fatalf("the agent recording an event about its Cluster in a tenant's namespace: %v, want Forbidden", err)
+	}
+	if err := aboutItself(metav1.NamespaceDefault); err != nil {
+		t.Fatalf("the agent recording an event about its own Cluster: %v", err)
+	}
 
 	// A cluster joined in push mode cannot be taken over: fed denies the request (member1's
 	// kubeconfig, since register refuses member3, registered as pullreg, under another name).
