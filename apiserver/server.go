@@ -23,6 +23,7 @@ import (
 	genericrest "k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/apiserver/pkg/server/healthz"
+	"k8s.io/client-go/dynamic"
 	kubeinformers "k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -292,13 +293,28 @@ func (c CompletedConfig) applyQuotas(s *genericapiserver.GenericAPIServer, host 
 		}
 		return 0, false, nil
 	}
-	return s.AddPostStartHook("apply-host-quotas", func(hookContext genericapiserver.PostStartHookContext) error {
-		factory := kubeinformers.NewSharedInformerFactory(hostClient, 0)
-		quotas := factory.Core().V1().ResourceQuotas().Informer()
-		c.quota.Start(quotas, count)
-		factory.Start(hookContext.Done())
-		return nil
-	})
+	factory := c.GenericConfig.SharedInformerFactory // the host's, started with the server
+	if factory == nil {
+		factory = kubeinformers.NewSharedInformerFactory(hostClient, 0)
+		s.AddPostStartHookOrDie("start-host-quota-informer", func(hookContext genericapiserver.PostStartHookContext) error {
+			factory.Start(hookContext.Done())
+			return nil
+		})
+	}
+	c.quota.Start(factory.Core().V1().ResourceQuotas().Informer(), count)
+	return nil
+}
+
+// hostValidator validates templates with the host, knowing its namespaces from the host's
+// informers when the server has them (one dry run a template, not two, in a namespace the
+// host lacks).
+func (c CompletedConfig) hostValidator(client *dynamic.DynamicClient) *hostvalidation.Validator {
+	v := &hostvalidation.Validator{Client: client, Namespace: clusterv1alpha1.FedNamespace}
+	if factory := c.GenericConfig.SharedInformerFactory; factory != nil {
+		namespaces := factory.Core().V1().Namespaces()
+		v.HostNamespaces, v.HostSynced = namespaces.Lister(), namespaces.Informer().HasSynced
+	}
+	return v
 }
 
 // worksExist says whether a Work exists, read from fed's storage of Works.
@@ -324,7 +340,7 @@ func (c CompletedConfig) installFleet(s *genericapiserver.GenericAPIServer, host
 	f, err := fleet.New(fleet.Config{
 		RESTOptionsGetter:   c.GenericConfig.RESTOptionsGetter,
 		Host:                host,
-		HostValidator:       &hostvalidation.Validator{Client: validationClient, Namespace: clusterv1alpha1.FedNamespace},
+		HostValidator:       c.hostValidator(validationClient),
 		Fed:                 s.UnprotectedHandler(),
 		FedGroups:           fedGroups,
 		Authorizer:          c.GenericConfig.Authorization.Authorizer,

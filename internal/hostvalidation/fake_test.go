@@ -26,6 +26,7 @@ import (
 	"sync"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -33,7 +34,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/dynamic/fake"
+	corelisters "k8s.io/client-go/listers/core/v1"
 	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 )
 
@@ -499,6 +502,30 @@ func TestGenerateNamePrefix(t *testing.T) {
 	} {
 		if got := generateNamePrefix(name); got != want {
 			t.Errorf("generateNamePrefix(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// TestHostNamespaces: with the host's namespaces known, a template of a namespace the host
+// lacks (or is deleting) is sent to fed's namespace at once, one of a namespace it has to
+// that namespace.
+func TestHostNamespaces(t *testing.T) {
+	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	deleting := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "going", DeletionTimestamp: &metav1.Time{}}}
+	for _, ns := range []*corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}}, deleting} {
+		if err := indexer.Add(ns); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for namespace, want := range map[string]string{"team-a": "team-a", "fleet-only": "fed-system", "going": "fed-system"} {
+		host := newFakeHost()
+		v := &Validator{Client: host, Namespace: "fed-system", HostNamespaces: corelisters.NewNamespaceLister(indexer), HostSynced: func() bool { return true }}
+		if _, _, err := v.Validate(context.Background(), deploymentsGVR, true, u("apps/v1", "Deployment", namespace, "nginx", nil), ""); err != nil {
+			t.Fatal(err)
+		}
+		creates := host.creates(t)
+		if len(creates) != 1 || creates[0].GetNamespace() != want {
+			t.Errorf("a template of %s: %d creates, the first in %q; want one in %s", namespace, len(creates), creates[0].GetNamespace(), want)
 		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+	corelisters "k8s.io/client-go/listers/core/v1"
 
 	"github.com/fedhq/fed/apis/native"
 )
@@ -35,6 +36,21 @@ type Validator struct {
 	// Namespace is the host namespace a namespaced template is dry-run in when the host has
 	// no namespace of the template's own ("fed-system").
 	Namespace string
+	// HostNamespaces, when set and synced, says which namespaces the host has, so that a
+	// template of a namespace it lacks is sent to Namespace at once; without it, the host's
+	// NotFound says so, at the cost of a second request.
+	HostNamespaces corelisters.NamespaceLister
+	HostSynced     func() bool
+}
+
+// inHost says whether the host has namespace, and it is not being deleted: known is false
+// when the Validator cannot tell without asking the host.
+func (v *Validator) inHost(namespace string) (in, known bool) {
+	if v.HostNamespaces == nil || v.HostSynced == nil || !v.HostSynced() {
+		return false, false
+	}
+	ns, err := v.HostNamespaces.Get(namespace)
+	return err == nil && ns.DeletionTimestamp == nil, true
 }
 
 // metadataOwnedByStorage are the metadata fields only fed's storage owns; they are not part of
@@ -179,7 +195,7 @@ func (v *Validator) create(ctx context.Context, gvr schema.GroupVersionResource,
 	var client dynamic.ResourceInterface = v.Client.Resource(gvr)
 	if t.namespaced {
 		t.hostNamespace = t.namespace
-		if t.tried {
+		if in, known := v.inHost(t.namespace); t.tried || known && !in {
 			t.hostNamespace = v.Namespace
 		}
 		o.SetNamespace(t.hostNamespace)
