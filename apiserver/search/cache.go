@@ -32,6 +32,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
@@ -44,6 +45,7 @@ import (
 	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/warning"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/klog/v2"
 
 	"github.com/fedhq/fed/apis/native"
@@ -111,6 +113,30 @@ func (c *Cache) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	c.serveList(w, req, r)
 }
 
+// warnUncached warns, for each cluster asked for (clusters=), that the cache holds nothing
+// of gr from it, when it does not: a cluster not in the fleet, or one no ResourceRegistry
+// caches the kind of, answers an empty list, which says so.
+func (c *Cache) warnUncached(req *http.Request, gr schema.GroupResource, clusters []string) {
+	if len(clusters) == 0 {
+		return
+	}
+	sources, err := c.Store.Sources()
+	if err != nil {
+		return
+	}
+	cached := map[string]bool{}
+	for _, s := range sources {
+		if s.Resource == gr {
+			cached[s.Cluster] = true
+		}
+	}
+	for _, cl := range clusters {
+		if !cached[cl] {
+			warning.AddWarning(req.Context(), "", fmt.Sprintf("the search cache holds no %s of cluster %q: it is not in the fleet, or no ResourceRegistry caches %s of it", gr, cl, gr))
+		}
+	}
+}
+
 // metadataOnlyWarning tells a client that the objects of gr it lists carry no data, so
 // that kubectl and client-go print it: a Secret without data would read as an empty one.
 func metadataOnlyWarning(gr schema.GroupResource) string {
@@ -144,7 +170,8 @@ func (c *Cache) parse(req *http.Request) (*cacheRequest, error) {
 	}
 	kind, ok := c.Store.Kind(gr)
 	if !ok {
-		return nil, notCached(gr, "no ResourceRegistry caches it (kubectl get resourceregistries)")
+		return nil, notCached(gr, fmt.Sprintf("no ResourceRegistry caches it; add {apiVersion: %s, kind: %s} to a registry's resourceSelectors (kubectl get resourceregistries)",
+			info.APIVersion, kindOf(gr, info.APIVersion)))
 	}
 	if kind.Version != info.APIVersion {
 		return nil, notCached(gr, fmt.Sprintf("it is cached at version %s, not %s", kind.Version, info.APIVersion))
@@ -166,6 +193,7 @@ func (c *Cache) parse(req *http.Request) (*cacheRequest, error) {
 			r.query.Clusters = append(r.query.Clusters, cl)
 		}
 	}
+	c.warnUncached(req, gr, r.query.Clusters)
 	if s := q.Get("limit"); s != "" {
 		if r.limit, err = strconv.ParseInt(s, 10, 64); err != nil || r.limit < 0 {
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("limit %q is not a non-negative number", s))
@@ -191,6 +219,19 @@ func (c *Cache) parse(req *http.Request) (*cacheRequest, error) {
 		r.include = metav1.IncludeObjectPolicy(s)
 	}
 	return r, nil
+}
+
+// kindOf is the kind of a built-in resource of apiVersion, for messages; for another
+// resource, a placeholder saying so.
+func kindOf(gr schema.GroupResource, apiVersion string) string {
+	for gvk := range clientgoscheme.Scheme.AllKnownTypes() {
+		if gvk.GroupVersion().String() == apiVersion && gvk.Group == gr.Group && !strings.HasSuffix(gvk.Kind, "List") {
+			if plural, _ := meta.UnsafeGuessKindToResource(gvk); plural.Resource == gr.Resource {
+				return gvk.Kind
+			}
+		}
+	}
+	return "<the kind of " + gr.Resource + ">"
 }
 
 func notCached(gr schema.GroupResource, why string) error {

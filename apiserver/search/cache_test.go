@@ -261,3 +261,17 @@ func TestCacheSecrets(t *testing.T) {
 		t.Errorf("a kind cached whole warns %q", w)
 	}
 }
+
+// TestKindOf: the refusal of a kind nothing caches names what to add to a registry.
+func TestKindOf(t *testing.T) {
+	for gr, want := range map[schema.GroupResource]string{
+		{Resource: "nodes"}:                         "Node",
+		{Group: "apps", Resource: "deployments"}:    "Deployment",
+		{Group: "example.com", Resource: "widgets"}: "<the kind of widgets>",
+	} {
+		apiVersion := schema.GroupVersion{Group: gr.Group, Version: "v1"}.String()
+		if got := kindOf(gr, apiVersion); got != want {
+			t.Errorf("kindOf(%s, %s) = %q, want %q", gr, apiVersion, got, want)
+		}
+	}
+}

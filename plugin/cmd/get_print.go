@@ -108,7 +108,8 @@ func (o *listOptions) printObjects(out io.Writer, results []sourceResult) (bool,
 	if err != nil {
 		return false, err
 	}
-	if len(items) == 0 && o.IgnoreNotFound {
+	if len(items) == 0 && (o.IgnoreNotFound || o.named()) {
+		// Nothing of what was asked by name: kubectl prints no empty List, only NotFound.
 		return false, nil
 	}
 	if len(items) == 1 && o.singleItem() {
@@ -121,6 +122,11 @@ func (o *listOptions) printObjects(out io.Writer, results []sourceResult) (bool,
 		list.Items = append(list.Items, *u)
 	}
 	return len(items) > 0, p.PrintObj(list, out)
+}
+
+// named tells whether the arguments name objects (TYPE NAME..., or TYPE/NAME...).
+func (o *listOptions) named() bool {
+	return len(o.Args) > 1 || strings.Contains(o.Args[0], "/")
 }
 
 // singleItem tells whether the arguments name one object (TYPE NAME or TYPE/NAME), which

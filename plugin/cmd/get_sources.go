@@ -30,8 +30,11 @@ import (
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/resource"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	searchv1alpha1 "github.com/fedhq/fed/apis/search/v1alpha1"
 	"github.com/fedhq/fed/plugin/fleet"
 	"github.com/fedhq/fed/plugin/searching"
@@ -108,6 +111,12 @@ func (o *GetOptions) sources(ctx context.Context) ([]source, []string, error) {
 		return nil, nil, err
 	}
 	templates := fleet.NewConfigGetter(o.ConfigFlags, fleetCfg)
+	if mayUse, err := fleet.MayUseFleet(ctx, host); err == nil && !mayUse {
+		// Without the fleet's gate, its discovery fails, as many times as kinds are resolved:
+		// the members alone are read, and the host's refusal of them, if any, is the answer.
+		klog.V(1).Infof("you may not read the fleet (get fleets/proxy default in %s): reading the members only", federationv1alpha1.GroupName)
+		return o.memberSources(ctx, host, o.Args, nil)
+	}
 	mapper, err := templates.ToRESTMapper()
 	if err != nil {
 		return nil, nil, err
@@ -135,6 +144,11 @@ func (o *GetOptions) sources(ctx context.Context) ([]source, []string, error) {
 	if len(memberArgs) == 0 {
 		return sources, nil, nil
 	}
+	return o.memberSources(ctx, host, memberArgs, sources)
+}
+
+// memberSources adds to sources those of the members for memberArgs.
+func (o *GetOptions) memberSources(ctx context.Context, host *rest.Config, memberArgs []string, sources []source) ([]source, []string, error) {
 	st, err := readHost(ctx, o.ConfigFlags, o.Cache)
 	if err != nil {
 		return nil, nil, err

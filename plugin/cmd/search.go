@@ -20,8 +20,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -111,7 +114,15 @@ func (o *SearchOptions) Validate() error {
 // Run asks the search cache, and prints its answer as kubectl fed get prints the members'.
 func (o *SearchOptions) Run(ctx context.Context) error {
 	st, err := readHost(ctx, o.ConfigFlags, true)
-	if err != nil {
+	// Searching needs the search roles only (fed:search-view): without the right to list
+	// Clusters, the members are those the registries cache, and kinds resolve through the
+	// fleet proxy's discovery rather than a member's.
+	byRegistries := apierrors.IsForbidden(err) && st.RegistriesErr == nil
+	switch {
+	case byRegistries:
+		st.Members = cachedClusters(st.Registries)
+		klog.V(1).Infof("you may not list clusters: searching the clusters the ResourceRegistries cache (%s)", strings.Join(st.Members, ", "))
+	case err != nil:
 		return err
 	}
 	all := st.Members
@@ -128,6 +139,9 @@ func (o *SearchOptions) Run(ctx context.Context) error {
 		return err
 	}
 	cfg, err := fleet.MemberConfig(host, first)
+	if byRegistries {
+		cfg, err = fleet.ProxyConfig(host)
+	}
 	if err != nil {
 		return err
 	}
@@ -178,4 +192,20 @@ func (o *SearchOptions) warnGaps(out io.Writer, queries []cacheQuery, clusters [
 			fmt.Fprintf(out, "Warning: the search cache may lack %s: %s\n", resource, gap)
 		}
 	}
+}
+
+// cachedClusters are the clusters the registries' status says they cache, in order.
+func cachedClusters(registries []searchv1alpha1.ResourceRegistry) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range registries {
+		for _, c := range r.Status.Caches {
+			if !seen[c.Cluster] {
+				seen[c.Cluster] = true
+				out = append(out, c.Cluster)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }

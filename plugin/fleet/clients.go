@@ -19,12 +19,15 @@ package fleet
 import (
 	"context"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	clusterclient "github.com/fedhq/fed/apis/generated/clientset/versioned/typed/cluster/v1alpha1"
 )
@@ -76,4 +79,23 @@ func UpdateCluster(ctx context.Context, clusters clusterclient.ClusterInterface,
 		return err
 	})
 	return result, err
+}
+
+// MayUseFleet asks the host whether the caller passes the fleet's gate (get on
+// fleets/default/proxy in federation.fedhq.io, what every request to the fleet needs); an
+// error when the host could not say.
+func MayUseFleet(ctx context.Context, host *rest.Config) (bool, error) {
+	cs, err := kubernetes.NewForConfig(host)
+	if err != nil {
+		return false, err
+	}
+	review, err := cs.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
+		Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
+			Group: federationv1alpha1.GroupName, Resource: federationv1alpha1.FleetResource, Subresource: "proxy",
+			Name: federationv1alpha1.FleetName, Verb: "get"}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		return false, err
+	}
+	return review.Status.Allowed, nil
 }

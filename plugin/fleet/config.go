@@ -87,3 +87,9 @@ func FleetConfig(host *rest.Config) (*rest.Config, error) {
 func CacheConfig(host *rest.Config) (*rest.Config, error) {
 	return withPath(host, searchv1alpha1.CachePath)
 }
+
+// ProxyConfig reaches the fleet proxy: one Kubernetes API made of every member, whose
+// discovery is the first Ready member's (the search roles are enough for it).
+func ProxyConfig(host *rest.Config) (*rest.Config, error) {
+	return withPath(host, searchv1alpha1.ProxyPath)
+}

@@ -409,3 +409,95 @@ spec:
 		t.Errorf("the cache's ConfigMaps warn: %s", errOut)
 	}
 }
+
+// TestNewUserSearchTopAndRefusals: the roles the README names for searching are enough for
+// kubectl fed search; kubectl top nodes through the fleet proxy says what to cache, and works
+// once a registry caches Nodes; a name not found prints no empty List; a user with no rights
+// gets one refusal, not discovery's errors first; a cluster the cache holds nothing of is
+// named in a warning.
+func TestNewUserSearchTopAndRefusals(t *testing.T) {
+	host := theLab.Host.Kubeconfig
+	bin := buildKubectlFed(t)
+	ns := fmt.Sprintf("srch-%d", time.Now().UnixNano()%1_000_000_000)
+	m1 := theLab.Member("member1").Kubeconfig
+	kubectl(t, m1, "create", "namespace", ns)
+	t.Cleanup(func() { _, _ = runKubectl(m1, "delete", "namespace", ns, "--wait=false") })
+	kubectl(t, m1, "create", "deployment", "found", "-n", ns, "--image=nginx", "--replicas=0")
+	registry := "e2e-" + ns
+	kubectlStdin(t, host, fmt.Sprintf(`apiVersion: search.fedhq.io/v1alpha1
+kind: ResourceRegistry
+metadata: {name: %s}
+spec:
+  targetCluster: {clusterNames: [member1]}
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, namespace: %s}]
+`, registry, ns), "apply", "-f", "-")
+	t.Cleanup(func() { _, _ = runKubectl(host, "delete", "resourceregistry", registry, "--ignore-not-found") })
+
+	// A user with fed:search-view and view in the namespace, as the README says.
+	user := "searcher-" + ns
+	userHost, err := theLab.Host.UserKubeconfig(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubectl(t, host, "create", "namespace", ns)
+	t.Cleanup(func() { _, _ = runKubectl(host, "delete", "namespace", ns, "--wait=false") })
+	kubectl(t, host, "create", "rolebinding", "view", "-n", ns, "--clusterrole=view", "--user="+user)
+	kubectl(t, host, "create", "clusterrolebinding", registry, "--clusterrole=fed:search-view", "--user="+user)
+	t.Cleanup(func() { _, _ = runKubectl(host, "delete", "clusterrolebinding", registry, "--ignore-not-found") })
+	waitFor(t, 30*time.Second, func() error {
+		cmd := exec.Command(bin, "--kubeconfig", userHost, "search", "deployments", "-n", ns)
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "found") || !strings.Contains(string(out), "member1") {
+			return fmt.Errorf("kubectl fed search with fed:search-view: %v\n%s", err, out)
+		}
+		return nil
+	})
+
+	// A name not found: NotFound alone.
+	stdout, stderr, err := runFed(bin, "search", "deployments", "nosuch", "-n", ns, "-o", "yaml")
+	if err == nil || stdout != "" || !strings.Contains(stderr, `"nosuch" not found`) {
+		t.Errorf("kubectl fed search deployments nosuch -o yaml: %v, printed %q and %q; want NotFound alone", err, stdout, stderr)
+	}
+
+	// No rights: the host's refusal, without discovery's errors before it.
+	nobody, err := theLab.Host.UserKubeconfig("nobody-" + ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "--kubeconfig", nobody, "get", "pods", "-A")
+	out, err := cmd.CombinedOutput()
+	if err == nil || strings.Contains(string(out), "Couldn't get current server API group list") || !strings.Contains(string(out), "Forbidden") {
+		t.Errorf("kubectl fed get pods -A with no rights: %v\n%s", err, out)
+	}
+
+	// clusters=nosuch warns.
+	_, errOut, err := kubectlOutErr(host, "get", "--raw", "/apis/search.fedhq.io/v1alpha1/search/cache/apis/apps/v1/namespaces/"+ns+"/deployments?clusters=nosuch")
+	if err != nil || !strings.Contains(errOut, `holds no deployments.apps of cluster "nosuch"`) {
+		t.Errorf("a search of a cluster the cache holds nothing of: %v, warnings %q", err, errOut)
+	}
+
+	// kubectl top nodes through the fleet proxy.
+	proxy := filepath.Join(t.TempDir(), "proxy.kubeconfig")
+	if _, errOut, err := runFed(bin, "kubeconfig", "--proxy", "-o", proxy); err != nil {
+		t.Fatalf("kubectl fed kubeconfig --proxy: %v: %s", err, errOut)
+	}
+	_, err = runKubectl(proxy, "top", "nodes")
+	if err == nil || !strings.Contains(err.Error(), "add {apiVersion: v1, kind: Node} to a registry's resourceSelectors") {
+		t.Errorf("kubectl top nodes through the proxy without Nodes cached: %v, want what to add", err)
+	}
+	nodes := "e2e-nodes-" + ns
+	kubectlStdin(t, host, fmt.Sprintf(`apiVersion: search.fedhq.io/v1alpha1
+kind: ResourceRegistry
+metadata: {name: %s}
+spec:
+  resourceSelectors: [{apiVersion: v1, kind: Node}]
+`, nodes), "apply", "-f", "-")
+	t.Cleanup(func() { _, _ = runKubectl(host, "delete", "resourceregistry", nodes, "--ignore-not-found") })
+	waitFor(t, time.Minute, func() error {
+		out, err := runKubectl(proxy, "top", "nodes")
+		if err != nil || !strings.Contains(out, "member1-node-") {
+			return fmt.Errorf("kubectl top nodes through the proxy with Nodes cached: %v\n%s", err, out)
+		}
+		return nil
+	})
+}
