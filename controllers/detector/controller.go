@@ -38,7 +38,6 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/klog/v2"
 
 	"github.com/fedhq/fed/apis/federation/policy"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
@@ -192,93 +191,6 @@ func NewController(fed versioned.Interface, tmpls *templates.Templates,
 		c.queue.Add(key{GVR: gvr, Namespace: obj.GetNamespace(), Name: obj.GetName()})
 	})
 	return c, nil
-}
-
-// customizationDeleted tells each template of the kind a deleted customization counted
-// the replicas of, in an event, that fed now counts them with its built-in knowledge: for a
-// kind it does not know, none, so that a workload divided among clusters by its replicas
-// goes to each whole.
-func (c *Controller) customizationDeleted(obj any) {
-	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = d.Obj
-	}
-	ric, ok := obj.(*federationv1alpha1.ResourceInterpreterCustomization)
-	if !ok || ric.Spec.Customizations.ReplicaResource == nil {
-		return
-	}
-	gvr, _, err := c.templates.Resource(ric.Spec.Target.APIVersion, ric.Spec.Target.Kind)
-	if err != nil {
-		return
-	}
-	for _, t := range c.templates.List(gvr) {
-		c.recorder.Eventf(t, corev1.EventTypeWarning, "InterpreterChanged",
-			"ResourceInterpreterCustomization %s, which counted this kind's replicas, was deleted: fed counts them with its built-in knowledge now (none for a kind it does not know: a Divided placement then sends the whole template to each cluster)", ric.Name)
-	}
-}
-
-// kindChanged looks again at the templates of a kind the detector watches.
-func (c *Controller) kindChanged(apiVersion, kind string) {
-	c.mu.Lock()
-	started := c.started
-	c.mu.Unlock()
-	gvr, _, err := c.templates.Resource(apiVersion, kind)
-	if err != nil || !started {
-		return
-	}
-	for _, obj := range c.templates.ListMeta(gvr) {
-		c.queue.Add(key{GVR: gvr, Namespace: obj.GetNamespace(), Name: obj.GetName()})
-	}
-}
-
-// dependentsOf looks again at the templates of the policies with dependentOverrides in a
-// namespace ("": the ClusterPropagationPolicies).
-func (c *Controller) dependentsOf(namespace string) {
-	if namespace == "" {
-		cpps, _ := c.cluster.List(labels.Everything())
-		for _, p := range cpps {
-			if len(p.Spec.DependentOverrides) > 0 {
-				c.policyChanged(&p.Spec)
-			}
-		}
-		return
-	}
-	pps, _ := c.policies.PropagationPolicies(namespace).List(labels.Everything())
-	for _, p := range pps {
-		if len(p.Spec.DependentOverrides) > 0 {
-			c.policyChanged(&p.Spec)
-		}
-	}
-}
-
-// policyChanged starts watching the kinds a policy names and looks again at their
-// templates.
-func (c *Controller) policyChanged(spec *federationv1alpha1.PropagationSpec) {
-	for _, sel := range spec.ResourceSelectors {
-		gvr, _, err := c.templates.Resource(sel.APIVersion, sel.Kind)
-		if err != nil {
-			klog.V(2).InfoS("A policy names a kind the fleet does not serve", "apiVersion", sel.APIVersion, "kind", sel.Kind, "err", err)
-			continue
-		}
-		c.mu.Lock()
-		started := c.started
-		c.mu.Unlock()
-		if !started {
-			continue // Run looks at the policies that came before it
-		}
-		// A new informer tells of every template as it lists them; an old one is asked.
-		c.templates.Watch(gvr)
-		for _, obj := range c.templates.ListMeta(gvr) {
-			c.queue.Add(key{GVR: gvr, Namespace: obj.GetNamespace(), Name: obj.GetName()})
-		}
-	}
-}
-
-func (c *Controller) enqueueRef(ref federationv1alpha1.ObjectReference) {
-	gvr, _, err := c.templates.Resource(ref.APIVersion, ref.Kind)
-	if err != nil {
-		return
-	}
-	c.queue.Add(key{GVR: gvr, Namespace: ref.Namespace, Name: ref.Name})
 }
 
 // Run reconciles templates with workers until ctx is done.

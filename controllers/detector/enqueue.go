@@ -1,0 +1,116 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package detector
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+)
+
+// What else makes the detector look at templates again: a customization deleted, a kind a
+// policy names, the policies waiting for an override policy.
+
+// customizationDeleted tells each template of the kind a deleted customization counted
+// the replicas of, in an event, that fed now counts them with its built-in knowledge: for a
+// kind it does not know, none, so that a workload divided among clusters by its replicas
+// goes to each whole.
+func (c *Controller) customizationDeleted(obj any) {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	ric, ok := obj.(*federationv1alpha1.ResourceInterpreterCustomization)
+	if !ok || ric.Spec.Customizations.ReplicaResource == nil {
+		return
+	}
+	gvr, _, err := c.templates.Resource(ric.Spec.Target.APIVersion, ric.Spec.Target.Kind)
+	if err != nil {
+		return
+	}
+	for _, t := range c.templates.List(gvr) {
+		c.recorder.Eventf(t, corev1.EventTypeWarning, "InterpreterChanged",
+			"ResourceInterpreterCustomization %s, which counted this kind's replicas, was deleted: fed counts them with its built-in knowledge now (none for a kind it does not know: a Divided placement then sends the whole template to each cluster)", ric.Name)
+	}
+}
+
+// kindChanged looks again at the templates of a kind the detector watches.
+func (c *Controller) kindChanged(apiVersion, kind string) {
+	c.mu.Lock()
+	started := c.started
+	c.mu.Unlock()
+	gvr, _, err := c.templates.Resource(apiVersion, kind)
+	if err != nil || !started {
+		return
+	}
+	for _, obj := range c.templates.ListMeta(gvr) {
+		c.queue.Add(key{GVR: gvr, Namespace: obj.GetNamespace(), Name: obj.GetName()})
+	}
+}
+
+// dependentsOf looks again at the templates of the policies with dependentOverrides in a
+// namespace ("": the ClusterPropagationPolicies).
+func (c *Controller) dependentsOf(namespace string) {
+	if namespace == "" {
+		cpps, _ := c.cluster.List(labels.Everything())
+		for _, p := range cpps {
+			if len(p.Spec.DependentOverrides) > 0 {
+				c.policyChanged(&p.Spec)
+			}
+		}
+		return
+	}
+	pps, _ := c.policies.PropagationPolicies(namespace).List(labels.Everything())
+	for _, p := range pps {
+		if len(p.Spec.DependentOverrides) > 0 {
+			c.policyChanged(&p.Spec)
+		}
+	}
+}
+
+// policyChanged starts watching the kinds a policy names and looks again at their
+// templates.
+func (c *Controller) policyChanged(spec *federationv1alpha1.PropagationSpec) {
+	for _, sel := range spec.ResourceSelectors {
+		gvr, _, err := c.templates.Resource(sel.APIVersion, sel.Kind)
+		if err != nil {
+			klog.V(2).InfoS("A policy names a kind the fleet does not serve", "apiVersion", sel.APIVersion, "kind", sel.Kind, "err", err)
+			continue
+		}
+		c.mu.Lock()
+		started := c.started
+		c.mu.Unlock()
+		if !started {
+			continue // Run looks at the policies that came before it
+		}
+		// A new informer tells of every template as it lists them; an old one is asked.
+		c.templates.Watch(gvr)
+		for _, obj := range c.templates.ListMeta(gvr) {
+			c.queue.Add(key{GVR: gvr, Namespace: obj.GetNamespace(), Name: obj.GetName()})
+		}
+	}
+}
+
+func (c *Controller) enqueueRef(ref federationv1alpha1.ObjectReference) {
+	gvr, _, err := c.templates.Resource(ref.APIVersion, ref.Kind)
+	if err != nil {
+		return
+	}
+	c.queue.Add(key{GVR: gvr, Namespace: ref.Namespace, Name: ref.Name})
+}
