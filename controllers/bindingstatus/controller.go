@@ -137,7 +137,7 @@ func (c *Controller) report(ctx context.Context, b *bindings.Binding, tmpl *unst
 	if !ok || failed != nil {
 		return nil
 	}
-	interpreter.Refused(tmpl, sum, Refusals(b.Spec.Clusters, ws))
+	interpreter.Refused(tmpl, sum, Refusals(b.Spec.Clusters, ws, tmpl.GetGeneration()))
 	current, _, _ := unstructured.NestedMap(tmpl.Object, "status")
 	if jsonEqual(current, sum) {
 		return nil

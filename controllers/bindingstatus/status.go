@@ -17,8 +17,10 @@ limitations under the License.
 package bindingstatus
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -97,9 +99,11 @@ func joinMessages(s []string) string {
 // reached, or dispatching that is suspended, is not a refusal.
 var refusedReasons = map[string]bool{applied.ReasonFailed: true, applied.ReasonConflict: true, applied.ReasonOverrideFailed: true}
 
-// Refusals are the clusters whose Work of its current generation was refused, with why
-// ("cluster X: ..."), in the order of the clusters.
-func Refusals(targets []federationv1alpha1.TargetCluster, works map[string]*federationv1alpha1.Work) []string {
+// Refusals are the clusters whose Work of its current generation, made of the template's
+// generation, was refused, with why ("cluster X: ..."), in the order of the clusters. A
+// refusal of a Work the binding controller has not rewritten for a newer generation of the
+// template yet is not one of the template's current change.
+func Refusals(targets []federationv1alpha1.TargetCluster, works map[string]*federationv1alpha1.Work, templateGeneration int64) []string {
 	var out []string
 	for _, t := range targets {
 		w := works[t.Name]
@@ -107,10 +111,30 @@ func Refusals(targets []federationv1alpha1.TargetCluster, works map[string]*fede
 			continue
 		}
 		c := meta.FindStatusCondition(w.Status.Conditions, federationv1alpha1.WorkConditionApplied)
-		if c != nil && c.Status == metav1.ConditionFalse && c.ObservedGeneration == w.Generation && refusedReasons[c.Reason] {
+		// An override that failed keeps the Work's earlier manifest, and its error is of the
+		// template as it is now.
+		current := c != nil && (c.Reason == applied.ReasonOverrideFailed || madeOf(w) == strconv.FormatInt(templateGeneration, 10))
+		if c != nil && c.Status == metav1.ConditionFalse && c.ObservedGeneration == w.Generation && refusedReasons[c.Reason] && current {
 			out = append(out, "cluster "+t.Name+": "+c.Message)
 		}
 	}
 	sort.Strings(out)
 	return out
+}
+
+// madeOf is the template generation a Work's manifest was made of (the stamp of its first
+// manifest), "" when it says none.
+func madeOf(w *federationv1alpha1.Work) string {
+	if len(w.Spec.Workload.Manifests) == 0 {
+		return ""
+	}
+	var m struct {
+		Metadata struct {
+			Annotations map[string]string `json:"annotations"`
+		} `json:"metadata"`
+	}
+	if json.Unmarshal(w.Spec.Workload.Manifests[0].Raw, &m) != nil {
+		return ""
+	}
+	return m.Metadata.Annotations[federationv1alpha1.AnnotationTemplateGeneration]
 }

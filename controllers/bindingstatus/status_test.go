@@ -72,21 +72,31 @@ func TestAggregateAndFullyApplied(t *testing.T) {
 func TestRefusals(t *testing.T) {
 	work := func(generation int64, status metav1.ConditionStatus, reason string, observed int64) *federationv1alpha1.Work {
 		w := &federationv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Generation: generation}}
+		w.Spec.Workload.Manifests = []runtime.RawExtension{{Raw: []byte(`{"metadata":{"annotations":{"federation.fedhq.io/template-generation":"7"}}}`)}}
 		w.Status.Conditions = []metav1.Condition{{Type: federationv1alpha1.WorkConditionApplied, Status: status, Reason: reason,
 			Message: "why " + reason, ObservedGeneration: observed}}
 		return w
 	}
 	targets := []federationv1alpha1.TargetCluster{{Name: "m1"}, {Name: "m2"}, {Name: "m3"}, {Name: "m4"}, {Name: "m5"}, {Name: "m6"}}
-	got := Refusals(targets, map[string]*federationv1alpha1.Work{
+	works := map[string]*federationv1alpha1.Work{
 		"m1": work(2, metav1.ConditionFalse, "ApplyFailed", 2),
 		"m2": work(2, metav1.ConditionFalse, "ApplyFailed", 1), // an older generation's
 		"m3": work(2, metav1.ConditionFalse, "ClusterUnreachable", 2),
 		"m4": work(2, metav1.ConditionFalse, "Conflict", 2),
 		"m5": work(2, metav1.ConditionTrue, "Applied", 2),
 		"m6": work(2, metav1.ConditionFalse, "Suspended", 2),
-	})
+	}
 	want := []string{"cluster m1: why ApplyFailed", "cluster m4: why Conflict"}
-	if !reflect.DeepEqual(got, want) {
+	if got := Refusals(targets, works, 7); !reflect.DeepEqual(got, want) {
 		t.Errorf("Refusals = %q, want %q", got, want)
+	}
+	// The template changed since: its Works are not rewritten yet, and refuse nothing of it.
+	if got := Refusals(targets, works, 8); len(got) != 0 {
+		t.Errorf("Refusals of an earlier generation's Works = %q, want none", got)
+	}
+	// An override that fails keeps the earlier manifest, and is of the template as it is.
+	works["m3"] = work(2, metav1.ConditionFalse, "OverrideFailed", 2)
+	if got := Refusals(targets, works, 8); !reflect.DeepEqual(got, []string{"cluster m3: why OverrideFailed"}) {
+		t.Errorf("Refusals with an override failing = %q", got)
 	}
 }
