@@ -55,11 +55,11 @@ func (f *Fleet) crdHooks(r *resource) {
 		}
 		return crd.Warnings(ctx, obj, nil), nil, nil
 	}
-	r.validateUpdate = func(ctx context.Context, obj, old *unstructured.Unstructured, _ string) ([]string, error) {
+	r.validateUpdate = func(ctx context.Context, obj, old *unstructured.Unstructured, _ string) ([]string, *unstructured.Unstructured, error) {
 		if errs := crd.ValidateUpdate(ctx, obj, old); len(errs) > 0 {
-			return nil, apierrors.NewInvalid(crdGK, obj.GetName(), errs)
+			return nil, nil, apierrors.NewInvalid(crdGK, obj.GetName(), errs)
 		}
-		return crd.Warnings(ctx, obj, old), nil
+		return crd.Warnings(ctx, obj, old), nil, nil
 	}
 	r.prepare = func(obj *unstructured.Unstructured) {
 		if err := crd.Default(obj); err != nil {
@@ -181,12 +181,12 @@ func customResource(v crd.Version) *resource {
 		}
 		return warnings, nil, invalid(obj, v.Validate(ctx, obj))
 	}
-	r.validateUpdate = func(ctx context.Context, obj, old *unstructured.Unstructured, _ string) ([]string, error) {
+	r.validateUpdate = func(ctx context.Context, obj, old *unstructured.Unstructured, _ string) ([]string, *unstructured.Unstructured, error) {
 		warnings := v.Warnings(ctx, obj, old)
 		if v.Deprecated {
 			warnings = append(warnings, v.DeprecationWarning)
 		}
-		return warnings, invalid(obj, v.ValidateUpdate(ctx, obj, old))
+		return warnings, nil, invalid(obj, v.ValidateUpdate(ctx, obj, old))
 	}
 	if len(v.OpenAPIModels) > 0 {
 		tc, err := managedfields.NewTypeConverter(v.OpenAPIModels, v.PreserveUnknownFields)

@@ -360,6 +360,13 @@ func (f *Fleet) serveNonResource(w http.ResponseWriter, req *http.Request, set *
 	case p == "/version":
 		f.cfg.Fed.ServeHTTP(w, req)
 		return
+	case p == "/healthz" || p == "/livez" || p == "/readyz":
+		// The fleet serves once it has read the host's kinds (ServeHTTP waits for that);
+		// fed-apiserver's own checks are at its root.
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		_, _ = w.Write([]byte("ok"))
+		return
 	case p == "/openapi/v2" || parts[0] == "openapi" && len(parts) > 1 && parts[1] == "v3":
 		f.serveOpenAPI(w, req, set)
 		return

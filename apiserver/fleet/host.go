@@ -27,6 +27,7 @@ import (
 	"slices"
 	"strings"
 
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
@@ -155,12 +156,58 @@ func (f *Fleet) readHostOpenAPI(ctx context.Context) ([]byte, managedfields.Type
 	for name, s := range doc.Definitions {
 		defs[name] = &s
 	}
+	f.addV3Defaults(defs)
 	tc, err := managedfields.NewTypeConverter(defs, false)
 	if err != nil {
 		klog.ErrorS(err, "Building the type converter from the host's OpenAPI; server-side apply treats lists as atomic")
 		return raw, deduced
 	}
 	return raw, tc
+}
+
+// addV3Defaults gives the properties of defs (the host's OpenAPI v2 definitions) the
+// defaults the host's OpenAPI v3 documents state and v2 leaves out. Server-side apply
+// needs them for keys of lists: a Service's ports are keyed by port and protocol, and a
+// port applied without protocol (TCP by default) must be the stored one, defaulted to TCP,
+// not a second one. kube-apiserver's own type converter has them. Without v3 documents
+// (an error is logged), lists merge as before.
+func (f *Fleet) addV3Defaults(defs map[string]*spec.Schema) {
+	paths, err := f.hostDiscovery.OpenAPIV3().Paths()
+	if err != nil {
+		klog.ErrorS(err, "Reading the host's OpenAPI v3 paths; server-side apply lacks the defaults of list keys")
+		return
+	}
+	for path, gv := range paths {
+		if !strings.HasPrefix(path, "api/") && !strings.HasPrefix(path, "apis/") {
+			continue
+		}
+		raw, err := gv.Schema("application/json")
+		if err != nil {
+			klog.ErrorS(err, "Reading the host's OpenAPI v3 document", "path", path)
+			continue
+		}
+		var doc struct {
+			Components struct {
+				Schemas map[string]*spec.Schema `json:"schemas"`
+			} `json:"components"`
+		}
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			klog.ErrorS(err, "Parsing the host's OpenAPI v3 document", "path", path)
+			continue
+		}
+		for name, s3 := range doc.Components.Schemas {
+			s2, ok := defs[name]
+			if !ok || s3 == nil {
+				continue
+			}
+			for prop, p3 := range s3.Properties {
+				if p2, ok := s2.Properties[prop]; ok && p2.Default == nil && p3.Default != nil {
+					p2.Default = p3.Default
+					s2.Properties[prop] = p2
+				}
+			}
+		}
+	}
 }
 
 // nativeHooks sets the validation of a native kind: the host's dry run.
@@ -179,15 +226,30 @@ func (f *Fleet) nativeHooks(r *resource) {
 	r.validate = func(ctx context.Context, obj *unstructured.Unstructured, fieldValidation string) ([]string, *unstructured.Unstructured, error) {
 		return v.Validate(ctx, gvr, namespaced, obj, fieldValidation)
 	}
-	r.validateUpdate = func(ctx context.Context, obj, _ *unstructured.Unstructured, fieldValidation string) ([]string, error) {
-		warnings, _, err := v.Validate(ctx, gvr, namespaced, obj, fieldValidation)
-		return warnings, err
+	r.validateUpdate = func(ctx context.Context, obj, _ *unstructured.Unstructured, fieldValidation string) ([]string, *unstructured.Unstructured, error) {
+		return v.Validate(ctx, gvr, namespaced, obj, fieldValidation)
 	}
-	if gvr.GroupResource() == (schema.GroupResource{Resource: "services"}) {
+	service := gvr.GroupResource() == (schema.GroupResource{Resource: "services"})
+	r.completed = func(obj, old, dryRun *unstructured.Unstructured) {
+		withHostDefaults(obj, dryRun)
+		if service && old == nil {
+			fleetClusterIPs(obj, dryRun)
+		}
+		if old != nil {
+			// The generation counts changes of what is stored, the host's defaults
+			// included: an update that only leaves out a default changes nothing.
+			generation := old.GetGeneration()
+			if !apiequality.Semantic.DeepEqual(withoutMetadata(obj), withoutMetadata(old)) {
+				generation++
+			}
+			obj.SetGeneration(generation)
+		}
+	}
+	if service {
 		// A Service template has a cluster IP of the fleet's own, so that tools that wait for
 		// one (helm --wait) find it; it is never sent to the members (they allocate their
 		// own), and an update keeps it, as a cluster does.
-		r.created, r.prepareUpdate = fleetClusterIPs, copyClusterIPs
+		r.prepareUpdate = copyClusterIPs
 	}
 }
 

@@ -89,15 +89,16 @@ type resource struct {
 	// for native kinds, the CRD's for custom resources. Either may be nil.
 	// fieldValidation is the request's directive (Strict, Warn, Ignore).
 	validate func(ctx context.Context, obj *unstructured.Unstructured, fieldValidation string) (warnings []string, dryRun *unstructured.Unstructured, err error)
-	// created completes a new object with what its validation's dry run answered (a
-	// Service's cluster IP).
-	created func(obj, dryRun *unstructured.Unstructured)
+	// completed completes an object about to be stored with what its validation's dry run
+	// answered (the host's defaults, a Service's cluster IP); old is the stored object on an
+	// update, nil on a create.
+	completed func(obj, old, dryRun *unstructured.Unstructured)
 	// views lists objects the fleet shows in lists of this resource without storing them
 	// (rollouts.go).
 	views func(ctx context.Context) ([]unstructured.Unstructured, error)
 	// prepareUpdate completes an updated object from the stored one.
 	prepareUpdate  func(obj, old *unstructured.Unstructured)
-	validateUpdate func(ctx context.Context, obj, old *unstructured.Unstructured, fieldValidation string) (warnings []string, err error)
+	validateUpdate func(ctx context.Context, obj, old *unstructured.Unstructured, fieldValidation string) (warnings []string, dryRun *unstructured.Unstructured, err error)
 	// decode checks a request's object before it is stored and returns warnings
 	// (custom resources: the fields their schema does not know, by fieldValidation).
 	decode func(obj *unstructured.Unstructured, fieldValidation string) (warnings []string, err error)
@@ -456,9 +457,9 @@ func (t *templateREST) validateCreate(createValidation rest.ValidateObjectFunc, 
 		}
 		warnings, dryRun, err := t.r.validate(ctx, obj.(*unstructured.Unstructured), fieldValidation)
 		addWarnings(ctx, warnings)
-		if err == nil && t.r.created != nil {
+		if err == nil && t.r.completed != nil {
 			if u := stored(); u != nil {
-				t.r.created(u, dryRun)
+				t.r.completed(u, nil, dryRun)
 			}
 		}
 		return err
@@ -507,8 +508,12 @@ func (t *templateREST) Update(ctx context.Context, name string, objInfo rest.Upd
 		if t.r.validateUpdate == nil {
 			return nil
 		}
-		warnings, err := t.r.validateUpdate(ctx, obj.(*unstructured.Unstructured), old.(*unstructured.Unstructured), options.FieldValidation)
+		oldU := old.(*unstructured.Unstructured)
+		warnings, dryRun, err := t.r.validateUpdate(ctx, obj.(*unstructured.Unstructured), oldU, options.FieldValidation)
 		addWarnings(ctx, warnings)
+		if err == nil && t.r.completed != nil && captured.obj != nil {
+			t.r.completed(captured.obj, oldU, dryRun)
+		}
 		return err
 	}, forceAllowCreate, options)
 	t.notify(err)

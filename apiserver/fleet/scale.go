@@ -163,5 +163,35 @@ func (u *scaleUpdate) UpdatedObject(ctx context.Context, oldObj runtime.Object) 
 	if err := unstructured.SetNestedField(updated.Object, int64(scale.Spec.Replicas), "spec", "replicas"); err != nil {
 		return nil, err
 	}
+	recordScaleOwner(updated, scale.ManagedFields)
 	return updated, nil
+}
+
+// scaleFields is what a write of the scale subresource owns of its object.
+var scaleFields = metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:replicas":{}}}`)}
+
+// recordScaleOwner records in obj's managedFields that the writer of its scale subresource
+// (the manager the request's Scale names, as kube-apiserver records it) owns spec.replicas,
+// so that replicas a template left to its default and a scale then set are the writer's, and
+// reach the members (controllers/internal/manifest keeps only the fields some writer owns).
+func recordScaleOwner(obj *unstructured.Unstructured, scaleManaged []metav1.ManagedFieldsEntry) {
+	manager := "scale"
+	for _, e := range scaleManaged {
+		if e.Manager != "" {
+			manager = e.Manager
+		}
+	}
+	managed := obj.GetManagedFields()
+	now := metav1.Now()
+	for i, e := range managed {
+		if e.Manager == manager && e.Operation == metav1.ManagedFieldsOperationUpdate && e.Subresource == "scale" {
+			managed[i].Time, managed[i].FieldsV1 = &now, scaleFields.DeepCopy()
+			obj.SetManagedFields(managed)
+			return
+		}
+	}
+	obj.SetManagedFields(append(managed, metav1.ManagedFieldsEntry{
+		Manager: manager, Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: obj.GetAPIVersion(),
+		Time: &now, FieldsType: "FieldsV1", FieldsV1: scaleFields.DeepCopy(), Subresource: "scale",
+	}))
 }

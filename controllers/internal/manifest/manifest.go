@@ -28,6 +28,7 @@ import (
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/native"
+	"github.com/fedhq/fed/controllers/internal/trim"
 	"github.com/fedhq/fed/interpreter"
 )
 
@@ -41,7 +42,8 @@ var metadataDropped = []string{"uid", "resourceVersion", "generation", "creation
 const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 
 // For is what fed applies to one member for a template, before overrides: the
-// template without its status and fleet-only metadata, with the cluster's replicas when the
+// template without its status, fleet-only metadata and the fields no writer of it set (the
+// host's defaults the fleet stores; writersOnly), with the cluster's replicas when the
 // placement divides them (set by interp, a customization's replicaRevision script or the
 // built-in spec.replicas), or without replicas when the template leaves them to the
 // members (LabelRetainReplicas).
@@ -49,6 +51,7 @@ func For(interp *interpreter.Interpreter, tmpl *unstructured.Unstructured, spec 
 	target federationv1alpha1.TargetCluster) (*unstructured.Unstructured, error) {
 	obj := tmpl.DeepCopy()
 	delete(obj.Object, "status")
+	trim.WritersOnly(obj)
 	if md, ok := obj.Object["metadata"].(map[string]any); ok {
 		for _, f := range metadataDropped {
 			delete(md, f)

@@ -119,9 +119,15 @@ func (t *Templates) Watch(gvr schema.GroupVersionResource) cache.SharedIndexInfo
 		return nil
 	}
 	inf := t.factory.ForResource(gvr).Informer()
-	// Templates are kept compact (about a fifth of their unstructured size), and decoded
-	// again once for each event and each Get.
-	_ = inf.SetTransform(trim.Compact) // a new informer, not started yet: never fails
+	// Templates are kept as their writers wrote them, without the defaults the fleet
+	// stores (trim.WritersOnly), compact (about a fifth of their unstructured size), and
+	// decoded again once for each event and each Get.
+	_ = inf.SetTransform(func(obj any) (any, error) { // a new informer, not started yet: never fails
+		if u, ok := obj.(*unstructured.Unstructured); ok {
+			trim.WritersOnly(u)
+		}
+		return trim.Compact(obj)
+	})
 	handlers := t.handlers
 	notify := func(obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {

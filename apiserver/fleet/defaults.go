@@ -1,0 +1,138 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fleet
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// withHostDefaults completes a native template about to be stored with what the host's dry
+// run of it answered (answer), so that the fleet stores and serves what a cluster would:
+//   - the fields the host's defaulting filled are added (spec.replicas 1, strategy,
+//     restartPolicy, a Service's type and ports' protocol, ...);
+//   - the fields the host dropped are dropped: unknown fields (a cluster prunes them on
+//     update, warning), a Secret's stringData (folded into data, which is the host's);
+//   - every value the template has is its own: a value the host's admission plugins or
+//     webhooks changed, or a list they grew (a sidecar), is not taken, and neither is the
+//     template's metadata nor status, which belong to the fleet.
+//
+// Nothing the host allocates is taken: a Service's cluster IPs are the fleet's
+// (fleetClusterIPs) and the fleet allocates no node ports.
+//
+// The members get none of what this adds: the manifest fed applies holds only the fields a
+// writer of the template set (its managedFields; controllers/internal/manifest), and each
+// member fills in its own defaults.
+func withHostDefaults(obj, answer *unstructured.Unstructured) {
+	if answer == nil {
+		return
+	}
+	answer = answer.DeepCopy()
+	service := obj.GetAPIVersion() == "v1" && obj.GetKind() == "Service"
+	if service {
+		unstructured.RemoveNestedField(answer.Object, "spec", "clusterIP")
+		unstructured.RemoveNestedField(answer.Object, "spec", "clusterIPs")
+		unstructured.RemoveNestedField(answer.Object, "spec", "healthCheckNodePort")
+		// Node ports the template names are its own; the others the host made up.
+		own, _, _ := unstructured.NestedSlice(obj.Object, "spec", "ports")
+		if ports, found, _ := unstructured.NestedSlice(answer.Object, "spec", "ports"); found {
+			for i, p := range ports {
+				m, ok := p.(map[string]any)
+				if !ok {
+					continue
+				}
+				if i < len(own) {
+					if o, ok := own[i].(map[string]any); ok && o["nodePort"] != nil {
+						continue
+					}
+				}
+				delete(m, "nodePort")
+			}
+			_ = unstructured.SetNestedSlice(answer.Object, ports, "spec", "ports")
+		}
+	}
+	var keep map[string]any // the Service's own allocations, taken back after the merge
+	if service {
+		keep = map[string]any{}
+		for _, f := range []string{"clusterIP", "clusterIPs", "healthCheckNodePort"} {
+			if v, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", f); found {
+				keep[f] = v
+			}
+		}
+	}
+	secret := obj.GetAPIVersion() == "v1" && obj.GetKind() == "Secret"
+	for k, v := range answer.Object {
+		switch k {
+		case "apiVersion", "kind", "metadata", "status":
+			continue
+		}
+		if secret && k == "data" {
+			obj.Object[k] = v // stringData folded in, by the host's rules
+			continue
+		}
+		if cur, ok := obj.Object[k]; ok {
+			obj.Object[k] = mergeDefaults(cur, v)
+		} else {
+			obj.Object[k] = v
+		}
+	}
+	for k := range obj.Object {
+		switch k {
+		case "apiVersion", "kind", "metadata", "status":
+			continue
+		}
+		if _, ok := answer.Object[k]; !ok {
+			delete(obj.Object, k)
+		}
+	}
+	for f, v := range keep {
+		_ = unstructured.SetNestedField(obj.Object, v, "spec", f)
+	}
+}
+
+// mergeDefaults is cur (the template's value) with what the host's answer (ans) added to
+// it and without what the host dropped: maps by key, lists of the same length item by item;
+// any other value is cur's.
+func mergeDefaults(cur, ans any) any {
+	switch c := cur.(type) {
+	case map[string]any:
+		a, ok := ans.(map[string]any)
+		if !ok {
+			return cur
+		}
+		out := make(map[string]any, len(a))
+		for k, av := range a {
+			if cv, ok := c[k]; ok {
+				out[k] = mergeDefaults(cv, av)
+			} else {
+				out[k] = av
+			}
+		}
+		return out
+	case []any:
+		a, ok := ans.([]any)
+		if !ok || len(a) != len(c) {
+			return cur
+		}
+		out := make([]any, len(c))
+		for i := range c {
+			out[i] = mergeDefaults(c[i], a[i])
+		}
+		return out
+	default:
+		return cur
+	}
+}

@@ -1,0 +1,166 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestTemplateDefaults: the fleet stores and serves a template as the host's defaulting
+// makes it (replicas 1, a RollingUpdate strategy, restartPolicy Always; a Secret's
+// stringData folded into data; unknown fields of an update dropped, with kube's warning
+// and "patched (no change)"), and an update that leaves a default out changes nothing;
+// the members get only what the template's writers set (fed's manager owns no default in
+// member1), and what a writer sets later reaches them.
+func TestTemplateDefaults(t *testing.T) {
+	fleet := theLab.FleetKubeconfig()
+	member := theLab.Member("member1").Kubeconfig
+	ns := testNamespace(t, theLab.Host.Kubeconfig)
+	file := filepath.Join(t.TempDir(), "web.yaml")
+	deployment := fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: %s}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: "nginx:1.27", ports: [{containerPort: 80}]}]
+`, ns)
+	if err := os.WriteFile(file, []byte(deployment), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	kubectl(t, fleet, "apply", "-f", file)
+	get := func(kubeconfig, path string) string {
+		return kubectl(t, kubeconfig, "get", "deploy", "web", "-n", ns, "-o", "jsonpath="+path)
+	}
+	if got := get(fleet, "{.spec.replicas} {.spec.strategy.type} {.spec.template.spec.restartPolicy} {.spec.template.spec.containers[0].imagePullPolicy} {.metadata.generation}"); got != "1 RollingUpdate Always IfNotPresent 1" {
+		t.Errorf("the template reads back %q, want the host's defaults: 1 RollingUpdate Always IfNotPresent, generation 1", got)
+	}
+	if out, err := runKubectl(fleet, "diff", "-f", file); err != nil {
+		t.Errorf("kubectl diff of the applied file: %v\n%s", err, out)
+	}
+	if out := kubectl(t, fleet, "apply", "-f", file); !strings.Contains(out, "unchanged") {
+		t.Errorf("applying the same file again: %q, want unchanged", out)
+	}
+
+	// An update that leaves the defaults out (kubectl replace of the file) changes nothing
+	// but what it changes.
+	kubectl(t, fleet, "replace", "-f", file)
+	if got := get(fleet, "{.metadata.generation} {.spec.strategy.type} {.spec.template.spec.restartPolicy}"); got != "1 RollingUpdate Always" {
+		t.Errorf("after kubectl replace without the defaults: %q, want generation 1 and the defaults", got)
+	}
+
+	kubectlStdin(t, fleet, fmt.Sprintf(`apiVersion: federation.fedhq.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: %s}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}, {apiVersion: v1, kind: Secret}]
+  placement: {clusterAffinity: {clusterNames: [member1]}}
+`, ns), "apply", "-f", "-")
+	// fedOwns is what fed's manager owns of member1's Deployment.
+	fedOwns := func() (string, error) {
+		out, err := runKubectl(member, "get", "deploy", "web", "-n", ns, "-o", "json", "--show-managed-fields")
+		if err != nil {
+			return "", err
+		}
+		var d struct {
+			Metadata struct {
+				ManagedFields []struct {
+					Manager  string          `json:"manager"`
+					FieldsV1 json.RawMessage `json:"fieldsV1"`
+				} `json:"managedFields"`
+			} `json:"metadata"`
+		}
+		if err := json.Unmarshal([]byte(out), &d); err != nil {
+			return "", err
+		}
+		for _, e := range d.Metadata.ManagedFields {
+			if e.Manager == "fed" {
+				return string(e.FieldsV1), nil
+			}
+		}
+		return "", fmt.Errorf("fed owns nothing of member1's Deployment yet")
+	}
+	var owned string
+	waitFor(t, 60*time.Second, func() (err error) {
+		owned, err = fedOwns()
+		return err
+	})
+	for _, f := range []string{`"f:image"`, `"f:containerPort"`} {
+		if !strings.Contains(owned, f) {
+			t.Errorf("fed does not own %s of member1's Deployment: %s", f, owned)
+		}
+	}
+	for _, f := range []string{`"f:replicas"`, `"f:strategy"`, `"f:restartPolicy"`, `"f:imagePullPolicy"`, `"f:terminationMessagePath"`, `"f:progressDeadlineSeconds"`} {
+		if strings.Contains(owned, f) {
+			t.Errorf("fed owns the default %s in member1: %s", f, owned)
+		}
+	}
+
+	// What a writer sets reaches the member: replicas by the scale subresource, a
+	// default changed by a patch. (A patch that writes a default's own value changes
+	// nothing, in the fleet as in a cluster: no manager owns it then.)
+	kubectl(t, fleet, "scale", "deploy", "web", "-n", ns, "--replicas=2")
+	kubectl(t, fleet, "patch", "deploy", "web", "-n", ns, "-p", `{"spec":{"strategy":{"rollingUpdate":{"maxSurge":"50%"}}}}`)
+	waitFor(t, 60*time.Second, func() error {
+		owned, err := fedOwns()
+		if err != nil {
+			return err
+		}
+		if r := get(member, "{.spec.replicas}"); r != "2" || !strings.Contains(owned, `"f:maxSurge"`) {
+			return fmt.Errorf("member1's replicas %s, fed owns %s; want 2 replicas and maxSurge", r, owned)
+		}
+		return nil
+	})
+
+	// Unknown fields of an update are dropped, as a cluster drops them.
+	out, stderr, err := kubectlOutErr(fleet, "patch", "deploy", "web", "-n", ns, "--type=json",
+		"-p", `[{"op":"add","path":"/spec/template/spec/containers/0/bogus","value":"x"}]`)
+	if err != nil || !strings.Contains(out, "patched (no change)") || !strings.Contains(stderr, `unknown field "spec.template.spec.containers[0].bogus"`) {
+		t.Errorf("a patch adding an unknown field: %v\n%s%s\nwant it dropped with kube's warning", err, out, stderr)
+	}
+	if got := get(fleet, "{.spec.template.spec.containers[0]}"); strings.Contains(got, "bogus") {
+		t.Errorf("the template keeps the unknown field: %s", got)
+	}
+
+	// A Secret's stringData is folded into data, the fleet's and member1's.
+	kubectlStdin(t, fleet, fmt.Sprintf(`apiVersion: v1
+kind: Secret
+metadata: {name: creds, namespace: %s}
+data: {b: b2xk}
+stringData: {pw: hunter2, b: new}
+`, ns), "create", "-f", "-")
+	secret := func(kubeconfig string) string {
+		return kubectl(t, kubeconfig, "get", "secret", "creds", "-n", ns, "-o", "jsonpath={.data} {.stringData} {.type}")
+	}
+	const folded = `{"b":"bmV3","pw":"aHVudGVyMg=="}  Opaque`
+	if got := secret(fleet); got != folded {
+		t.Errorf("the fleet's Secret: %q, want %q", got, folded)
+	}
+	waitFor(t, 60*time.Second, func() error {
+		if got, err := runKubectl(member, "get", "secret", "creds", "-n", ns, "-o", "jsonpath={.data} {.stringData} {.type}"); err != nil || got != folded {
+			return fmt.Errorf("member1's Secret: %q (%v), want %q", got, err, folded)
+		}
+		return nil
+	})
+
+	// A port applied server-side without its protocol is the stored one, defaulted to TCP,
+	// not a second one (list keys take their defaults, as in a cluster).
+	service := fmt.Sprintf(`apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: %s}
+spec:
+  selector: {app: web}
+  ports: [{port: 80, targetPort: %%d}]
+`, ns)
+	kubectlStdin(t, fleet, fmt.Sprintf(service, 8080), "apply", "--server-side", "-f", "-")
+	kubectlStdin(t, fleet, fmt.Sprintf(service, 8081), "apply", "--server-side", "-f", "-")
+	if got := kubectl(t, fleet, "get", "svc", "web", "-n", ns, "-o", "jsonpath={.spec.ports}"); got != `[{"port":80,"protocol":"TCP","targetPort":8081}]` {
+		t.Errorf("the Service's ports after two server-side applies: %s", got)
+	}
+}
