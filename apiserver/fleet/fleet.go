@@ -311,6 +311,9 @@ func (f *Fleet) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	gvr := schema.GroupVersionResource{Group: info.APIGroup, Version: info.APIVersion, Resource: info.Resource}
+	if f.serveReview(w, req, info, gvr) {
+		return
+	}
 	if s := set.resources[gvr]; s != nil {
 		if s.r.memberView {
 			f.serveMemberNodes(w, req, info)

@@ -164,3 +164,36 @@ spec:
 		t.Errorf("the Service's ports after two server-side applies: %s", got)
 	}
 }
+
+// TestFleetHealth: the fleet answers /healthz, /livez and /readyz as a cluster does.
+func TestFleetHealth(t *testing.T) {
+	for _, p := range []string{"/healthz", "/livez", "/readyz"} {
+		if got := kubectl(t, theLab.FleetKubeconfig(), "get", "--raw", p); got != "ok" {
+			t.Errorf("GET %s through the fleet: %q, want ok", p, got)
+		}
+	}
+}
+
+// TestFleetAuthCanI: kubectl auth can-i and auth whoami work through the fleet, and answer
+// by the rules that govern it: a tenant may create Deployments in its namespace, not in
+// another, and may not bind cluster roles; whoami names the tenant.
+func TestFleetAuthCanI(t *testing.T) {
+	tn := newTenant(t, "canit")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"create", "deployments", "-n", tn.ns}, "yes"},
+		{[]string{"create", "propagationpolicies.federation.fedhq.io", "-n", tn.ns}, "yes"},
+		{[]string{"create", "deployments", "-n", "default"}, "no"},
+		{[]string{"create", "clusterrolebindings"}, "no"},
+	} {
+		out, err := runKubectl(tn.fleet, append([]string{"auth", "can-i"}, tc.args...)...)
+		if got := strings.TrimSpace(out); got != tc.want {
+			t.Errorf("kubectl auth can-i %s: %q (%v), want %s", strings.Join(tc.args, " "), got, err, tc.want)
+		}
+	}
+	if out := kubectl(t, tn.fleet, "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"); out != tn.user {
+		t.Errorf("kubectl auth whoami through the fleet: %q, want %s", out, tn.user)
+	}
+}
