@@ -361,8 +361,17 @@ func (f *Fleet) serveNonResource(w http.ResponseWriter, req *http.Request, set *
 			return
 		}
 	case p == "/version":
-		f.cfg.Fed.ServeHTTP(w, req)
-		return
+		// The host's version, as the fleet serves the host's API (kubectl version, Helm's
+		// .Capabilities.KubeVersion, charts' kubeVersion); fed-apiserver's own with
+		// ?server=fed-apiserver (kubectl fed version).
+		if req.URL.Query().Get("server") == federationv1alpha1.FleetVersionOfFed {
+			f.cfg.Fed.ServeHTTP(w, req)
+			return
+		}
+		if h := f.host.Load(); h != nil && h.version != nil {
+			responsewriters.WriteRawJSON(http.StatusOK, h.version, w)
+			return
+		}
 	case p == "/healthz" || p == "/livez" || p == "/readyz":
 		// The fleet serves once it has read the host's kinds (ServeHTTP waits for that);
 		// fed-apiserver's own checks are at its root.

@@ -31,6 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/discovery"
 	"k8s.io/klog/v2"
 	"k8s.io/kube-openapi/pkg/validation/spec"
@@ -45,6 +46,8 @@ type hostState struct {
 	typeConverter managedfields.TypeConverter
 	// openAPIV2 is the host's /openapi/v2 document, raw.
 	openAPIV2 []byte
+	// version is the host's /version, which the fleet answers: it serves the host's API.
+	version *version.Info
 }
 
 // excludedGroups are host groups the fleet does not take templates of: fed's own (served
@@ -122,6 +125,9 @@ func (f *Fleet) readHost(ctx context.Context) (*hostState, error) {
 		}
 	}
 	state.openAPIV2, state.typeConverter = f.readHostOpenAPI(ctx)
+	if state.version, err = f.hostDiscovery.ServerVersion(); err != nil {
+		return nil, fmt.Errorf("reading the host's version: %w", err)
+	}
 	return state, nil
 }
 

@@ -33,6 +33,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/plugin/fleet"
 )
 
@@ -101,7 +102,8 @@ func majorMinor(v string) (string, string, bool) {
 type Versions struct {
 	// ClientVersion is kubectl-fed's.
 	ClientVersion *apimachineryversion.Info `json:"clientVersion,omitempty"`
-	// ServerVersion is fed-apiserver's, as it answers /version under the fleet path.
+	// ServerVersion is fed-apiserver's, as it answers /version?server=fed-apiserver under
+	// the fleet path.
 	ServerVersion *apimachineryversion.Info `json:"serverVersion,omitempty"`
 	// HostVersion is the host cluster's kube-apiserver's.
 	HostVersion *apimachineryversion.Info `json:"hostVersion,omitempty"`
@@ -223,11 +225,23 @@ func (o *VersionOptions) serverVersions() (fed, host *apimachineryversion.Info, 
 	return fed, host, errs
 }
 
-// serverVersion is GET /version of the server at cfg.
+// serverVersion is GET /version of the server at cfg; under the fleet path, fed-apiserver's
+// own (the fleet's /version is the host's, whose API it serves).
 func serverVersion(cfg *rest.Config) (*apimachineryversion.Info, error) {
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return dc.ServerVersion()
+	if !strings.HasSuffix(strings.TrimSuffix(cfg.Host, "/"), federationv1alpha1.FleetPath) {
+		return dc.ServerVersion()
+	}
+	body, err := dc.RESTClient().Get().AbsPath("/version").Param("server", federationv1alpha1.FleetVersionOfFed).Do(context.TODO()).Raw()
+	if err != nil {
+		return nil, err
+	}
+	var info apimachineryversion.Info
+	if err := json.Unmarshal(body, &info); err != nil {
+		return nil, fmt.Errorf("decoding fed-apiserver's version: %w", err)
+	}
+	return &info, nil
 }

@@ -165,12 +165,28 @@ spec:
 	}
 }
 
-// TestFleetHealth: the fleet answers /healthz, /livez and /readyz as a cluster does.
-func TestFleetHealth(t *testing.T) {
+// TestFleetHealthAndVersion: the fleet answers /healthz, /livez and /readyz as a cluster
+// does, and /version with the host's version (kubectl version parses it).
+func TestFleetHealthAndVersion(t *testing.T) {
 	for _, p := range []string{"/healthz", "/livez", "/readyz"} {
 		if got := kubectl(t, theLab.FleetKubeconfig(), "get", "--raw", p); got != "ok" {
 			t.Errorf("GET %s through the fleet: %q, want ok", p, got)
 		}
+	}
+	serverVersion := func(kubeconfig string) string {
+		var v struct {
+			ServerVersion struct {
+				GitVersion string `json:"gitVersion"`
+			} `json:"serverVersion"`
+		}
+		if err := json.Unmarshal([]byte(kubectl(t, kubeconfig, "version", "-o", "json")), &v); err != nil {
+			t.Fatal(err)
+		}
+		return v.ServerVersion.GitVersion
+	}
+	host := serverVersion(theLab.Host.Kubeconfig)
+	if got := serverVersion(theLab.FleetKubeconfig()); got != host || host == "" {
+		t.Errorf("kubectl version through the fleet: %q, want the host's %q", got, host)
 	}
 }
 

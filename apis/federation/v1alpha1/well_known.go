@@ -39,6 +39,10 @@ const (
 	// stored by fed and never created in the host. A kubeconfig whose server is the host's
 	// URL + FleetPath makes kubectl, Helm and GitOps tools work against the fleet.
 	FleetPath = "/apis/" + GroupName + "/v1alpha1/" + FleetResource + "/" + FleetName + "/proxy"
+	// FleetVersionOfFed is the value of the server parameter of the fleet's /version that
+	// asks for fed-apiserver's own version: without it, the fleet answers the host's, whose
+	// API it serves (kubectl version, Helm's .Capabilities.KubeVersion).
+	FleetVersionOfFed = "fed-apiserver"
 
 	// LabelManaged, with the value "true", marks a member object that fed created or
 	// adopted from a template; `kubectl fed get` shows ADOPTION Y for it. Propagation sets it.
