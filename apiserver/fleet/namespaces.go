@@ -65,7 +65,20 @@ func namespaceHooks(r *resource) {
 			u.SetFinalizers(append(u.GetFinalizers(), namespaceFinalizer))
 		}
 		_ = unstructured.SetNestedField(u.Object, string(corev1.NamespaceActive), "status", "phase")
+		nameLabel(u)
 	}
+	r.prepareUpdate = func(u, _ *unstructured.Unstructured) { nameLabel(u) }
+}
+
+// nameLabel labels a Namespace with its name (kubernetes.io/metadata.name), as a cluster
+// does on every write, so that selectors of namespaces by name work in the fleet.
+func nameLabel(u *unstructured.Unstructured) {
+	labels := u.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[corev1.LabelMetadataName] = u.GetName()
+	u.SetLabels(labels)
 }
 
 // namespaceLifecycle is the fleet's admission: a namespaced template may only be created in

@@ -213,3 +213,16 @@ func TestFleetAuthCanI(t *testing.T) {
 		t.Errorf("kubectl auth whoami through the fleet: %q, want %s", out, tn.user)
 	}
 }
+
+// TestFleetNamespaceNameLabel: a fleet Namespace carries kubernetes.io/metadata.name, as in
+// a cluster, so that selecting namespaces by name works.
+func TestFleetNamespaceNameLabel(t *testing.T) {
+	ns := testNamespace(t, theLab.Host.Kubeconfig)
+	if got := kubectl(t, theLab.FleetKubeconfig(), "get", "ns", "-l", "kubernetes.io/metadata.name="+ns, "-o", "name"); strings.TrimSpace(got) != "namespace/"+ns {
+		t.Errorf("namespaces labelled with the name %s: %q", ns, got)
+	}
+	kubectl(t, theLab.FleetKubeconfig(), "label", "ns", ns, "kubernetes.io/metadata.name=other", "--overwrite")
+	if got := kubectl(t, theLab.FleetKubeconfig(), "get", "ns", ns, "-o", "jsonpath={.metadata.labels.kubernetes\\.io/metadata\\.name}"); got != ns {
+		t.Errorf("after relabelling, the name label is %q, want %s", got, ns)
+	}
+}
