@@ -34,19 +34,23 @@ import (
 // (fleetClusterIPs) and the fleet allocates no node ports.
 //
 // The members get none of what this adds: the manifest fed applies holds only the fields a
-// writer of the template set (its managedFields; controllers/internal/manifest), and each
+// writer of the template set (its managedFields; trim.WritersOnly), and each
 // member fills in its own defaults.
 func withHostDefaults(obj, answer *unstructured.Unstructured) {
 	if answer == nil {
 		return
 	}
 	answer = answer.DeepCopy()
-	service := obj.GetAPIVersion() == "v1" && obj.GetKind() == "Service"
-	if service {
-		unstructured.RemoveNestedField(answer.Object, "spec", "clusterIP")
-		unstructured.RemoveNestedField(answer.Object, "spec", "clusterIPs")
-		unstructured.RemoveNestedField(answer.Object, "spec", "healthCheckNodePort")
-		// Node ports the template names are its own; the others the host made up.
+	if obj.GetAPIVersion() == "v1" && obj.GetKind() == "Service" {
+		// What the host allocated is the template's own, or nothing: the merge below then
+		// keeps the template's.
+		for _, f := range []string{"clusterIP", "clusterIPs", "healthCheckNodePort"} {
+			if v, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", f); found {
+				_ = unstructured.SetNestedField(answer.Object, v, "spec", f)
+			} else {
+				unstructured.RemoveNestedField(answer.Object, "spec", f)
+			}
+		}
 		own, _, _ := unstructured.NestedSlice(obj.Object, "spec", "ports")
 		if ports, found, _ := unstructured.NestedSlice(answer.Object, "spec", "ports"); found {
 			for i, p := range ports {
@@ -64,43 +68,21 @@ func withHostDefaults(obj, answer *unstructured.Unstructured) {
 			_ = unstructured.SetNestedSlice(answer.Object, ports, "spec", "ports")
 		}
 	}
-	var keep map[string]any // the Service's own allocations, taken back after the merge
-	if service {
-		keep = map[string]any{}
-		for _, f := range []string{"clusterIP", "clusterIPs", "healthCheckNodePort"} {
-			if v, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", f); found {
-				keep[f] = v
-			}
+	if obj.GetAPIVersion() == "v1" && obj.GetKind() == "Secret" {
+		// stringData folded into data by the host's rules: the host's data is the template's.
+		if data, found := answer.Object["data"]; found {
+			obj.Object["data"] = data
 		}
 	}
-	secret := obj.GetAPIVersion() == "v1" && obj.GetKind() == "Secret"
-	for k, v := range answer.Object {
-		switch k {
-		case "apiVersion", "kind", "metadata", "status":
-			continue
-		}
-		if secret && k == "data" {
-			obj.Object[k] = v // stringData folded in, by the host's rules
-			continue
-		}
-		if cur, ok := obj.Object[k]; ok {
-			obj.Object[k] = mergeDefaults(cur, v)
+	// The template's type, metadata and status are the fleet's own.
+	for _, k := range []string{"apiVersion", "kind", "metadata", "status"} {
+		if v, found := obj.Object[k]; found {
+			answer.Object[k] = v
 		} else {
-			obj.Object[k] = v
+			delete(answer.Object, k)
 		}
 	}
-	for k := range obj.Object {
-		switch k {
-		case "apiVersion", "kind", "metadata", "status":
-			continue
-		}
-		if _, ok := answer.Object[k]; !ok {
-			delete(obj.Object, k)
-		}
-	}
-	for f, v := range keep {
-		_ = unstructured.SetNestedField(obj.Object, v, "spec", f)
-	}
+	obj.Object = mergeDefaults(obj.Object, answer.Object).(map[string]any)
 }
 
 // mergeDefaults is cur (the template's value) with what the host's answer (ans) added to

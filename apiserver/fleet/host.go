@@ -27,7 +27,6 @@ import (
 	"slices"
 	"strings"
 
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
@@ -244,11 +243,7 @@ func (f *Fleet) nativeHooks(r *resource) {
 		if old != nil {
 			// The generation counts changes of what is stored, the host's defaults
 			// included: an update that only leaves out a default changes nothing.
-			generation := old.GetGeneration()
-			if !apiequality.Semantic.DeepEqual(withoutMetadata(obj), withoutMetadata(old)) {
-				generation++
-			}
-			obj.SetGeneration(generation)
+			setGeneration(obj, old)
 		}
 	}
 	if service {

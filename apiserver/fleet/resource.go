@@ -177,10 +177,17 @@ func (s strategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object)
 	if s.r.prepareUpdate != nil {
 		s.r.prepareUpdate(u, oldU)
 	}
-	u.SetGeneration(oldU.GetGeneration())
-	if !apiequality.Semantic.DeepEqual(withoutMetadata(u), withoutMetadata(oldU)) {
-		u.SetGeneration(oldU.GetGeneration() + 1)
+	setGeneration(u, oldU)
+}
+
+// setGeneration gives an updated object old's generation, one more when anything but its
+// metadata changed.
+func setGeneration(u, old *unstructured.Unstructured) {
+	generation := old.GetGeneration()
+	if !apiequality.Semantic.DeepEqual(withoutMetadata(u), withoutMetadata(old)) {
+		generation++
 	}
+	u.SetGeneration(generation)
 }
 
 func withoutMetadata(u *unstructured.Unstructured) map[string]any {

@@ -151,8 +151,6 @@ func gateVerb(verb string) string {
 		return "get"
 	case "deletecollection":
 		return "delete"
-	case "create", "update", "patch", "delete":
-		return verb
 	}
-	return verb
+	return verb // create, update, patch, delete
 }

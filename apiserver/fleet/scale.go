@@ -173,7 +173,7 @@ var scaleFields = metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:replicas":{}}}`)}
 // recordScaleOwner records in obj's managedFields that the writer of its scale subresource
 // (the manager the request's Scale names, as kube-apiserver records it) owns spec.replicas,
 // so that replicas a template left to its default and a scale then set are the writer's, and
-// reach the members (controllers/internal/manifest keeps only the fields some writer owns).
+// reach the members (trim.WritersOnly keeps only the fields some writer owns).
 func recordScaleOwner(obj *unstructured.Unstructured, scaleManaged []metav1.ManagedFieldsEntry) {
 	manager := "scale"
 	for _, e := range scaleManaged {

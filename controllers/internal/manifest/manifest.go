@@ -43,7 +43,7 @@ const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 
 // For is what fed applies to one member for a template, before overrides: the
 // template without its status, fleet-only metadata and the fields no writer of it set (the
-// host's defaults the fleet stores; writersOnly), with the cluster's replicas when the
+// host's defaults the fleet stores; trim.WritersOnly), with the cluster's replicas when the
 // placement divides them (set by interp, a customization's replicaRevision script or the
 // built-in spec.replicas), or without replicas when the template leaves them to the
 // members (LabelRetainReplicas).

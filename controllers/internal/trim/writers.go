@@ -43,19 +43,13 @@ func WritersOnly(tmpl *unstructured.Unstructured) {
 	if !ok {
 		return
 	}
-	for k, v := range tmpl.Object {
-		if keptWhole[k] {
-			continue
-		}
-		pe := fieldpath.FieldNameElement(k)
-		switch child, isChild := owned.Children.Get(pe); {
-		case isChild:
-			tmpl.Object[k] = prune(v, child)
-		case owned.Members.Has(pe):
-		default:
-			delete(tmpl.Object, k)
+	kept := prune(tmpl.Object, owned).(map[string]any)
+	for k := range keptWhole {
+		if v, found := tmpl.Object[k]; found {
+			kept[k] = v
 		}
 	}
+	tmpl.Object = kept
 }
 
 // ownedFields is the union of what the managers of entries own; ok is false when there are
