@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 	serverstorage "k8s.io/apiserver/pkg/server/storage"
@@ -249,5 +250,32 @@ func TestEventsExpire(t *testing.T) {
 	}
 	if isEvents(schema.GroupResource{Group: "apps", Resource: "deployments"}) || !isEvents(schema.GroupResource{Group: "events.k8s.io", Resource: "events"}) {
 		t.Error("isEvents is wrong")
+	}
+}
+
+// TestRefreshKeepsServingCRDKinds: a refresh first installs the host's kinds, to read the
+// CRDs again from their store; that first set still serves the CRDs' kinds, so that no
+// request finds a kind missing while the fleet rereads them.
+func TestRefreshKeepsServingCRDKinds(t *testing.T) {
+	versions, err := crd.Versions(mustUnstructured(t, widgetCRD))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &Fleet{cfg: Config{RESTOptionsGetter: testOptsGetter(t).delegate}, fedGroups: map[string]bool{}, storages: map[string]*restStorage{},
+		ready: make(chan struct{})}
+	f.host.Store(&hostState{typeConverter: managedfields.NewDeducedTypeConverter()})
+	t.Cleanup(func() {
+		for _, st := range f.storages {
+			st.destroy()
+		}
+	})
+	if err := f.install([]*resource{customResource(versions[0])}, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.install(append(f.host.Load().resources, f.servedCRDKinds()...), false); err != nil {
+		t.Fatal(err)
+	}
+	if f.set.Load().resources[versions[0].GVR] == nil {
+		t.Fatalf("the first install of a refresh serves %v no longer", versions[0].GVR)
 	}
 }

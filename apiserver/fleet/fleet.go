@@ -178,11 +178,27 @@ func (f *Fleet) refresh(ctx context.Context) error {
 	}
 	f.host.Store(host)
 	// The CRDs are read from the store the first install makes; only the second, complete
-	// one lets go of what is no longer served.
-	if err := f.install(host.resources, false); err != nil {
+	// one lets go of what is no longer served. The first keeps serving the CRDs' kinds
+	// served now, so that no request finds one missing between the two.
+	if err := f.install(append(append([]*resource{}, host.resources...), f.servedCRDKinds()...), false); err != nil {
 		return err
 	}
 	return f.install(append(append([]*resource{}, host.resources...), f.crdResources(ctx)...), true)
+}
+
+// servedCRDKinds are the kinds of the fleet's CRDs the served set has now.
+func (f *Fleet) servedCRDKinds() []*resource {
+	set := f.set.Load()
+	if set == nil {
+		return nil
+	}
+	var out []*resource
+	for _, s := range set.order {
+		if s.r.fromCRD {
+			out = append(out, s.r)
+		}
+	}
+	return out
 }
 
 // install builds the served set of resources. With prune, the stores of resources no
