@@ -237,6 +237,9 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 		}
 		exists := err == nil
 		d, err := c.decide(tmpl, bindingView(current, exists, func(b *federationv1alpha1.ResourceBinding) *federationv1alpha1.ResourceBindingSpec { return &b.Spec }))
+		if err == nil && !exists {
+			err = c.showHeld(ctx, k.GVR, tmpl, d.held)
+		}
 		if err != nil || d.keep {
 			return err
 		}
@@ -254,6 +257,9 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 	d, err := c.decide(tmpl, bindingView(current, exists, func(b *federationv1alpha1.ClusterResourceBinding) *federationv1alpha1.ResourceBindingSpec {
 		return &b.Spec
 	}))
+	if err == nil && !exists {
+		err = c.showHeld(ctx, k.GVR, tmpl, d.held)
+	}
 	if err != nil || d.keep {
 		return err
 	}
@@ -290,6 +296,8 @@ type decision struct {
 	// generation a Lazy policy was last applied at ("" for other policies).
 	labels     map[string]string
 	generation string
+	// held says why the policy waits before it takes the template ("" when it does not).
+	held string
 }
 
 // decide says what becomes of the binding (current, nil if none) of a template:
@@ -337,9 +345,9 @@ func (c *Controller) decide(tmpl *unstructured.Unstructured, current *view) (dec
 	d := decision{labels: BindingLabels(best)}
 	propagating := current != nil && samePolicy(current.labels, d.labels) && current.spec.Resource.UID == tmpl.GetUID()
 	if missing := c.missingOverrides(best); len(missing) > 0 && !propagating {
-		c.recorder.Eventf(tmpl, corev1.EventTypeWarning, "DependentOverridesMissing",
-			"%s waits for %s before it propagates this template", describe(best), strings.Join(missing, ", "))
-		return decision{keep: true}, nil
+		held := describe(best) + " waits for " + strings.Join(missing, ", ") + " before it propagates this template"
+		c.recorder.Event(tmpl, corev1.EventTypeWarning, ReasonDependentOverridesMissing, held)
+		return decision{keep: true, held: held}, nil
 	}
 	generation := strconv.FormatInt(tmpl.GetGeneration(), 10)
 	if best.Spec.ActivationPreference == federationv1alpha1.LazyActivation {

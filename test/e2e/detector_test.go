@@ -147,6 +147,10 @@ spec:
 		return nil
 	})
 	unbound("late")
+	// ... and its status says so, as a condition a user can wait on.
+	kubectl(t, fleet, "wait", "-n", ns, "deployment/late", "--for=condition=Propagated=false", "--timeout=20s")
+	expectOutput(t, 5*time.Second, fleet, "DependentOverridesMissing", "get", "deployment", "late", "-n", ns,
+		"-o", `jsonpath={.status.conditions[?(@.type=="Propagated")].reason}`)
 	apply(`apiVersion: federation.fedhq.io/v1alpha1
 kind: OverridePolicy
 metadata: {name: late}
@@ -155,6 +159,9 @@ spec:
   overrideRules: [{overriders: {labelsOverrider: [{operator: add, value: {overridden: "yes"}}]}}]
 `)
 	binding("late", "needs-override")
+	// Propagated, its status is the members': the condition is gone.
+	expectOutput(t, 30*time.Second, fleet, "", "get", "deployment", "late", "-n", ns,
+		"-o", `jsonpath={.status.conditions[?(@.type=="Propagated")].status}`)
 }
 
 // TestDetectorClusterScoped checks cluster-scoped templates get ClusterResourceBindings

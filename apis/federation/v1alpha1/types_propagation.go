@@ -111,7 +111,9 @@ type PropagationSpec struct {
 	// without their overrides: OverridePolicies of the policy's namespace, or
 	// ClusterOverridePolicies for a ClusterPropagationPolicy. Until they all
 	// exist, the templates stay as they are (unpropagated, or with the
-	// policy that had them) and get a DependentOverridesMissing event.
+	// policy that had them) and get a DependentOverridesMissing event; one no
+	// binding propagates yet also gets a Propagated=False condition in its status
+	// (kinds with a status subresource).
 	// +optional
 	// +listType=atomic
 	DependentOverrides []string `json:"dependentOverrides,omitempty" protobuf:"bytes,6,rep,name=dependentOverrides"`

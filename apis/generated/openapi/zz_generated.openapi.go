@@ -4102,7 +4102,7 @@ func schema_fed_apis_federation_v1alpha1_PropagationSpec(ref common.ReferenceCal
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "DependentOverrides names override policies that must exist before the policy propagates its templates, so that they never reach a cluster without their overrides: OverridePolicies of the policy's namespace, or ClusterOverridePolicies for a ClusterPropagationPolicy. Until they all exist, the templates stay as they are (unpropagated, or with the policy that had them) and get a DependentOverridesMissing event.",
+							Description: "DependentOverrides names override policies that must exist before the policy propagates its templates, so that they never reach a cluster without their overrides: OverridePolicies of the policy's namespace, or ClusterOverridePolicies for a ClusterPropagationPolicy. Until they all exist, the templates stay as they are (unpropagated, or with the policy that had them) and get a DependentOverridesMissing event; one no binding propagates yet also gets a Propagated=False condition in its status (kinds with a status subresource).",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{

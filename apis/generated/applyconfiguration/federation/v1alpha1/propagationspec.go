@@ -52,7 +52,9 @@ type PropagationSpecApplyConfiguration struct {
 	// without their overrides: OverridePolicies of the policy's namespace, or
 	// ClusterOverridePolicies for a ClusterPropagationPolicy. Until they all
 	// exist, the templates stay as they are (unpropagated, or with the
-	// policy that had them) and get a DependentOverridesMissing event.
+	// policy that had them) and get a DependentOverridesMissing event; one no
+	// binding propagates yet also gets a Propagated=False condition in its status
+	// (kinds with a status subresource).
 	DependentOverrides []string `json:"dependentOverrides,omitempty"`
 	// SchedulerName is the scheduler that places the templates. Defaults to
 	// "default-scheduler", fed's own.
