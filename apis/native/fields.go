@@ -48,6 +48,7 @@ var fieldLabels = map[schema.GroupResource]map[string][]string{
 		"reason": {"reason"}, "reportingController": {"reportingController"}, "type": {"type"},
 	},
 	{Resource: "secrets"}:                    {"type": {"type"}},
+	{Resource: "services"}:                   {"spec.clusterIP": {"spec", "clusterIP"}, "spec.type": {"spec", "type"}},
 	{Resource: "namespaces"}:                 {"status.phase": {"status", "phase"}},
 	{Resource: "nodes"}:                      {"spec.unschedulable": {"spec", "unschedulable"}},
 	{Resource: "replicationcontrollers"}:     {"status.replicas": {"status", "replicas"}},

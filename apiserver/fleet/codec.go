@@ -18,6 +18,7 @@ package fleet
 
 import (
 	"fmt"
+	"io"
 	"net/url"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
@@ -184,15 +185,26 @@ func (parameterCodec) EncodeParameters(obj runtime.Object, to schema.GroupVersio
 // knows (not custom resources, as in a cluster).
 type negotiatedSerializer struct {
 	infos []runtime.SerializerInfo
+	// native lists are written as kube-apiserver writes a typed list: items without
+	// apiVersion and kind, no empty continue.
+	native bool
 }
 
-func newNegotiatedSerializer(protobuf bool) negotiatedSerializer {
+// newNegotiatedSerializer is the serializers of one resource; decode, when not nil, is its
+// kind's decoding of a request's object (custom resources: pruning and defaults), done as
+// the body is decoded, before the field manager records what the request set.
+func newNegotiatedSerializer(protobuf bool, decode func(*unstructured.Unstructured) ([]string, error)) negotiatedSerializer {
 	c := creator{}
-	jsonSerializer := json.NewSerializerWithOptions(json.DefaultMetaFactory, c, typer, json.SerializerOptions{})
+	var jsonSerializer, jsonStrict, yamlSerializer, yamlStrict runtime.Serializer
+	jsonSerializer = json.NewSerializerWithOptions(json.DefaultMetaFactory, c, typer, json.SerializerOptions{})
 	jsonPretty := json.NewSerializerWithOptions(json.DefaultMetaFactory, c, typer, json.SerializerOptions{Pretty: true})
-	jsonStrict := json.NewSerializerWithOptions(json.DefaultMetaFactory, c, typer, json.SerializerOptions{Strict: true})
-	yamlSerializer := json.NewSerializerWithOptions(json.DefaultMetaFactory, c, typer, json.SerializerOptions{Yaml: true})
-	yamlStrict := json.NewSerializerWithOptions(json.DefaultMetaFactory, c, typer, json.SerializerOptions{Yaml: true, Strict: true})
+	jsonStrict = json.NewSerializerWithOptions(json.DefaultMetaFactory, c, typer, json.SerializerOptions{Strict: true})
+	yamlSerializer = json.NewSerializerWithOptions(json.DefaultMetaFactory, c, typer, json.SerializerOptions{Yaml: true})
+	yamlStrict = json.NewSerializerWithOptions(json.DefaultMetaFactory, c, typer, json.SerializerOptions{Yaml: true, Strict: true})
+	if decode != nil {
+		jsonSerializer, jsonStrict = kindDecoder{jsonSerializer, decode, false}, kindDecoder{jsonStrict, decode, true}
+		yamlSerializer, yamlStrict = kindDecoder{yamlSerializer, decode, false}, kindDecoder{yamlStrict, decode, true}
+	}
 	s := negotiatedSerializer{infos: []runtime.SerializerInfo{
 		{
 			MediaType: "application/json", MediaTypeType: "application", MediaTypeSubType: "json",
@@ -206,6 +218,7 @@ func newNegotiatedSerializer(protobuf bool) negotiatedSerializer {
 	}}
 	if protobuf {
 		s.infos = append(s.infos, newProtobufInfo())
+		s.native = true
 	}
 	return s
 }
@@ -213,7 +226,83 @@ func newNegotiatedSerializer(protobuf bool) negotiatedSerializer {
 func (s negotiatedSerializer) SupportedMediaTypes() []runtime.SerializerInfo { return s.infos }
 
 func (s negotiatedSerializer) EncoderForVersion(encoder runtime.Encoder, gv runtime.GroupVersioner) runtime.Encoder {
+	if s.native {
+		encoder = typedListEncoder{encoder}
+	}
 	return versioning.NewCodec(encoder, nil, converter{}, creator{}, typer, defaulter{}, gv, nil, "fleet")
+}
+
+// kindDecoder decodes a request's object with its kind's rules. The fields those drop are
+// reported by the strict serializer as strict decoding errors, which the request's
+// fieldValidation makes an error (Strict) or warnings (Warn), as kube-apiserver's handlers
+// do; the object is the decoded one either way.
+type kindDecoder struct {
+	runtime.Serializer
+	decode func(*unstructured.Unstructured) ([]string, error)
+	strict bool
+}
+
+func (d kindDecoder) Decode(data []byte, defaults *schema.GroupVersionKind, into runtime.Object) (runtime.Object, *schema.GroupVersionKind, error) {
+	obj, gvk, err := d.Serializer.Decode(data, defaults, into)
+	strictErr, isStrict := runtime.AsStrictDecodingError(err)
+	if err != nil && !isStrict {
+		return obj, gvk, err
+	}
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return obj, gvk, err
+	}
+	unknown, derr := d.decode(u)
+	if derr != nil {
+		return obj, gvk, derr
+	}
+	if !d.strict || len(unknown) == 0 {
+		return obj, gvk, err
+	}
+	var errs []error
+	if isStrict {
+		errs = strictErr.Errors()
+	}
+	for _, p := range unknown {
+		errs = append(errs, fmt.Errorf("unknown field %q", p))
+	}
+	return obj, gvk, runtime.NewStrictDecodingError(errs)
+}
+
+// typedListEncoder writes a list of a native kind as kube-apiserver writes its typed list:
+// the items without apiVersion and kind (client-go fills them in from the list's), and no
+// continue on the last page. The list and its items are not changed: they may be the watch
+// cache's.
+type typedListEncoder struct{ runtime.Encoder }
+
+func (e typedListEncoder) Encode(obj runtime.Object, w io.Writer) error {
+	list, ok := obj.(*unstructured.UnstructuredList)
+	if !ok {
+		return e.Encoder.Encode(obj, w)
+	}
+	out := &unstructured.UnstructuredList{Object: make(map[string]any, len(list.Object)), Items: make([]unstructured.Unstructured, len(list.Items))}
+	for k, v := range list.Object {
+		out.Object[k] = v
+	}
+	if md, ok := list.Object["metadata"].(map[string]any); ok && md["continue"] == "" {
+		kept := make(map[string]any, len(md))
+		for k, v := range md {
+			if k != "continue" {
+				kept[k] = v
+			}
+		}
+		out.Object["metadata"] = kept
+	}
+	for i := range list.Items {
+		item := make(map[string]any, len(list.Items[i].Object))
+		for k, v := range list.Items[i].Object {
+			if k != "apiVersion" && k != "kind" {
+				item[k] = v
+			}
+		}
+		out.Items[i].Object = item
+	}
+	return e.Encoder.Encode(out, w)
 }
 
 func (s negotiatedSerializer) DecoderToVersion(decoder runtime.Decoder, gv runtime.GroupVersioner) runtime.Decoder {

@@ -167,6 +167,7 @@ func customResource(v crd.Version) *resource {
 		}
 		return apierrors.NewInvalid(gk, obj.GetName(), errs)
 	}
+	r.decodeBody = v.Decode
 	r.decode = func(obj *unstructured.Unstructured, fieldValidation string) ([]string, error) {
 		unknown, err := v.Decode(obj)
 		if err != nil {

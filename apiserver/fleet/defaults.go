@@ -17,6 +17,9 @@ limitations under the License.
 package fleet
 
 import (
+	"encoding/base64"
+	"fmt"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -74,15 +77,57 @@ func withHostDefaults(obj, answer *unstructured.Unstructured) {
 			obj.Object["data"] = data
 		}
 	}
-	// The template's type, metadata and status are the fleet's own.
+	// The template's type, metadata and status are the fleet's own; a template without a
+	// status has the empty one the host's answer has, as a cluster's object of its kind
+	// reads ({} for a Deployment, a Service's empty loadBalancer).
 	for _, k := range []string{"apiVersion", "kind", "metadata", "status"} {
 		if v, found := obj.Object[k]; found {
 			answer.Object[k] = v
-		} else {
+		} else if k != "status" || !emptyStatus(answer.Object[k]) {
 			delete(answer.Object, k)
 		}
 	}
 	obj.Object = mergeDefaults(obj.Object, answer.Object).(map[string]any)
+}
+
+// foldStringData folds a Secret's stringData into its data as the request's body is
+// decoded, as kube's conversion of a Secret does, so that its managedFields name the keys
+// of data a writer set (stringData is never stored or served).
+func foldStringData(obj *unstructured.Unstructured) ([]string, error) {
+	stringData, ok := obj.Object["stringData"].(map[string]any)
+	if !ok {
+		delete(obj.Object, "stringData")
+		return nil, nil
+	}
+	data, _ := obj.Object["data"].(map[string]any)
+	if data == nil {
+		data = make(map[string]any, len(stringData))
+	}
+	for k, v := range stringData {
+		s, ok := v.(string)
+		if !ok {
+			return nil, fmt.Errorf("stringData.%s: a %T, not a string", k, v)
+		}
+		data[k] = base64.StdEncoding.EncodeToString([]byte(s))
+	}
+	obj.Object["data"] = data
+	delete(obj.Object, "stringData")
+	return nil, nil
+}
+
+// emptyStatus says whether a status holds nothing but empty maps: a new object's, whatever
+// the host's dry run answered.
+func emptyStatus(v any) bool {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	for _, x := range m {
+		if !emptyStatus(x) {
+			return false
+		}
+	}
+	return true
 }
 
 // mergeDefaults is cur (the template's value) with what the host's answer (ans) added to

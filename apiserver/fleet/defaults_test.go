@@ -158,3 +158,18 @@ spec:
 		t.Errorf("no answer changed the object: %v", obj.Object)
 	}
 }
+
+func TestFoldStringData(t *testing.T) {
+	obj := yamlObject(t, "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata: {b: b2xk, c: Yw==}\nstringData: {pw: hunter2, b: new}\n")
+	if _, err := foldStringData(obj); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"pw": "aHVudGVyMg==", "b": "bmV3", "c": "Yw=="}
+	if !equality.Semantic.DeepEqual(obj.Object["data"], want) || obj.Object["stringData"] != nil {
+		t.Errorf("folded: %v, want data %v and no stringData", obj.Object, want)
+	}
+	bad := yamlObject(t, "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {n: 1}\n")
+	if _, err := foldStringData(bad); err == nil {
+		t.Error("a number in stringData is folded")
+	}
+}

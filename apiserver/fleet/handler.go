@@ -67,7 +67,7 @@ func newServed(r *resource, st *restStorage, typeConverter managedfields.TypeCon
 	gvk := r.gvk()
 	base := handlers.RequestScope{
 		Namer:                    handlers.ContextBasedNaming{Namer: meta.NewAccessor(), ClusterScoped: !r.namespaced},
-		Serializer:               newNegotiatedSerializer(clientgoscheme.Scheme.Recognizes(gvk)),
+		Serializer:               newNegotiatedSerializer(clientgoscheme.Scheme.Recognizes(gvk), r.decodeBody),
 		ParameterCodec:           parameterCodec{},
 		Creater:                  creator{},
 		Convertor:                fieldLabelConverter{r: r},

@@ -234,6 +234,9 @@ func (f *Fleet) nativeHooks(r *resource) {
 	r.validateUpdate = func(ctx context.Context, obj, _ *unstructured.Unstructured, fieldValidation string) ([]string, *unstructured.Unstructured, error) {
 		return v.Validate(ctx, gvr, namespaced, obj, fieldValidation)
 	}
+	if gvr.GroupResource() == (schema.GroupResource{Resource: "secrets"}) {
+		r.decodeBody = foldStringData
+	}
 	service := gvr.GroupResource() == (schema.GroupResource{Resource: "services"})
 	r.completed = func(obj, old, dryRun *unstructured.Unstructured) {
 		withHostDefaults(obj, dryRun)

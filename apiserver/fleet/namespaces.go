@@ -68,6 +68,14 @@ func namespaceHooks(r *resource) {
 		nameLabel(u)
 	}
 	r.prepareUpdate = func(u, _ *unstructured.Unstructured) { nameLabel(u) }
+	// Labelled as the body is decoded too, as kube's defaulting does, so that the writer
+	// owns the label (managedFields); a generated name gets it in prepareCreate.
+	r.decodeBody = func(u *unstructured.Unstructured) ([]string, error) {
+		if u.GetName() != "" && u.GetKind() == "Namespace" {
+			nameLabel(u)
+		}
+		return nil, nil
+	}
 }
 
 // nameLabel labels a Namespace with its name (kubernetes.io/metadata.name), as a cluster

@@ -102,6 +102,10 @@ type resource struct {
 	// decode checks a request's object before it is stored and returns warnings
 	// (custom resources: the fields their schema does not know, by fieldValidation).
 	decode func(obj *unstructured.Unstructured, fieldValidation string) (warnings []string, err error)
+	// decodeBody decodes a request's object in place as its kind does, before the field
+	// manager sees it, and returns the paths of the fields it dropped (custom resources:
+	// pruning and the schema's defaults, as the apiextensions-apiserver decodes).
+	decodeBody func(obj *unstructured.Unstructured) (dropped []string, err error)
 	// fromCRD marks the kinds the fleet's CRDs define: their objects go with them.
 	fromCRD bool
 	// definedBy is the resourceVersion of the CRD that defines the kind: a changed CRD
@@ -280,6 +284,11 @@ func (c fieldLabelConverter) ConvertFieldLabel(gvk schema.GroupVersionKind, labe
 	default:
 		if _, ok := c.r.fields[label]; ok {
 			return label, value, nil
+		}
+		if len(c.r.fields) == 0 {
+			// A kind with no fields of its own converts as kube's
+			// runtime.DefaultMetaV1FieldSelectorConversion does.
+			return "", "", fmt.Errorf("%q is not a known field selector: only %q, %q", label, "metadata.name", "metadata.namespace")
 		}
 	}
 	return "", "", fmt.Errorf("field label not supported: %s", label)
