@@ -40,11 +40,20 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
+// patchTypes are the patches of a native kind; a custom resource takes them but the
+// strategic merge patch, which needs a Go type (kube answers 415 for it).
 var patchTypes = []string{
 	string(types.JSONPatchType),
 	string(types.MergePatchType),
 	string(types.StrategicMergePatchType),
 	string(types.ApplyYAMLPatchType),
+}
+
+func (s *served) patchTypes() []string {
+	if s.r.fromCRD {
+		return []string{string(types.JSONPatchType), string(types.MergePatchType), string(types.ApplyYAMLPatchType)}
+	}
+	return patchTypes
 }
 
 // served is one resource as the fleet serves it: its storage and request scopes.
@@ -141,7 +150,7 @@ func (s *served) serveResource(w http.ResponseWriter, req *http.Request, info *r
 		case "update":
 			handlers.UpdateResource(st.main, s.main, admit).ServeHTTP(w, req)
 		case "patch":
-			handlers.PatchResource(st.main, s.main, admit, patchTypes).ServeHTTP(w, req)
+			handlers.PatchResource(st.main, s.main, admit, s.patchTypes()).ServeHTTP(w, req)
 		case "delete":
 			handlers.DeleteResource(st.main, true, s.main, admit).ServeHTTP(w, req)
 		case "deletecollection":
@@ -154,20 +163,21 @@ func (s *served) serveResource(w http.ResponseWriter, req *http.Request, info *r
 			s.notFound(w, req, info)
 			return
 		}
-		s.serveSubresource(w, req, info, st.status, s.status, admit)
+		s.serveSubresource(w, req, info, st.status, s.status, admit, s.patchTypes())
 	case "scale":
 		if st.scale == nil {
 			s.notFound(w, req, info)
 			return
 		}
-		s.serveSubresource(w, req, info, st.scale, s.scale, admit)
+		s.serveSubresource(w, req, info, st.scale, s.scale, admit, patchTypes)
 	default:
 		s.notFound(w, req, info)
 	}
 }
 
 // serveSubresource serves status and scale: get, update and patch.
-func (s *served) serveSubresource(w http.ResponseWriter, req *http.Request, info *request.RequestInfo, r rest.Patcher, scope *handlers.RequestScope, admit admission.Interface) {
+func (s *served) serveSubresource(w http.ResponseWriter, req *http.Request, info *request.RequestInfo, r rest.Patcher, scope *handlers.RequestScope,
+	admit admission.Interface, patchTypes []string) {
 	switch info.Verb {
 	case "get":
 		handlers.GetResource(r, scope).ServeHTTP(w, req)

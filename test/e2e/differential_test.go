@@ -237,8 +237,6 @@ var fleetDifferences = []difference{
 	}},
 	{"Small differences of form", func(op, path string, fleet, cluster any) bool {
 		switch {
-		case op == "kdwidgets: strategic merge patch": // 400 BadRequest, not 415 UnsupportedMediaType
-			return true
 		case op == "access review": // the answer echoes no creationTimestamp: null and managedFields
 			return path == "metadata.creationTimestamp" || managedFields.MatchString(path)
 		case discoveryOp.MatchString(op): // responseKind filled in; a CRD kind's verbs in another order
