@@ -56,3 +56,18 @@ var fieldLabels = map[schema.GroupResource]map[string][]string{
 	{Group: "batch", Resource: "jobs"}:       {"status.successful": {"status", "successful"}},
 	{Group: "certificates.k8s.io", Resource: "certificatesigningrequests"}: {"spec.signerName": {"spec", "signerName"}},
 }
+
+// ReturnsDeletedObject says whether kube-apiserver answers a delete of a kind's object with
+// the object (its registry's ReturnDeletedObject) rather than a Status.
+func ReturnsDeletedObject(gr schema.GroupResource) bool { return returnsDeleted[gr] }
+
+var returnsDeleted = map[schema.GroupResource]bool{
+	{Resource: "namespaces"}: true, {Resource: "pods"}: true, {Resource: "podtemplates"}: true,
+	{Resource: "services"}: true, {Resource: "serviceaccounts"}: true, {Resource: "resourcequotas"}: true,
+	{Resource: "persistentvolumes"}: true, {Resource: "persistentvolumeclaims"}: true,
+	{Group: "storage.k8s.io", Resource: "storageclasses"}: true, {Group: "storage.k8s.io", Resource: "csidrivers"}: true,
+	{Group: "storage.k8s.io", Resource: "csinodes"}: true, {Group: "storage.k8s.io", Resource: "volumeattachments"}: true,
+	{Group: "storage.k8s.io", Resource: "volumeattributesclasses"}: true,
+	{Group: "resource.k8s.io", Resource: "resourceclaims"}: true, {Group: "resource.k8s.io", Resource: "resourceclaimtemplates"}: true,
+	{Group: "resource.k8s.io", Resource: "resourceslices"}: true, {Group: "resource.k8s.io", Resource: "deviceclasses"}: true,
+}

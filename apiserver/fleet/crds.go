@@ -140,6 +140,10 @@ func (f *Fleet) crdResources(ctx context.Context) []*resource {
 	return out
 }
 
+// customResourceVerbs are a custom resource's verbs, in the order the
+// apiextensions-apiserver lists them.
+var customResourceVerbs = []string{"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"}
+
 // customResource is how the fleet serves one version of a custom resource.
 func customResource(v crd.Version) *resource {
 	gk := schema.GroupKind{Group: v.GVR.Group, Kind: v.Kind}
@@ -151,7 +155,7 @@ func customResource(v crd.Version) *resource {
 		namespaced:       v.Namespaced,
 		shortNames:       v.ShortNames,
 		categories:       v.Categories,
-		verbs:            templateVerbs,
+		verbs:            customResourceVerbs,
 		status:           v.Status,
 		scale:            v.Scale != nil,
 		customResource:   v.NewStorage,

@@ -18,9 +18,16 @@ package fleet
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	kjson "sigs.k8s.io/json"
 )
 
 // withHostDefaults completes a native template about to be stored with what the host's dry
@@ -161,5 +168,94 @@ func mergeDefaults(cur, ans any) any {
 		return out
 	default:
 		return cur
+	}
+}
+
+// nativeDecoder decodes a native kind's request body as kube-apiserver does into its Go
+// type: the fields the type does not have are dropped and reported (`unknown field
+// "spec.bogus"`, strict decoding errors), and so are the values a typed object cannot
+// keep (an empty value of an omitempty field), so that the field manager sees what a
+// cluster's would. The object is not otherwise changed: nothing is added.
+func nativeDecoder(gvk schema.GroupVersionKind) func(*unstructured.Unstructured) ([]string, error) {
+	return func(obj *unstructured.Unstructured) ([]string, error) {
+		if obj.GroupVersionKind() != gvk {
+			return nil, nil
+		}
+		typed, err := clientgoscheme.Scheme.New(gvk)
+		if err != nil {
+			return nil, nil // not a kind of client-go's: the host's dry run prunes it
+		}
+		data, err := json.Marshal(obj.Object)
+		if err != nil {
+			return nil, err
+		}
+		strictErrs, err := kjson.UnmarshalStrict(data, typed, kjson.DisallowUnknownFields)
+		if err != nil {
+			return nil, err
+		}
+		kept, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
+		if err != nil {
+			return nil, err
+		}
+		obj.Object = keepOnly(obj.Object, kept).(map[string]any)
+		var unknown []string
+		for _, e := range strictErrs {
+			if path, ok := strings.CutPrefix(e.Error(), "unknown field "); ok {
+				if p, err := strconv.Unquote(path); err == nil {
+					unknown = append(unknown, p)
+					continue
+				}
+			}
+			unknown = append(unknown, e.Error())
+		}
+		return unknown, nil
+	}
+}
+
+// keepOnly is v without the map keys kept does not have: maps by key, lists of the same
+// length item by item.
+func keepOnly(v, kept any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		k, ok := kept.(map[string]any)
+		if !ok {
+			return v
+		}
+		out := make(map[string]any, len(x))
+		for key, val := range x {
+			if kv, found := k[key]; found {
+				out[key] = keepOnly(val, kv)
+			}
+		}
+		return out
+	case []any:
+		k, ok := kept.([]any)
+		if !ok || len(k) != len(x) {
+			return v
+		}
+		out := make([]any, len(x))
+		for i := range x {
+			out[i] = keepOnly(x[i], k[i])
+		}
+		return out
+	}
+	return v
+}
+
+// decoders runs each of decode in turn, their dropped fields together.
+func decoders(decode ...func(*unstructured.Unstructured) ([]string, error)) func(*unstructured.Unstructured) ([]string, error) {
+	return func(obj *unstructured.Unstructured) ([]string, error) {
+		var dropped []string
+		for _, d := range decode {
+			if d == nil {
+				continue
+			}
+			more, err := d(obj)
+			if err != nil {
+				return nil, err
+			}
+			dropped = append(dropped, more...)
+		}
+		return dropped, nil
 	}
 }

@@ -173,3 +173,42 @@ func TestFoldStringData(t *testing.T) {
 		t.Error("a number in stringData is folded")
 	}
 }
+
+func TestNativeDecoder(t *testing.T) {
+	obj := yamlObject(t, `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, labels: {a: b}}
+bogus: 1
+spec:
+  replicas: 0
+  paused: false
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      hostNetwork: true
+      containers: [{name: web, image: nginx, bogus: x}]
+`)
+	dropped, err := nativeDecoder(obj.GroupVersionKind())(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"bogus", "spec.template.spec.containers[0].bogus"}; !equality.Semantic.DeepEqual(dropped, want) {
+		t.Errorf("dropped %q, want %q", dropped, want)
+	}
+	want := yamlObject(t, `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, labels: {a: b}}
+spec:
+  replicas: 0
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      hostNetwork: true
+      containers: [{name: web, image: nginx}]
+`)
+	if !equality.Semantic.DeepEqual(obj.Object, want.Object) {
+		t.Errorf("decoded\n%v\nwant\n%v", obj.Object, want.Object)
+	}
+}

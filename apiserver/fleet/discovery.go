@@ -59,6 +59,10 @@ func (s *servedSet) buildDiscovery() {
 			gvs = append(gvs, gv)
 		}
 		base := metav1.APIResource{Name: r.gvr.Resource, SingularName: r.singular, Namespaced: r.namespaced, Kind: r.kind}
+		if r.fromCRD {
+			// The apiextensions-apiserver names a custom resource's group and version.
+			base.Group, base.Version = gv.Group, gv.Version
+		}
 		main := base
 		main.Verbs = r.verbs
 		main.ShortNames = r.shortNames
@@ -71,6 +75,13 @@ func (s *servedSet) buildDiscovery() {
 			status.Verbs = []string{"get", "patch", "update"}
 			list = append(list, status)
 		}
+		if r.gvr == namespacesGVR {
+			finalize := base
+			finalize.Name += "/finalize"
+			finalize.SingularName = ""
+			finalize.Verbs = []string{"update"}
+			list = append(list, finalize)
+		}
 		if r.scale {
 			scale := base
 			scale.Name += "/scale"
@@ -80,6 +91,10 @@ func (s *servedSet) buildDiscovery() {
 			list = append(list, scale)
 		}
 		byGV[gv] = list
+	}
+	for _, list := range byGV {
+		// By name, subresources after their resource, as kube-apiserver lists them.
+		sort.SliceStable(list, func(i, j int) bool { return list[i].Name < list[j].Name })
 	}
 
 	legacyRoot := discovery.NewLegacyRootAPIHandler(discovery.DefaultAddresses{}, scheme.Codecs, "/api")
@@ -94,7 +109,7 @@ func (s *servedSet) buildDiscovery() {
 	for _, gv := range gvs {
 		resources := byGV[gv]
 		s.versions[gv] = discovery.NewAPIVersionHandler(scheme.Codecs, gv, discovery.APIResourceListerFunc(func() []metav1.APIResource { return resources }))
-		version := apidiscoveryv2.APIVersionDiscovery{Version: gv.Version, Resources: aggregatedResources(gv, resources), Freshness: apidiscoveryv2.DiscoveryFreshnessCurrent}
+		version := apidiscoveryv2.APIVersionDiscovery{Version: gv.Version, Resources: aggregatedResources(resources), Freshness: apidiscoveryv2.DiscoveryFreshnessCurrent}
 		if gv.Group == "" {
 			aggregatedCore.SetGroups([]apidiscoveryv2.APIGroupDiscovery{{Versions: []apidiscoveryv2.APIVersionDiscovery{version}}})
 			continue
@@ -138,7 +153,7 @@ func (s *servedSet) buildDiscovery() {
 
 // aggregatedResources lists a group version's resources for aggregated discovery, each
 // with its subresources.
-func aggregatedResources(gv schema.GroupVersion, resources []metav1.APIResource) []apidiscoveryv2.APIResourceDiscovery {
+func aggregatedResources(resources []metav1.APIResource) []apidiscoveryv2.APIResourceDiscovery {
 	var out []apidiscoveryv2.APIResourceDiscovery
 	index := map[string]int{}
 	for _, r := range resources {
@@ -147,10 +162,9 @@ func aggregatedResources(gv schema.GroupVersion, resources []metav1.APIResource)
 			scope = apidiscoveryv2.ScopeNamespace
 		}
 		parent, sub, isSub := strings.Cut(r.Name, "/")
-		kind := &metav1.GroupVersionKind{Group: gv.Group, Version: gv.Version, Kind: r.Kind}
-		if r.Group != "" || r.Version != "" {
-			kind = &metav1.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind}
-		}
+		// The group and version of a native kind of the resource's own group version are
+		// left empty, as kube-apiserver leaves them (a scale's are autoscaling/v1).
+		kind := &metav1.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind}
 		if !isSub {
 			index[parent] = len(out)
 			out = append(out, apidiscoveryv2.APIResourceDiscovery{

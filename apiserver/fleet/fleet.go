@@ -122,7 +122,7 @@ func New(cfg Config) (*Fleet, error) {
 	for _, g := range cfg.FedGroups {
 		f.fedGroups[g] = true
 	}
-	f.admit = admission.NewChainHandler(&namespaceLifecycle{Handler: admission.NewHandler(admission.Create, admission.Delete), fleet: f})
+	f.admit = admission.NewChainHandler(&namespaceLifecycle{Handler: admission.NewHandler(admission.Create, admission.Update, admission.Delete), fleet: f})
 	if cfg.Admission != nil {
 		f.admit = admission.NewChainHandler(f.admit, cfg.Admission)
 	}

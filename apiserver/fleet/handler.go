@@ -19,6 +19,7 @@ package fleet
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
@@ -58,11 +59,12 @@ func (s *served) patchTypes() []string {
 
 // served is one resource as the fleet serves it: its storage and request scopes.
 type served struct {
-	r       *resource
-	storage *restStorage
-	main    *handlers.RequestScope
-	status  *handlers.RequestScope
-	scale   *handlers.RequestScope
+	r        *resource
+	storage  *restStorage
+	main     *handlers.RequestScope
+	status   *handlers.RequestScope
+	scale    *handlers.RequestScope
+	finalize *handlers.RequestScope
 }
 
 // scopeConfig is what every request scope shares.
@@ -112,6 +114,16 @@ func newServed(r *resource, st *restStorage, typeConverter managedfields.TypeCon
 		status.FieldManager = fm
 		s.status = &status
 	}
+	if st.finalize != nil {
+		finalize := base
+		finalize.Subresource = "finalize"
+		fm, err := managedfields.NewDefaultFieldManager(typeConverter, converter{}, defaulter{}, creator{}, gvk, gvk.GroupVersion(), "finalize", nil)
+		if err != nil {
+			return nil, fmt.Errorf("finalize field manager of %s: %w", r.gvr, err)
+		}
+		finalize.FieldManager = fm
+		s.finalize = &finalize
+	}
 	if st.scale != nil {
 		scale := base
 		scaleGVK := autoscalingv1.SchemeGroupVersion.WithKind("Scale")
@@ -154,6 +166,12 @@ func (s *served) serveResource(w http.ResponseWriter, req *http.Request, info *r
 		case "delete":
 			handlers.DeleteResource(st.main, true, s.main, admit).ServeHTTP(w, req)
 		case "deletecollection":
+			if !slices.Contains(s.r.verbs, "deletecollection") {
+				// As kube-apiserver, which routes no such method.
+				err := apierrors.NewGenericServerResponse(http.StatusMethodNotAllowed, "", schema.GroupResource{}, "", "", 0, false)
+				responsewriters.ErrorNegotiated(err, s.main.Serializer, s.r.gvr.GroupVersion(), w, req)
+				return
+			}
 			handlers.DeleteCollection(st.main, true, s.main, admit).ServeHTTP(w, req)
 		default:
 			s.methodNotSupported(w, req, info)
@@ -164,6 +182,16 @@ func (s *served) serveResource(w http.ResponseWriter, req *http.Request, info *r
 			return
 		}
 		s.serveSubresource(w, req, info, st.status, s.status, admit, s.patchTypes())
+	case "finalize":
+		if st.finalize == nil {
+			s.notFound(w, req, info)
+			return
+		}
+		if info.Verb != "update" {
+			s.methodNotSupported(w, req, info)
+			return
+		}
+		handlers.UpdateResource(st.finalize, s.finalize, admit).ServeHTTP(w, req)
 	case "scale":
 		if st.scale == nil {
 			s.notFound(w, req, info)

@@ -106,6 +106,7 @@ func (f *Fleet) readHost(ctx context.Context) (*hostState, error) {
 				scale:               slices.Contains(subresources[r.Name], "scale"),
 				table:               tables.For(schema.GroupKind{Group: gv.Group, Kind: r.Kind}),
 				fields:              native.FieldLabels(schema.GroupResource{Group: gv.Group, Resource: r.Name}),
+				returnsDeleted:      native.ReturnsDeletedObject(schema.GroupResource{Group: gv.Group, Resource: r.Name}),
 				unconditionalUpdate: true,
 			}
 			if res.singular == "" {
@@ -234,9 +235,11 @@ func (f *Fleet) nativeHooks(r *resource) {
 	r.validateUpdate = func(ctx context.Context, obj, _ *unstructured.Unstructured, fieldValidation string) ([]string, *unstructured.Unstructured, error) {
 		return v.Validate(ctx, gvr, namespaced, obj, fieldValidation)
 	}
+	var fold func(*unstructured.Unstructured) ([]string, error)
 	if gvr.GroupResource() == (schema.GroupResource{Resource: "secrets"}) {
-		r.decodeBody = foldStringData
+		fold = foldStringData
 	}
+	r.decodeBody = decoders(fold, r.decodeBody, nativeDecoder(r.gvk()))
 	service := gvr.GroupResource() == (schema.GroupResource{Resource: "services"})
 	r.completed = func(obj, old, dryRun *unstructured.Unstructured) {
 		withHostDefaults(obj, dryRun)

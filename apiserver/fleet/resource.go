@@ -106,6 +106,12 @@ type resource struct {
 	// manager sees it, and returns the paths of the fields it dropped (custom resources:
 	// pruning and the schema's defaults, as the apiextensions-apiserver decodes).
 	decodeBody func(obj *unstructured.Unstructured) (dropped []string, err error)
+	// returnsDeleted answers a delete with the deleted object, as kube-apiserver does for
+	// this kind, rather than a Status.
+	returnsDeleted bool
+	// shouldDeleteDuringUpdate replaces the store's rule for an update that lets an object
+	// being deleted go (Namespaces: their spec's finalizers too).
+	shouldDeleteDuringUpdate func(ctx context.Context, key string, obj, existing runtime.Object) bool
 	// fromCRD marks the kinds the fleet's CRDs define: their objects go with them.
 	fromCRD bool
 	// definedBy is the resourceVersion of the CRD that defines the kind: a changed CRD
@@ -329,6 +335,8 @@ type restStorage struct {
 	// status and scale are nil for kinds without the subresource.
 	status statusStorage
 	scale  rest.Patcher
+	// finalize is a Namespace's finalize subresource (nil for other kinds).
+	finalize rest.Updater
 }
 
 // statusStorage serves a status subresource: fed's StatusREST, or apiextensions' for
@@ -372,6 +380,8 @@ func newStorage(r *resource, optsGetter generic.RESTOptionsGetter) (*restStorage
 		DeleteStrategy:            s,
 		ResetFieldsStrategy:       s,
 		TableConvertor:            table,
+		ReturnDeletedObject:       r.returnsDeleted,
+		ShouldDeleteDuringUpdate:  r.shouldDeleteDuringUpdate,
 	}
 	if r.ttl > 0 {
 		ttl := uint64(r.ttl.Seconds())
@@ -381,6 +391,9 @@ func newStorage(r *resource, optsGetter generic.RESTOptionsGetter) (*restStorage
 		return nil, err
 	}
 	st := &restStorage{main: &templateREST{Store: store, r: r}}
+	if r.gvr == namespacesGVR {
+		st.finalize = &finalizeREST{store: store}
+	}
 	if r.customResource != nil && (r.status || r.scale) {
 		// A custom resource's subresources are apiextensions', as on the host.
 		crs, err := r.customResource(sharedStorage{RESTOptionsGetter: optsGetter, store: store})
@@ -503,6 +516,9 @@ func (t *templateREST) notify(err error) {
 }
 
 func (t *templateREST) Delete(ctx context.Context, name string, deleteValidation rest.ValidateObjectFunc, options *metav1.DeleteOptions) (runtime.Object, bool, error) {
+	if t.r.gvr == namespacesGVR {
+		return t.deleteNamespace(ctx, name, deleteValidation, options)
+	}
 	out, deleted, err := t.Store.Delete(ctx, name, deleteValidation, options)
 	t.notify(err)
 	return out, deleted, err
