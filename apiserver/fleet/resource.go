@@ -41,6 +41,7 @@ import (
 	"k8s.io/apiserver/pkg/storage/names"
 	"k8s.io/apiserver/pkg/storage/storagebackend"
 	"k8s.io/apiserver/pkg/storage/storagebackend/factory"
+	"k8s.io/apiserver/pkg/util/dryrun"
 	"k8s.io/apiserver/pkg/warning"
 	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -117,6 +118,11 @@ type resource struct {
 	// definedBy is the resourceVersion of the CRD that defines the kind: a changed CRD
 	// (schema, columns) gets a new store.
 	definedBy string
+	// updated is called after an update was stored (not on a dry run) with the object
+	// before it (Deployments: their rollout history).
+	updated func(ctx context.Context, obj, old *unstructured.Unstructured)
+	// deleted is called after objects were deleted for good (not on a dry run).
+	deleted func(ctx context.Context, objs []*unstructured.Unstructured)
 	// changed is called after an object was written or deleted (CRDs: serve their kinds).
 	changed func()
 	// typeConverter, when set, replaces the host's for server-side apply (custom resources).
@@ -519,7 +525,14 @@ func (t *templateREST) Delete(ctx context.Context, name string, deleteValidation
 	if t.r.gvr == namespacesGVR {
 		return t.deleteNamespace(ctx, name, deleteValidation, options)
 	}
+	var before runtime.Object
+	if t.r.deleted != nil {
+		before, _ = t.Store.Get(ctx, name, &metav1.GetOptions{})
+	}
 	out, deleted, err := t.Store.Delete(ctx, name, deleteValidation, options)
+	if u, ok := before.(*unstructured.Unstructured); ok && err == nil && deleted && !dryrun.IsDryRun(options.DryRun) {
+		t.r.deleted(ctx, []*unstructured.Unstructured{u})
+	}
 	t.notify(err)
 	return out, deleted, err
 }
@@ -530,6 +543,7 @@ func (t *templateREST) Update(ctx context.Context, name string, objInfo rest.Upd
 	}
 	// An update that creates (server-side apply of a new object) is validated as a create.
 	captured := &capturedUpdate{UpdatedObjectInfo: objInfo}
+	var previous *unstructured.Unstructured // the stored object the update was made from
 	createValidation = t.validateCreate(createValidation, func() *unstructured.Unstructured { return captured.obj }, options.FieldValidation)
 	out, created, err := t.Store.Update(ctx, name, captured, createValidation, func(ctx context.Context, obj, old runtime.Object) error {
 		if updateValidation != nil {
@@ -537,10 +551,11 @@ func (t *templateREST) Update(ctx context.Context, name string, objInfo rest.Upd
 				return err
 			}
 		}
+		oldU := old.(*unstructured.Unstructured)
+		previous = oldU
 		if t.r.validateUpdate == nil {
 			return nil
 		}
-		oldU := old.(*unstructured.Unstructured)
 		warnings, dryRun, err := t.r.validateUpdate(ctx, obj.(*unstructured.Unstructured), oldU, options.FieldValidation)
 		addWarnings(ctx, warnings)
 		if err == nil && t.r.completed != nil && captured.obj != nil {
@@ -548,6 +563,9 @@ func (t *templateREST) Update(ctx context.Context, name string, objInfo rest.Upd
 		}
 		return err
 	}, forceAllowCreate, options)
+	if u, ok := out.(*unstructured.Unstructured); ok && err == nil && !created && previous != nil && t.r.updated != nil && !dryrun.IsDryRun(options.DryRun) {
+		t.r.updated(ctx, u, previous)
+	}
 	t.notify(err)
 	return out, created, err
 }
@@ -560,6 +578,13 @@ func addWarnings(ctx context.Context, warnings []string) {
 
 func (t *templateREST) DeleteCollection(ctx context.Context, deleteValidation rest.ValidateObjectFunc, options *metav1.DeleteOptions, listOptions *metainternalversion.ListOptions) (runtime.Object, error) {
 	out, err := t.Store.DeleteCollection(ctx, deleteValidation, options, listOptions)
+	if list, ok := out.(*unstructured.UnstructuredList); ok && err == nil && t.r.deleted != nil && !dryrun.IsDryRun(options.DryRun) {
+		objs := make([]*unstructured.Unstructured, len(list.Items))
+		for i := range list.Items {
+			objs[i] = &list.Items[i]
+		}
+		t.r.deleted(ctx, objs)
+	}
 	t.notify(err)
 	return out, err
 }

@@ -39,7 +39,7 @@ spec:
     spec: {containers: [{name: web, image: nginx}]}
 status: {observedGeneration: 3, replicas: 5, updatedReplicas: 3, readyReplicas: 4, availableReplicas: 4}
 `)
-	u, ok := rolloutReplicaSet(d)
+	u, ok := rolloutReplicaSet(d, viewRollout)
 	if !ok {
 		t.Fatal("no rollout ReplicaSet")
 	}
@@ -66,7 +66,7 @@ status: {observedGeneration: 3, replicas: 5, updatedReplicas: 3, readyReplicas: 
 
 	// Before the members observed the generation, nothing of it is ready.
 	d.SetGeneration(4)
-	u, _ = rolloutReplicaSet(d)
+	u, _ = rolloutReplicaSet(d, viewRollout)
 	if ready, _, _ := unstructured.NestedInt64(u.Object, "status", "readyReplicas"); ready != 0 {
 		t.Errorf("ready %d before the generation is observed, want 0", ready)
 	}

@@ -28,14 +28,14 @@ import (
 
 // Skipped says whether fed leaves a template where it is whatever the policies say: the
 // fleet's kube-* namespaces, fed's own namespace and the execution namespaces, and what
-// they hold, are not for members.
+// they hold, are not for members, nor fed's records of a rollout (AnnotationView).
 func Skipped(obj *unstructured.Unstructured) bool {
 	ns := obj.GetNamespace()
 	if ns == "" && obj.GetKind() == "Namespace" && obj.GetAPIVersion() == "v1" {
 		ns = obj.GetName()
 	}
 	return strings.HasPrefix(ns, "kube-") || ns == clusterv1alpha1.FedNamespace ||
-		strings.HasPrefix(ns, federationv1alpha1.ExecutionNamespacePrefix)
+		strings.HasPrefix(ns, federationv1alpha1.ExecutionNamespacePrefix) || obj.GetAnnotations()[federationv1alpha1.AnnotationView] != ""
 }
 
 // BindingLabels are the labels naming the policy on a binding.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -225,4 +226,81 @@ func TestFleetNamespaceNameLabel(t *testing.T) {
 	if got := kubectl(t, theLab.FleetKubeconfig(), "get", "ns", ns, "-o", "jsonpath={.metadata.labels.kubernetes\\.io/metadata\\.name}"); got != ns {
 		t.Errorf("after relabelling, the name label is %q, want %s", got, ns)
 	}
+}
+
+// TestRolloutHistoryAndUndo: kubectl rollout history and undo work on a Deployment
+// template as on a cluster's Deployment: the same commands on the fleet and on member1
+// print the same history at each step, undo puts an earlier revision's pod template back
+// (which the members then run), and the template's records go with it.
+func TestRolloutHistoryAndUndo(t *testing.T) {
+	fleet, member := theLab.FleetKubeconfig(), memberKubeconfig("member1")
+	ns := testNamespace(t, theLab.Host.Kubeconfig)
+	kubectl(t, member, "create", "namespace", ns+"-oracle")
+	t.Cleanup(func() { _, _ = runKubectl(member, "delete", "namespace", ns+"-oracle", "--wait=false") })
+	kubectlStdin(t, fleet, `apiVersion: federation.fedhq.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  placement: {clusterAffinity: {clusterNames: [member2]}}
+`, "apply", "-n", ns, "-f", "-")
+	both := func(args ...string) (string, string) {
+		t.Helper()
+		return kubectl(t, fleet, append(args, "-n", ns)...), kubectl(t, member, append(args, "-n", ns+"-oracle")...)
+	}
+	// A pod-template-hash is computed from the Go value of the template, whose fields are
+	// those of the Kubernetes release that computes it: fed's and the member's may differ.
+	hash := regexp.MustCompile(`pod-template-hash=\w+`)
+	same := func(step string, args ...string) string {
+		t.Helper()
+		f, m := both(args...)
+		f, m = hash.ReplaceAllString(f, "pod-template-hash=…"), hash.ReplaceAllString(m, "pod-template-hash=…")
+		if f != m {
+			t.Errorf("%s: the fleet prints\n%s\na cluster prints\n%s", step, f, m)
+		}
+		return f
+	}
+	history := func(step string) string {
+		t.Helper()
+		// The member's controller writes its ReplicaSets a moment after each change.
+		var f, m string
+		waitFor(t, 20*time.Second, func() error {
+			f, m = both("rollout", "history", "deployment/web")
+			if f != m {
+				return fmt.Errorf("%s: the fleet prints\n%s\na cluster prints\n%s", step, f, m)
+			}
+			return nil
+		})
+		return f
+	}
+	both("create", "deployment", "web", "--image=nginx:1.25")
+	both("annotate", "deployment", "web", "kubernetes.io/change-cause=first")
+	history("after create")
+	both("set", "image", "deployment/web", "nginx=nginx:1.26")
+	both("annotate", "deployment", "web", "kubernetes.io/change-cause=second", "--overwrite")
+	history("after a new image")
+	both("set", "image", "deployment/web", "nginx=nginx:1.27")
+	if got := history("after another"); !strings.Contains(got, "3         second") {
+		t.Errorf("history after three images:\n%s", got)
+	}
+	same("undo", "rollout", "undo", "deployment/web")
+	if got := history("after undo"); !strings.Contains(got, "4         second") || strings.Contains(got, "2 ") {
+		t.Errorf("history after undo, want revision 2 back as 4:\n%s", got)
+	}
+	same("the image after undo", "get", "deployment", "web", "-o", "jsonpath={.spec.template.spec.containers[0].image}")
+	expectOutput(t, time.Minute, memberKubeconfig("member2"), "nginx:1.26", "get", "deployment", "web", "-n", ns,
+		"--ignore-not-found", "-o", "jsonpath={.spec.template.spec.containers[0].image}")
+	same("undo to a revision", "rollout", "undo", "deployment/web", "--to-revision=1")
+	history("after undo to revision 1")
+	same("a revision's template", "rollout", "history", "deployment/web", "--revision=5")
+	_, err := runKubectl(fleet, "rollout", "undo", "deployment/web", "--to-revision=9", "-n", ns)
+	expectFailure(t, "undo to a revision there is not", err, "unable to find specified revision 9 in history")
+	expectOutput(t, time.Minute, memberKubeconfig("member2"), "nginx:1.25", "get", "deployment", "web", "-n", ns,
+		"--ignore-not-found", "-o", "jsonpath={.spec.template.spec.containers[0].image}")
+	if got := kubectl(t, fleet, "get", "deployment", "web", "-n", ns, "-o", `jsonpath={.metadata.annotations.deployment\.kubernetes\.io/revision} {.metadata.annotations.federation\.fedhq\.io/view}`); got != "5 " {
+		t.Errorf("the template's revision and view mark: %q, want 5 and none", got)
+	}
+	// The records go with the template.
+	kubectl(t, fleet, "delete", "deployment", "web", "-n", ns)
+	expectOutput(t, 10*time.Second, fleet, "", "get", "replicasets", "-n", ns, "-o", "name")
 }

@@ -59,6 +59,12 @@ const (
 	AnnotationRetainReplicasFor = "federation.fedhq.io/retain-replicas-for"
 )
 
+// AnnotationView marks an object of the fleet that is fed's record, not a template: a
+// Deployment template's rollout shown as ReplicaSets ("rollout", computed and never stored,
+// or "rollout-history", an earlier revision kept as a ReplicaSet with no replicas). fed
+// never propagates one.
+const AnnotationView = "federation.fedhq.io/view"
+
 // Names fed gives to the objects of propagation.
 const (
 	// ExecutionNamespacePrefix starts the name of each member's execution namespace in the

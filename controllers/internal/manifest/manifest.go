@@ -41,6 +41,9 @@ var metadataDropped = []string{"uid", "resourceVersion", "generation", "creation
 // about the member's object.
 const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 
+// deploymentRevision is the revision a Deployment's controller gives it.
+const deploymentRevision = "deployment.kubernetes.io/revision"
+
 // For is what fed applies to one member for a template, before overrides: the
 // template without its status, fleet-only metadata and the fields no writer of it set (the
 // host's defaults the fleet stores; trim.WritersOnly), with the cluster's replicas when the
@@ -59,6 +62,11 @@ func For(interp *interpreter.Interpreter, tmpl *unstructured.Unstructured, spec 
 	}
 	if annotations := obj.GetAnnotations(); annotations != nil {
 		delete(annotations, lastApplied)
+		if obj.GetAPIVersion() == "apps/v1" && obj.GetKind() == "Deployment" {
+			// The fleet's count of the template's revisions; each member's deployment
+			// controller counts its own.
+			delete(annotations, deploymentRevision)
+		}
 		obj.SetAnnotations(annotations)
 	}
 	if obj.GetAPIVersion() == "v1" && obj.GetKind() == "Service" {
