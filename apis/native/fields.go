@@ -68,6 +68,6 @@ var returnsDeleted = map[schema.GroupResource]bool{
 	{Group: "storage.k8s.io", Resource: "storageclasses"}: true, {Group: "storage.k8s.io", Resource: "csidrivers"}: true,
 	{Group: "storage.k8s.io", Resource: "csinodes"}: true, {Group: "storage.k8s.io", Resource: "volumeattachments"}: true,
 	{Group: "storage.k8s.io", Resource: "volumeattributesclasses"}: true,
-	{Group: "resource.k8s.io", Resource: "resourceclaims"}: true, {Group: "resource.k8s.io", Resource: "resourceclaimtemplates"}: true,
+	{Group: "resource.k8s.io", Resource: "resourceclaims"}:         true, {Group: "resource.k8s.io", Resource: "resourceclaimtemplates"}: true,
 	{Group: "resource.k8s.io", Resource: "resourceslices"}: true, {Group: "resource.k8s.io", Resource: "deviceclasses"}: true,
 }
