@@ -62,12 +62,21 @@ var fieldLabels = map[schema.GroupResource]map[string][]string{
 func ReturnsDeletedObject(gr schema.GroupResource) bool { return returnsDeleted[gr] }
 
 var returnsDeleted = map[schema.GroupResource]bool{
-	{Resource: "namespaces"}: true, {Resource: "pods"}: true, {Resource: "podtemplates"}: true,
-	{Resource: "services"}: true, {Resource: "serviceaccounts"}: true, {Resource: "resourcequotas"}: true,
-	{Resource: "persistentvolumes"}: true, {Resource: "persistentvolumeclaims"}: true,
-	{Group: "storage.k8s.io", Resource: "storageclasses"}: true, {Group: "storage.k8s.io", Resource: "csidrivers"}: true,
-	{Group: "storage.k8s.io", Resource: "csinodes"}: true, {Group: "storage.k8s.io", Resource: "volumeattachments"}: true,
+	{Resource: "namespaces"}:                                       true,
+	{Resource: "pods"}:                                             true,
+	{Resource: "podtemplates"}:                                     true,
+	{Resource: "services"}:                                         true,
+	{Resource: "serviceaccounts"}:                                  true,
+	{Resource: "resourcequotas"}:                                   true,
+	{Resource: "persistentvolumes"}:                                true,
+	{Resource: "persistentvolumeclaims"}:                           true,
+	{Group: "storage.k8s.io", Resource: "storageclasses"}:          true,
+	{Group: "storage.k8s.io", Resource: "csidrivers"}:              true,
+	{Group: "storage.k8s.io", Resource: "csinodes"}:                true,
+	{Group: "storage.k8s.io", Resource: "volumeattachments"}:       true,
 	{Group: "storage.k8s.io", Resource: "volumeattributesclasses"}: true,
-	{Group: "resource.k8s.io", Resource: "resourceclaims"}:         true, {Group: "resource.k8s.io", Resource: "resourceclaimtemplates"}: true,
-	{Group: "resource.k8s.io", Resource: "resourceslices"}: true, {Group: "resource.k8s.io", Resource: "deviceclasses"}: true,
+	{Group: "resource.k8s.io", Resource: "resourceclaims"}:         true,
+	{Group: "resource.k8s.io", Resource: "resourceclaimtemplates"}: true,
+	{Group: "resource.k8s.io", Resource: "resourceslices"}:         true,
+	{Group: "resource.k8s.io", Resource: "deviceclasses"}:          true,
 }
