@@ -403,10 +403,20 @@ func (t *templateREST) deleteNamespace(ctx context.Context, name string, deleteV
 	if err != nil {
 		return nil, false, err
 	}
-	var preconditions *apistorage.Preconditions
 	if p := options.Preconditions; p != nil {
-		preconditions = &apistorage.Preconditions{UID: p.UID, ResourceVersion: p.ResourceVersion}
+		// Checked against the namespace read, with kube's namespace registry's words.
+		if p.UID != nil && *p.UID != ns.GetUID() {
+			return nil, false, apierrors.NewConflict(namespacesGVR.GroupResource(), name,
+				fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, ns.GetUID()))
+		}
+		if p.ResourceVersion != nil && *p.ResourceVersion != ns.GetResourceVersion() {
+			return nil, false, apierrors.NewConflict(namespacesGVR.GroupResource(), name,
+				fmt.Errorf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *p.ResourceVersion, ns.GetResourceVersion()))
+		}
 	}
+	// The namespace read is the one marked: a change meanwhile is a conflict.
+	uid, rv := ns.GetUID(), ns.GetResourceVersion()
+	preconditions := &apistorage.Preconditions{UID: &uid, ResourceVersion: &rv}
 	now := metav1.Now()
 	out := t.Store.NewFunc()
 	err = t.Store.Storage.GuaranteedUpdate(ctx, key, out, false, preconditions, func(existing runtime.Object, _ apistorage.ResponseMeta) (runtime.Object, *uint64, error) {

@@ -291,6 +291,13 @@ func (d *differential) compare(op string, f, o answer) {
 	d.mu.Lock()
 	d.ops++
 	d.mu.Unlock()
+	if report := d.differences(op, f, o); report != "" {
+		d.t.Error(report)
+	}
+}
+
+// differences reports how f and o differ beyond the deliberate differences ("" for not).
+func (d *differential) differences(op string, f, o answer) string {
 	nf, no := normalize(f, d.fleet.ns), normalize(o, d.oracle.ns)
 	var unexplained []string
 	for _, p := range diffPaths("", nf, no) {
@@ -302,11 +309,33 @@ func (d *differential) compare(op string, f, o answer) {
 		}
 		unexplained = append(unexplained, fmt.Sprintf("%s: fleet %s, cluster %s", p.path, short(p.a), short(p.b)))
 	}
-	if len(unexplained) > 0 {
-		fj, _ := json.MarshalIndent(nf, "", "  ")
-		oj, _ := json.MarshalIndent(no, "", "  ")
-		d.t.Errorf("%s: the fleet answers otherwise than a cluster:\n  %s\nthe fleet:\n%s\nthe cluster:\n%s", op,
-			strings.Join(unexplained, "\n  "), fj, oj)
+	if len(unexplained) == 0 {
+		return ""
+	}
+	fj, _ := json.MarshalIndent(nf, "", "  ")
+	oj, _ := json.MarshalIndent(no, "", "  ")
+	return fmt.Sprintf("%s: the fleet answers otherwise than a cluster:\n  %s\nthe fleet:\n%s\nthe cluster:\n%s", op,
+		strings.Join(unexplained, "\n  "), fj, oj)
+}
+
+// eventually compares a get of path on both sides once each side's controllers are done
+// with the object (a namespace being emptied, deleted): the answers agree within 30s.
+func (d *differential) eventually(op, path string) {
+	d.t.Helper()
+	d.mu.Lock()
+	d.ops++
+	d.mu.Unlock()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		report := d.differences(op, d.fleet.do(d.t, http.MethodGet, path, "", "", ""), d.oracle.do(d.t, http.MethodGet, path, "", "", ""))
+		if report == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			d.t.Error(report)
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 
@@ -512,6 +541,7 @@ func normalizeCells(a answer) answer {
 type kindCase struct {
 	name       string   // its resource
 	path       string   // its collection, with {ns}
+	prefix     string   // of its objects' names ("{ns}-" for a cluster-scoped kind)
 	object     string   // JSON of an object "d1" (labelled kd=1), with {name}
 	change     string   // a merge patch that changes it
 	smp        string   // a strategic merge patch ("" where kube refuses one: custom resources)
@@ -521,7 +551,9 @@ type kindCase struct {
 	invalid    []string // creates kube refuses, with {name}
 }
 
-func (k kindCase) body(name string) string { return strings.ReplaceAll(k.object, "{name}", name) }
+func (k kindCase) body(name string) string {
+	return strings.ReplaceAll(k.object, "{name}", k.prefix+name)
+}
 
 // TestFleetReadsAsAKubeAPIServer is the differential suite: each operation on the fleet
 // and on member1's kube-apiserver, for a Deployment, a Service, a ConfigMap, a Secret, a
@@ -607,6 +639,15 @@ func TestFleetReadsAsAKubeAPIServer(t *testing.T) {
 		applyOther: "apiVersion: kd.example.io/v1\nkind: KdWidget\nmetadata: {name: {name}}\nspec: {size: l}\n",
 		invalid: []string{`{"apiVersion":"kd.example.io/v1","kind":"KdWidget","metadata":{"name":"{name}"},"spec":{"size":"xl"}}`,
 			`{"apiVersion":"kd.example.io/v1","kind":"KdWidget","metadata":{"name":"{name}"},"spec":{"replicas":-2}}`},
+	}, {
+		name: "namespaces", path: "/api/v1/namespaces", prefix: "{ns}-",
+		object:     `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"{name}","labels":{"kd":"1"}}}`,
+		change:     `{"metadata":{"labels":{"b":"2"}}}`,
+		smp:        `{"metadata":{"labels":{"c":"3"}}}`,
+		jsonPatch:  `[{"op":"add","path":"/metadata/labels/d","value":"4"},{"op":"add","path":"/spec/bogus","value":1}]`,
+		apply:      "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {name}\n  labels: {a: applied}\n",
+		applyOther: "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {name}\n  labels: {a: other}\n",
+		invalid:    []string{`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"Not_A_Name"}}`},
 	}}
 	// The CRD's kind is served on both before its operations run.
 	waitFor(t, 30*time.Second, func() error {
@@ -624,7 +665,7 @@ func TestFleetReadsAsAKubeAPIServer(t *testing.T) {
 			d.ops += kd.ops
 		})
 	}
-	t.Run("namespaces", func(t *testing.T) {
+	t.Run("namespace lifecycle", func(t *testing.T) {
 		kd := &differential{t: t, fleet: d.fleet, oracle: d.oracle, used: d.used}
 		kd.namespaceOperations()
 		d.ops += kd.ops
@@ -647,7 +688,7 @@ func TestFleetReadsAsAKubeAPIServer(t *testing.T) {
 // kindOperations runs every operation on one namespaced kind.
 func (d *differential) kindOperations(k kindCase) {
 	t := d.t
-	one := func(name string) string { return k.path + "/" + name }
+	one := func(name string) string { return k.path + "/" + k.prefix + name }
 	op := func(what string) string { return k.name + ": " + what }
 
 	// create, get, the same name again, dry run, invalid.
@@ -666,6 +707,7 @@ func (d *differential) kindOperations(k kindCase) {
 	d.call(op("create, unknown field, warn"), http.MethodPost, k.path+"?fieldValidation=Warn", contentJSON,
 		strings.Replace(k.body("d3"), `"metadata":{`, `"bogus":1,"metadata":{`, 1))
 	d.call(op("delete what had an unknown field"), http.MethodDelete, one("d3"), "", "")
+	d.eventually(op("gone"), one("d3"))
 
 	// patches: merge, strategic (refused for custom resources), JSON with an unknown field.
 	d.call(op("merge patch"), http.MethodPatch, one("d1"), contentMerge, k.change)
@@ -708,17 +750,17 @@ func (d *differential) kindOperations(k kindCase) {
 	})
 
 	// server-side apply: a new object, a conflict, force, and the managers.
-	apply := strings.ReplaceAll(k.apply, "{name}", "s1")
+	apply := strings.ReplaceAll(k.apply, "{name}", k.prefix+"s1")
 	d.call(op("apply, create"), http.MethodPatch, one("s1")+"?fieldManager=a", contentApply, apply)
 	d.call(op("apply, same again"), http.MethodPatch, one("s1")+"?fieldManager=a", contentApply, apply)
-	other := strings.ReplaceAll(k.applyOther, "{name}", "s1")
+	other := strings.ReplaceAll(k.applyOther, "{name}", k.prefix+"s1")
 	d.call(op("apply, conflict"), http.MethodPatch, one("s1")+"?fieldManager=b", contentApply, other)
 	d.call(op("apply, forced"), http.MethodPatch, one("s1")+"?fieldManager=b&force=true", contentApply, other)
-	d.call(op("apply, dry run"), http.MethodPatch, one("s2")+"?fieldManager=a&dryRun=All", contentApply, strings.ReplaceAll(k.apply, "{name}", "s2"))
+	d.call(op("apply, dry run"), http.MethodPatch, one("s2")+"?fieldManager=a&dryRun=All", contentApply, strings.ReplaceAll(k.apply, "{name}", k.prefix+"s2"))
 
 	// lists: everything of the test, pages, selectors, resourceVersionMatch, a Table.
 	d.call(op("list by label"), http.MethodGet, k.path+"?labelSelector=kd%3D1", "", "")
-	d.call(op("list by field"), http.MethodGet, k.path+"?fieldSelector=metadata.name%3Ds1", "", "")
+	d.call(op("list by field"), http.MethodGet, k.path+"?fieldSelector=metadata.name%3D"+k.prefix+"s1", "", "")
 	d.call(op("list, bad field selector"), http.MethodGet, k.path+"?fieldSelector=spec.nosuch%3Dx", "", "")
 	f, o = d.call(op("list, first page"), http.MethodGet, k.path+"?limit=1&labelSelector=kd%3D1", "", "")
 	fc, oc := d.fleet.continueOf(f), d.oracle.continueOf(o)
@@ -740,7 +782,7 @@ func (d *differential) kindOperations(k kindCase) {
 	d.both(op("watch from a list"), func(s *side) answer {
 		list := s.do(t, http.MethodGet, k.path+"?labelSelector=kd%3D1", "", "", "")
 		s.remember("list", list)
-		return s.watchOne(t, k.path+"?watch=1&labelSelector=kd%3D1&fieldSelector=metadata.name%3Dd1&resourceVersion="+s.rv["list"], func() {
+		return s.watchOne(t, k.path+"?watch=1&labelSelector=kd%3D1&fieldSelector=metadata.name%3D"+k.prefix+"d1&resourceVersion="+s.rv["list"], func() {
 			s.do(t, http.MethodPatch, one("d1"), contentMerge, "", `{"metadata":{"labels":{"watched":"yes"}}}`)
 		})
 	})
@@ -771,13 +813,13 @@ func (d *differential) kindOperations(k kindCase) {
 	d.call(op("create with a finalizer"), http.MethodPost, k.path, contentJSON,
 		strings.Replace(k.body("fin"), `"metadata":{`, `"metadata":{"finalizers":["kd.example.io/hold"],`, 1))
 	d.call(op("delete, held by a finalizer"), http.MethodDelete, one("fin"), "", "")
-	d.call(op("get while deleting"), http.MethodGet, one("fin"), "", "")
+	d.eventually(op("get while deleting"), one("fin"))
 	d.call(op("drop the finalizer"), http.MethodPatch, one("fin"), contentMerge, `{"metadata":{"finalizers":null}}`)
-	d.call(op("get after the finalizer"), http.MethodGet, one("fin"), "", "")
+	d.eventually(op("get after the finalizer"), one("fin"))
 	d.call(op("delete, wrong uid"), http.MethodDelete, one("d1"), contentJSON, `{"preconditions":{"uid":"00000000-0000-0000-0000-000000000000"}}`)
 	d.call(op("delete, dry run"), http.MethodDelete, one("d1")+"?dryRun=All", "", "")
 	d.call(op("delete"), http.MethodDelete, one("d1"), "", "")
-	d.call(op("get what was deleted"), http.MethodGet, one("d1"), "", "")
+	d.eventually(op("get what was deleted"), one("d1"))
 	d.call(op("delete what does not exist"), http.MethodDelete, one("d1"), "", "")
 	d.call(op("delete the collection"), http.MethodDelete, k.path+"?labelSelector=kd%3D1", "", "")
 }
