@@ -472,6 +472,7 @@ func (t *templateREST) Create(ctx context.Context, obj runtime.Object, createVal
 		addWarnings(ctx, warnings)
 	}
 	stored := obj.(*unstructured.Unstructured)
+	withoutTypedParents(stored)
 	out, err := t.Store.Create(ctx, obj, t.validateCreate(createValidation, func() *unstructured.Unstructured { return stored }, options.FieldValidation), options)
 	t.notify(err)
 	return out, err
@@ -598,6 +599,7 @@ type capturedUpdate struct {
 func (c *capturedUpdate) UpdatedObject(ctx context.Context, oldObj runtime.Object) (runtime.Object, error) {
 	obj, err := c.UpdatedObjectInfo.UpdatedObject(ctx, oldObj)
 	if u, ok := obj.(*unstructured.Unstructured); ok {
+		withoutTypedParents(u)
 		c.obj = u
 	}
 	return obj, err

@@ -234,10 +234,6 @@ var fleetDifferences = []difference{
 	}},
 
 	// Not yet like a cluster.
-	{"managedFields own parents", func(_, path string, _, _ any) bool {
-		// The fleet's managedFields also own a written field's parent ("." under f:spec).
-		return fieldsV1Path.MatchString(path) && strings.HasSuffix(path, "..")
-	}},
 	{"Small differences of form", func(op, path string, _, _ any) bool {
 		// An access review's answer echoes no creationTimestamp: null and managedFields.
 		return op == "access review" && (path == "metadata.creationTimestamp" || managedFields.MatchString(path))
@@ -319,15 +315,27 @@ func (d *differential) differences(op string, f, o answer) string {
 }
 
 // eventually compares a get of path on both sides once each side's controllers are done
-// with the object (a namespace being emptied, deleted): the answers agree within 30s.
-func (d *differential) eventually(op, path string) {
+// with the object (a namespace being emptied): the answers agree within 30s.
+func (d *differential) eventually(op, path string) { d.eventuallyWhen(op, path, nil) }
+
+// gone compares a get of a deleted object's path once it is gone from both sides.
+func (d *differential) gone(op, path string) {
+	d.eventuallyWhen(op, path, func(a answer) bool { return a.Code == http.StatusNotFound })
+}
+
+// eventuallyWhen is eventually, comparing only answers that both meet done (nil: any).
+func (d *differential) eventuallyWhen(op, path string, done func(answer) bool) {
 	d.t.Helper()
 	d.mu.Lock()
 	d.ops++
 	d.mu.Unlock()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		report := d.differences(op, d.fleet.do(d.t, http.MethodGet, path, "", "", ""), d.oracle.do(d.t, http.MethodGet, path, "", "", ""))
+		f, o := d.fleet.do(d.t, http.MethodGet, path, "", "", ""), d.oracle.do(d.t, http.MethodGet, path, "", "", "")
+		report := "waiting for both to answer as done"
+		if done == nil || done(f) && done(o) {
+			report = d.differences(op, f, o)
+		}
 		if report == "" {
 			return
 		}
@@ -707,7 +715,7 @@ func (d *differential) kindOperations(k kindCase) {
 	d.call(op("create, unknown field, warn"), http.MethodPost, k.path+"?fieldValidation=Warn", contentJSON,
 		strings.Replace(k.body("d3"), `"metadata":{`, `"bogus":1,"metadata":{`, 1))
 	d.call(op("delete what had an unknown field"), http.MethodDelete, one("d3"), "", "")
-	d.eventually(op("gone"), one("d3"))
+	d.gone(op("gone"), one("d3"))
 
 	// patches: merge, strategic (refused for custom resources), JSON with an unknown field.
 	d.call(op("merge patch"), http.MethodPatch, one("d1"), contentMerge, k.change)
@@ -815,11 +823,11 @@ func (d *differential) kindOperations(k kindCase) {
 	d.call(op("delete, held by a finalizer"), http.MethodDelete, one("fin"), "", "")
 	d.eventually(op("get while deleting"), one("fin"))
 	d.call(op("drop the finalizer"), http.MethodPatch, one("fin"), contentMerge, `{"metadata":{"finalizers":null}}`)
-	d.eventually(op("get after the finalizer"), one("fin"))
+	d.gone(op("get after the finalizer"), one("fin"))
 	d.call(op("delete, wrong uid"), http.MethodDelete, one("d1"), contentJSON, `{"preconditions":{"uid":"00000000-0000-0000-0000-000000000000"}}`)
 	d.call(op("delete, dry run"), http.MethodDelete, one("d1")+"?dryRun=All", "", "")
 	d.call(op("delete"), http.MethodDelete, one("d1"), "", "")
-	d.eventually(op("get what was deleted"), one("d1"))
+	d.gone(op("get what was deleted"), one("d1"))
 	d.call(op("delete what does not exist"), http.MethodDelete, one("d1"), "", "")
 	d.call(op("delete the collection"), http.MethodDelete, k.path+"?labelSelector=kd%3D1", "", "")
 }

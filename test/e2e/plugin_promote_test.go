@@ -93,8 +93,9 @@ func TestKubectlFedPromote(t *testing.T) {
 	if *template.Spec.Replicas != *before.Spec.Replicas || !reflect.DeepEqual(template.Spec.Selector, before.Spec.Selector) {
 		t.Errorf("the template's replicas or selector differ from member2's")
 	}
+	// Its revision is the fleet's own count, from 1, not the member's.
 	if template.UID == before.UID || template.Annotations["federation.fedhq.io/promoted-from"] != "member2" ||
-		template.Annotations["deployment.kubernetes.io/revision"] != "" {
+		template.Annotations["deployment.kubernetes.io/revision"] != "1" {
 		t.Errorf("the template's metadata: %+v", template.ObjectMeta)
 	}
 
