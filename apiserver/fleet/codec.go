@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"slices"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
@@ -280,29 +281,25 @@ func (e typedListEncoder) Encode(obj runtime.Object, w io.Writer) error {
 	if !ok {
 		return e.Encoder.Encode(obj, w)
 	}
-	out := &unstructured.UnstructuredList{Object: make(map[string]any, len(list.Object)), Items: make([]unstructured.Unstructured, len(list.Items))}
-	for k, v := range list.Object {
-		out.Object[k] = v
-	}
+	out := &unstructured.UnstructuredList{Object: without(list.Object), Items: make([]unstructured.Unstructured, len(list.Items))}
 	if md, ok := list.Object["metadata"].(map[string]any); ok && md["continue"] == "" {
-		kept := make(map[string]any, len(md))
-		for k, v := range md {
-			if k != "continue" {
-				kept[k] = v
-			}
-		}
-		out.Object["metadata"] = kept
+		out.Object["metadata"] = without(md, "continue")
 	}
 	for i := range list.Items {
-		item := make(map[string]any, len(list.Items[i].Object))
-		for k, v := range list.Items[i].Object {
-			if k != "apiVersion" && k != "kind" {
-				item[k] = v
-			}
-		}
-		out.Items[i].Object = item
+		out.Items[i].Object = without(list.Items[i].Object, "apiVersion", "kind")
 	}
 	return e.Encoder.Encode(out, w)
+}
+
+// without is a shallow copy of m without keys.
+func without(m map[string]any, keys ...string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if !slices.Contains(keys, k) {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 func (s negotiatedSerializer) DecoderToVersion(decoder runtime.Decoder, gv runtime.GroupVersioner) runtime.Decoder {

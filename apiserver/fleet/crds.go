@@ -18,8 +18,6 @@ package fleet
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -93,10 +91,7 @@ func (f *Fleet) takenNames(obj *unstructured.Unstructured) crd.Names {
 
 // crdTemplates lists the fleet's CustomResourceDefinitions.
 func (f *Fleet) crdTemplates(ctx context.Context) []*unstructured.Unstructured {
-	var st *restStorage
-	if set := f.set.Load(); set != nil && set.resources[crdGVR] != nil {
-		st = set.resources[crdGVR].storage
-	}
+	st := f.storageOf(crdGVR)
 	if st == nil {
 		return nil
 	}
@@ -172,13 +167,6 @@ func customResource(v crd.Version) *resource {
 		return apierrors.NewInvalid(gk, obj.GetName(), errs)
 	}
 	r.decodeBody = v.Decode
-	r.decode = func(obj *unstructured.Unstructured, fieldValidation string) ([]string, error) {
-		unknown, err := v.Decode(obj)
-		if err != nil {
-			return nil, apierrors.NewBadRequest(err.Error())
-		}
-		return unknownFields(unknown, fieldValidation)
-	}
 	r.validate = func(ctx context.Context, obj *unstructured.Unstructured, _ string) ([]string, *unstructured.Unstructured, error) {
 		warnings := v.Warnings(ctx, obj, nil)
 		if v.Deprecated {
@@ -205,23 +193,4 @@ func customResource(v crd.Version) *resource {
 		r.typeConverter = managedfields.NewDeducedTypeConverter()
 	}
 	return r
-}
-
-// unknownFields applies the request's fieldValidation to the fields a schema pruned.
-func unknownFields(paths []string, fieldValidation string) ([]string, error) {
-	if len(paths) == 0 {
-		return nil, nil
-	}
-	msgs := make([]string, len(paths))
-	for i, p := range paths {
-		msgs[i] = fmt.Sprintf("unknown field %q", p)
-	}
-	switch fieldValidation {
-	case metav1.FieldValidationStrict:
-		return nil, apierrors.NewBadRequest("strict decoding error: " + strings.Join(msgs, ", "))
-	case metav1.FieldValidationIgnore:
-		return nil, nil
-	default:
-		return msgs, nil
-	}
 }

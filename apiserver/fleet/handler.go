@@ -50,9 +50,11 @@ var patchTypes = []string{
 	string(types.ApplyYAMLPatchType),
 }
 
+var customResourcePatchTypes = slices.DeleteFunc(slices.Clone(patchTypes), func(t string) bool { return t == string(types.StrategicMergePatchType) })
+
 func (s *served) patchTypes() []string {
 	if s.r.fromCRD {
-		return []string{string(types.JSONPatchType), string(types.MergePatchType), string(types.ApplyYAMLPatchType)}
+		return customResourcePatchTypes
 	}
 	return patchTypes
 }

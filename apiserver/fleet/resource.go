@@ -100,9 +100,6 @@ type resource struct {
 	// prepareUpdate completes an updated object from the stored one.
 	prepareUpdate  func(obj, old *unstructured.Unstructured)
 	validateUpdate func(ctx context.Context, obj, old *unstructured.Unstructured, fieldValidation string) (warnings []string, dryRun *unstructured.Unstructured, err error)
-	// decode checks a request's object before it is stored and returns warnings
-	// (custom resources: the fields their schema does not know, by fieldValidation).
-	decode func(obj *unstructured.Unstructured, fieldValidation string) (warnings []string, err error)
 	// decodeBody decodes a request's object in place as its kind does, before the field
 	// manager sees it, and returns the paths of the fields it dropped (custom resources:
 	// pruning and the schema's defaults, as the apiextensions-apiserver decodes).
@@ -200,20 +197,10 @@ func (s strategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object)
 // metadata changed.
 func setGeneration(u, old *unstructured.Unstructured) {
 	generation := old.GetGeneration()
-	if !apiequality.Semantic.DeepEqual(withoutMetadata(u), withoutMetadata(old)) {
+	if !apiequality.Semantic.DeepEqual(without(u.Object, "metadata"), without(old.Object, "metadata")) {
 		generation++
 	}
 	u.SetGeneration(generation)
-}
-
-func withoutMetadata(u *unstructured.Unstructured) map[string]any {
-	out := make(map[string]any, len(u.Object))
-	for k, v := range u.Object {
-		if k != "metadata" {
-			out[k] = v
-		}
-	}
-	return out
 }
 
 func (s strategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
@@ -464,13 +451,6 @@ func (t *templateREST) Categories() []string    { return t.r.categories }
 func (t *templateREST) GetSingularName() string { return t.r.singular }
 
 func (t *templateREST) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, options *metav1.CreateOptions) (runtime.Object, error) {
-	if t.r.decode != nil {
-		warnings, err := t.r.decode(obj.(*unstructured.Unstructured).DeepCopy(), options.FieldValidation)
-		if err != nil {
-			return nil, err
-		}
-		addWarnings(ctx, warnings)
-	}
 	stored := obj.(*unstructured.Unstructured)
 	withoutTypedParents(stored)
 	out, err := t.Store.Create(ctx, obj, t.validateCreate(createValidation, func() *unstructured.Unstructured { return stored }, options.FieldValidation), options)
@@ -539,9 +519,6 @@ func (t *templateREST) Delete(ctx context.Context, name string, deleteValidation
 }
 
 func (t *templateREST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc, updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
-	if t.r.decode != nil {
-		objInfo = &decodedUpdate{UpdatedObjectInfo: objInfo, decode: t.r.decode, fieldValidation: options.FieldValidation}
-	}
 	// An update that creates (server-side apply of a new object) is validated as a create.
 	captured := &capturedUpdate{UpdatedObjectInfo: objInfo}
 	var previous *unstructured.Unstructured // the stored object the update was made from
@@ -603,28 +580,6 @@ func (c *capturedUpdate) UpdatedObject(ctx context.Context, oldObj runtime.Objec
 		c.obj = u
 	}
 	return obj, err
-}
-
-// decodedUpdate checks an updated object as the request's body before it is stored.
-type decodedUpdate struct {
-	rest.UpdatedObjectInfo
-	decode          func(*unstructured.Unstructured, string) ([]string, error)
-	fieldValidation string
-}
-
-func (d *decodedUpdate) UpdatedObject(ctx context.Context, oldObj runtime.Object) (runtime.Object, error) {
-	obj, err := d.UpdatedObjectInfo.UpdatedObject(ctx, oldObj)
-	if err != nil {
-		return nil, err
-	}
-	if u, ok := obj.(*unstructured.Unstructured); ok {
-		warnings, err := d.decode(u.DeepCopy(), d.fieldValidation)
-		if err != nil {
-			return nil, err
-		}
-		addWarnings(ctx, warnings)
-	}
-	return obj, nil
 }
 
 // isEvents says whether a resource is events, of the core group or events.k8s.io: the

@@ -114,11 +114,9 @@ func (f *Fleet) rolloutHooks(r *resource) {
 			}
 		}
 		r.updated = f.keepRevision
-		r.deleted = func(ctx context.Context, objs []*unstructured.Unstructured) {
+		r.deleted = func(_ context.Context, objs []*unstructured.Unstructured) {
 			for _, d := range objs {
-				for _, h := range f.rolloutHistory(d.GetNamespace(), d.GetUID()) {
-					f.deleteReplicaSet(h)
-				}
+				f.forgetRevisions(d)
 			}
 		}
 		return
@@ -127,15 +125,11 @@ func (f *Fleet) rolloutHooks(r *resource) {
 		return
 	}
 	r.views = func(ctx context.Context) ([]unstructured.Unstructured, error) {
-		set := f.set.Load()
-		if set == nil {
+		st := f.storageOf(deploymentsGVR)
+		if st == nil {
 			return nil, nil
 		}
-		s := set.resources[deploymentsGVR]
-		if s == nil || s.storage == nil {
-			return nil, nil
-		}
-		obj, err := s.storage.main.Store.List(ctx, &metainternalversion.ListOptions{})
+		obj, err := st.main.Store.List(ctx, &metainternalversion.ListOptions{})
 		if err != nil {
 			return nil, err
 		}
@@ -316,29 +310,33 @@ func (f *Fleet) nextRevision(u, old *unstructured.Unstructured) {
 // revisionHistoryLimit.
 func (f *Fleet) keepRevision(_ context.Context, d, old *unstructured.Unstructured) {
 	if d.GetDeletionTimestamp() != nil && len(d.GetFinalizers()) == 0 {
-		// Its last finalizer gone, the update deleted it: its history goes with it.
-		for _, h := range f.rolloutHistory(d.GetNamespace(), d.GetUID()) {
-			f.deleteReplicaSet(h)
-		}
+		f.forgetRevisions(d) // its last finalizer gone, the update deleted it
 		return
 	}
-	if apiequality.Semantic.DeepEqual(podTemplate(d), podTemplate(old)) {
+	now, before := podTemplate(d), podTemplate(old)
+	if apiequality.Semantic.DeepEqual(now, before) {
 		return
 	}
-	history := f.rolloutHistory(d.GetNamespace(), d.GetUID())
+	var history []*unstructured.Unstructured
 	kept := false
-	for _, h := range history {
-		switch {
-		case apiequality.Semantic.DeepEqual(podTemplate(h), podTemplate(d)):
+	for _, h := range f.rolloutHistory(d.GetNamespace(), d.GetUID()) {
+		switch t := podTemplate(h); {
+		case apiequality.Semantic.DeepEqual(t, now):
 			f.deleteReplicaSet(h)
-		case apiequality.Semantic.DeepEqual(podTemplate(h), podTemplate(old)):
+			continue
+		case apiequality.Semantic.DeepEqual(t, before):
 			kept = true
 		}
+		history = append(history, h)
 	}
 	if !kept {
 		if rs, ok := rolloutReplicaSet(old, viewRolloutHistory); ok {
 			if st := f.storageOf(replicaSetsGVR); st != nil {
-				if _, err := st.main.Store.Create(request.WithNamespace(systemContext, d.GetNamespace()), rs, nil, &metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+				created, err := st.main.Store.Create(request.WithNamespace(systemContext, d.GetNamespace()), rs, nil, &metav1.CreateOptions{})
+				switch {
+				case err == nil:
+					history = append(history, created.(*unstructured.Unstructured))
+				case !apierrors.IsAlreadyExists(err):
 					klog.ErrorS(err, "Keeping a revision of a Deployment template", "deployment", klog.KObj(d))
 				}
 			}
@@ -348,10 +346,16 @@ func (f *Fleet) keepRevision(_ context.Context, d, old *unstructured.Unstructure
 	if !found {
 		limit = defaultRevisionHistoryLimit
 	}
-	history = f.rolloutHistory(d.GetNamespace(), d.GetUID())
 	sort.Slice(history, func(i, j int) bool { return revision(history[i]) < revision(history[j]) })
 	for i := 0; i < len(history)-int(limit); i++ {
 		f.deleteReplicaSet(history[i])
+	}
+}
+
+// forgetRevisions deletes the records of a Deployment template's earlier revisions.
+func (f *Fleet) forgetRevisions(d *unstructured.Unstructured) {
+	for _, h := range f.rolloutHistory(d.GetNamespace(), d.GetUID()) {
+		f.deleteReplicaSet(h)
 	}
 }
 
