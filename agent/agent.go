@@ -17,7 +17,7 @@ limitations under the License.
 // Package agent is fed-agent, which runs in a pull cluster: it reaches the host with the
 // client certificate `kubectl fed register` obtained (kept in a Secret in its cluster and
 // renewed before it expires), and runs the controllers of a pull cluster
-// (controllers.StartAgent): it applies the Works of its cluster, reports their status and
+// (pullagent.StartAgent): it applies the Works of its cluster, reports their status and
 // its cluster's health, and renews its Lease in the host. It holds a tunnel open to
 // fed-apiserver, through which fed reaches the cluster's API server (the cluster proxy,
 // kubectl fed get/logs/exec, search, metrics). The host holds no credentials for the
@@ -43,7 +43,7 @@ import (
 	"k8s.io/klog/v2"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
-	"github.com/fedhq/fed/controllers"
+	"github.com/fedhq/fed/controllers/pullagent"
 )
 
 // Options are fed-agent's flags.
@@ -56,7 +56,7 @@ type Options struct {
 	// ClusterName, when set, must be the name in the Secret.
 	ClusterName string
 	// ProbeInterval and LeaseDuration tune the probes of the cluster and the renewal of
-	// the Lease (controllers.AgentConfig).
+	// the Lease (pullagent.AgentConfig).
 	ProbeInterval, LeaseDuration time.Duration
 }
 
@@ -126,7 +126,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err := holdTunnel(ctx, id, certs, member); err != nil {
 		return err
 	}
-	if err := controllers.StartAgent(ctx, controllers.AgentConfig{Cluster: id.Cluster, Host: host, Member: member,
+	if err := pullagent.StartAgent(ctx, pullagent.AgentConfig{Cluster: id.Cluster, Host: host, Member: member,
 		ProbeInterval: o.ProbeInterval, LeaseDuration: o.LeaseDuration}); err != nil {
 		return err
 	}

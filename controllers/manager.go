@@ -5,7 +5,6 @@ package controllers
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
@@ -22,17 +21,13 @@ import (
 	"k8s.io/client-go/dynamic"
 	kubeinformers "k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/scheme"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	"github.com/fedhq/fed/apis/federation/policy"
-	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions"
 	clusterlisters "github.com/fedhq/fed/apis/generated/listers/cluster/v1alpha1"
@@ -51,6 +46,7 @@ import (
 	"github.com/fedhq/fed/controllers/hpamarker"
 	"github.com/fedhq/fed/controllers/internal/applied"
 	"github.com/fedhq/fed/controllers/internal/bindings"
+	"github.com/fedhq/fed/controllers/internal/fleet"
 	"github.com/fedhq/fed/controllers/internal/members"
 	"github.com/fedhq/fed/controllers/internal/noderoom"
 	"github.com/fedhq/fed/controllers/internal/scaletargets"
@@ -185,7 +181,7 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 	if err != nil {
 		return nil, err
 	}
-	recorder, err := fleetRecorder(ctx, cfg.Fed, corev1.EventSource{Component: "fed"})
+	recorder, err := fleet.Recorder(ctx, cfg.Fed, corev1.EventSource{Component: "fed"})
 	if err != nil {
 		return nil, err
 	}
@@ -283,7 +279,7 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 			return nil, err
 		}
 	}
-	scales, scaleMapper, err := scaletargets.New(fleetConfig(cfg.Fed))
+	scales, scaleMapper, err := scaletargets.New(fleet.Config(cfg.Fed))
 	if err != nil {
 		return nil, err
 	}
@@ -369,43 +365,9 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 	return &Members{Configs: configs, Clusters: clusters.Lister()}, nil
 }
 
-// fleetConfig reaches the fleet API, which fed-apiserver serves at FleetPath of the same
-// address as fed's own API.
-func fleetConfig(fed *rest.Config) *rest.Config {
-	cfg := rest.CopyConfig(fed)
-	cfg.Host = strings.TrimSuffix(cfg.Host, "/") + federationv1alpha1.FleetPath
-	return cfg
-}
-
-// fleetRecorder records events in the fleet, where `kubectl describe` of a template finds
-// them, until ctx is done.
-func fleetRecorder(ctx context.Context, fed *rest.Config, source corev1.EventSource) (record.EventRecorder, error) {
-	client, err := kubernetes.NewForConfig(fleetConfig(fed))
-	if err != nil {
-		return nil, err
-	}
-	broadcaster := record.NewBroadcaster(record.WithContext(ctx), record.WithCorrelatorOptions(record.CorrelatorOptions{SpamKeyFunc: spamKey}))
-	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
-	broadcaster.StartStructuredLogging(2) // in the log too, should the fleet not take them
-	go func() {
-		<-ctx.Done()
-		broadcaster.Shutdown()
-	}()
-	return broadcaster.NewRecorder(scheme.Scheme, source), nil
-}
-
-// spamKey is what client-go's spam filter counts events by: its own key (the source, the
-// object, the type) and the reason, so that a noisy reason (Synced at every apply, a
-// customization's InterpreterFailed at every retry) uses up its own budget of 25 and one
-// every 5 minutes, never that of the transitions users wait for (Scheduled, PolicyRemoved).
-func spamKey(e *corev1.Event) string {
-	o := e.InvolvedObject
-	return strings.Join([]string{e.Source.Component, e.Source.Host, o.Kind, o.Namespace, o.Name, string(o.UID), o.APIVersion, e.Type, e.Reason}, "/")
-}
-
 // newTemplates reads the fleet's templates.
 func newTemplates(fed *rest.Config) (*templates.Templates, error) {
-	cfg := fleetConfig(fed)
+	cfg := fleet.Config(fed)
 	fleet, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("fleet client: %w", err)

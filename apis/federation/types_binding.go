@@ -108,6 +108,24 @@ type ResourceBindingSpec struct {
 	// PreserveResourcesOnDeletion keeps the objects in the members when the
 	// template is deleted; copied from the policy.
 	PreserveResourcesOnDeletion *bool
+
+	// ReplicaMoves are moves of replicas other controllers ask of the
+	// scheduler, which alone writes Clusters.
+	ReplicaMoves []ReplicaMoveRequest
+}
+
+// ReplicaMoveRequest asks the scheduler to move replicas off a target cluster.
+type ReplicaMoveRequest struct {
+	// FromCluster is the target cluster the replicas leave.
+	FromCluster string
+	// ToCluster is the cluster they go to; empty, wherever there is room.
+	ToCluster string
+	// Replicas is how many replicas move.
+	Replicas int32
+	// Producer is the controller that asks.
+	Producer string
+	// Message says in words why.
+	Message string
 }
 
 // ObjectReference identifies a resource template.

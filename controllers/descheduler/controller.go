@@ -17,9 +17,10 @@ limitations under the License.
 // Package descheduler moves the replicas a member cannot run: every Interval it looks at
 // the bindings divided dynamically (dynamicWeight AvailableReplicas, or Aggregated), and
 // for each target cluster counts the workload's pods there that its scheduler has left
-// Unschedulable for longer than Threshold. It takes that many replicas from the cluster in
-// the binding's spec.clusters; the scheduler then places them again, on clusters with room
-// (the member's own room being what its nodes can take). Static weights and Duplicated are
+// Unschedulable for longer than Threshold. It asks the scheduler, which alone writes the
+// binding's spec.clusters, to take that many replicas from the cluster (spec.replicaMoves);
+// the scheduler places them again, on clusters with room (the member's own room being what
+// its nodes can take). Static weights and Duplicated are
 // left alone: they say where replicas go whatever the room.
 package descheduler
 
@@ -116,8 +117,9 @@ func (c *Controller) reconcile(ctx context.Context, k bindings.Key) error {
 	if err != nil {
 		return err
 	}
-	if meta.GetDeletionTimestamp() != nil || !policy.DividedByRoom(spec.Placement) || len(spec.GracefulEvictionTasks) > 0 {
-		return nil // a binding being moved away from a cluster is the failover's
+	if meta.GetDeletionTimestamp() != nil || !policy.DividedByRoom(spec.Placement) || len(spec.GracefulEvictionTasks) > 0 ||
+		len(spec.ReplicaMoves) > 0 {
+		return nil // a binding being moved away from a cluster is the failover's; moves asked for, the scheduler's
 	}
 	b, err := c.bindings.Get(k)
 	if apierrors.IsNotFound(err) {
@@ -131,7 +133,7 @@ func (c *Controller) reconcile(ctx context.Context, k bindings.Key) error {
 		return err
 	}
 	now := time.Now()
-	var kept []federationv1alpha1.TargetCluster
+	var moves []federationv1alpha1.ReplicaMoveRequest
 	var moved []string
 	for _, t := range b.Spec.Clusters {
 		n := int32(0)
@@ -140,18 +142,19 @@ func (c *Controller) reconcile(ctx context.Context, k bindings.Key) error {
 				n = 0 // a member that cannot be read keeps its replicas
 			}
 		}
-		n = min(n, t.Replicas)
-		if n > 0 {
+		if n = min(n, t.Replicas); n > 0 {
 			moved = append(moved, fmt.Sprintf("%d from %s", n, t.Name))
-		}
-		if t.Replicas-n > 0 {
-			kept = append(kept, federationv1alpha1.TargetCluster{Name: t.Name, Replicas: t.Replicas - n})
+			moves = append(moves, federationv1alpha1.ReplicaMoveRequest{FromCluster: t.Name, Replicas: n,
+				Producer: federationv1alpha1.MoveProducerDescheduler,
+				Message:  fmt.Sprintf("%d replica(s) unschedulable in %s for over %s", n, t.Name, c.opts.Threshold)})
 		}
 	}
-	if len(moved) == 0 {
+	if len(moves) == 0 {
 		return nil
 	}
-	b.Spec.Clusters = kept
+	// The scheduler alone writes spec.clusters: it takes the replicas from these clusters
+	// and places them where there is room.
+	b.Spec.ReplicaMoves = moves
 	if err := b.Update(ctx); err != nil {
 		return err
 	}

@@ -525,9 +525,11 @@ func syncBinding[T bindingObject](ctx context.Context, client bindingClient[T], 
 		return err
 	}
 	// Where the template goes and what it is leaving are the scheduler's and the failover
-	// controllers'.
+	// controllers', and the moves asked of the scheduler the descheduler's and the
+	// rebalancer's (see "Who writes what" in docs/design.md).
 	want.Clusters = specOf(current).Clusters
 	want.GracefulEvictionTasks = specOf(current).GracefulEvictionTasks
+	want.ReplicaMoves = specOf(current).ReplicaMoves
 	labels := withPolicy(current.GetLabels(), d.labels)
 	if apiequality.Semantic.DeepEqual(*specOf(current), *want) && apiequality.Semantic.DeepEqual(current.GetLabels(), labels) &&
 		current.GetAnnotations()[federationv1alpha1.AnnotationTemplateGeneration] == d.generation {

@@ -18,9 +18,10 @@ limitations under the License.
 // policy's interval it looks at the members' requested CPU and memory (their resource
 // summaries) and, for the dynamically divided workloads the policy selects, moves replicas
 // off members above the threshold onto members the placement allows that stay 10 points
-// below it (the hysteresis that keeps a move from being undone by the next). It writes the
-// moves into the bindings' spec.clusters with the same total, which the scheduler keeps as
-// they are; each move is an event on the template and an entry of the policy's status.
+// below it (the hysteresis that keeps a move from being undone by the next). It asks the
+// scheduler, which alone writes the bindings' spec.clusters, for the moves
+// (spec.replicaMoves); the total stays the same, which the scheduler keeps as it is. Each
+// move is an event on the template and an entry of the policy's status.
 package rebalancer
 
 import (
@@ -148,7 +149,8 @@ func (c *Controller) pass(ctx context.Context, rsp *federationv1alpha1.ReplicaSc
 	for _, k := range keys {
 		b, err := c.bindings.Get(k)
 		if err != nil || b.Meta.GetDeletionTimestamp() != nil || !policy.DividedByRoom(b.Spec.Placement) ||
-			len(b.Spec.Placement.SpreadConstraints) > 0 || len(b.Spec.GracefulEvictionTasks) > 0 || b.Spec.ReplicaRequirements == nil {
+			len(b.Spec.Placement.SpreadConstraints) > 0 || len(b.Spec.GracefulEvictionTasks) > 0 || len(b.Spec.ReplicaMoves) > 0 ||
+			b.Spec.ReplicaRequirements == nil {
 			continue
 		}
 		if !c.selects(rsp, b.Spec.Resource) {
@@ -158,11 +160,16 @@ func (c *Controller) pass(ctx context.Context, rsp *federationv1alpha1.ReplicaSc
 		if !ok {
 			continue
 		}
-		targets, moves := plan(b.Spec.Clusters, b.Spec.ReplicaRequirements.ResourceRequest, loads, allowed, th)
+		_, moves := plan(b.Spec.Clusters, b.Spec.ReplicaRequirements.ResourceRequest, loads, allowed, th)
 		if len(moves) == 0 {
 			continue
 		}
-		b.Spec.Clusters = targets
+		// The scheduler alone writes spec.clusters: it makes the moves at its next pass.
+		for _, m := range moves {
+			b.Spec.ReplicaMoves = append(b.Spec.ReplicaMoves, federationv1alpha1.ReplicaMoveRequest{FromCluster: m.From, ToCluster: m.To,
+				Replicas: m.Replicas, Producer: federationv1alpha1.MoveProducerRebalancer,
+				Message: fmt.Sprintf("%s requests more than %s of its allocatable (ReplicaSchedulingPolicy %s)", m.From, th, rsp.Name)})
+		}
 		if err := b.Update(ctx); err != nil {
 			return out, err
 		}

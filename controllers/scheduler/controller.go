@@ -149,7 +149,7 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 	cond := metav1.Condition{Type: federationv1alpha1.BindingConditionScheduled, Status: metav1.ConditionTrue, Reason: "Success",
 		Message: "the binding is scheduled"}
 	now := time.Now()
-	in := Input{Placement: b.Spec.Placement, Replicas: b.Spec.Replicas, Previous: b.Spec.Clusters,
+	in := Input{Placement: b.Spec.Placement, Replicas: b.Spec.Replicas, Previous: applyMoves(b.Spec.Clusters, b.Spec.ReplicaMoves),
 		PreviousAffinity: b.Status.SchedulerObservedAffinityName, Now: now, Available: nodeAvailable(c.rooms, b.Spec.ReplicaRequirements)}
 	for _, task := range b.Spec.GracefulEvictionTasks {
 		in.Leaving = append(in.Leaving, task.FromCluster)
@@ -169,9 +169,11 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 		}
 	case err != nil:
 		return err
-	case !apiequality.Semantic.DeepEqual(result.Clusters, b.Spec.Clusters):
+	case !apiequality.Semantic.DeepEqual(result.Clusters, b.Spec.Clusters) || len(b.Spec.ReplicaMoves) > 0:
 		previous := b.Spec.Clusters
 		b.Spec.Clusters = result.Clusters
+		// The moves asked for are made, in the same write.
+		b.Spec.ReplicaMoves = nil
 		tasks := evictionTasks(b.Spec, previous, result.Evicted, metav1.NewTime(now))
 		b.Spec.GracefulEvictionTasks = append(b.Spec.GracefulEvictionTasks, tasks...)
 		if err := b.Update(ctx); err != nil {

@@ -51,6 +51,9 @@ func TestDeschedulerMovesUnschedulableReplicas(t *testing.T) {
 		"get", "rb", "stuck-deployment", "-n", ns, "-o",
 		`jsonpath={range .spec.clusters[*]}{.name}={.replicas}{end} | {.status.conditions[?(@.type=="Scheduled")].status}`)
 	t.Logf("member2's %d replicas moved to member3 %s after its pods were deleted", onMember2, time.Since(start).Round(100*time.Millisecond))
+	// The descheduler asked; the scheduler, the one writer of spec.clusters, moved them
+	// and took the request away in the same write.
+	expectOutput(t, 10*time.Second, fleet, "", "get", "rb", "stuck-deployment", "-n", ns, "-o", "jsonpath={.spec.replicaMoves}")
 	expectOutput(t, 30*time.Second, fleet, "Descheduled", "get", "events", "-n", ns, "--field-selector",
 		"involvedObject.name=stuck,reason=Descheduled", "-o", "jsonpath={.items[0].reason}")
 	expectReady(t, time.Minute, memberClient(t, "member3"), "member3", ns, "stuck", 6)

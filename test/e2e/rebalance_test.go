@@ -56,6 +56,8 @@ spec:
 	expectOutput(t, 30*time.Second, fleet, "member1 member3 1 True", "get", "rsp", name, "-o",
 		`jsonpath={.status.moves[0].fromCluster} {.status.moves[0].toCluster} {.status.moves[0].replicas} {.status.conditions[?(@.type=="Ready")].status}`)
 	expectMemberReady(t, "member3", ns, "loaded", 1)
+	// The rebalancer asked; the scheduler made the move and took the request away.
+	expectOutput(t, 10*time.Second, fleet, "", "get", "rb", "loaded-deployment", "-n", ns, "-o", "jsonpath={.spec.replicaMoves}")
 	// Another pass: member1 is at 37.5%, below the threshold, and nothing moves back.
 	holds(t, 12*time.Second, func() error {
 		out, err := runKubectl(fleet, "get", "rb", "loaded-deployment", "-n", ns, "-o", "jsonpath={range .spec.clusters[*]}{.name}={.replicas} {end}")

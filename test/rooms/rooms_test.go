@@ -79,8 +79,12 @@ func controllerPackages(pkgs map[string]*pkg) map[string]bool {
 	return out
 }
 
-// TestNoControllerImportsAnother: a controller is imported only by the wiring
-// (controllers, its manager); what two controllers share lives in a package of its own.
+// wiring are the packages that build and start the controllers: fed-apiserver's
+// (controllers) and fed-agent's (controllers/pullagent).
+var wiring = map[string]bool{module + "controllers": true, module + "controllers/pullagent": true}
+
+// TestNoControllerImportsAnother: a controller is imported only by the wiring; what two
+// controllers share lives in a package of its own.
 func TestNoControllerImportsAnother(t *testing.T) {
 	pkgs := listPackages(t)
 	controllers := controllerPackages(pkgs)
@@ -90,7 +94,7 @@ func TestNoControllerImportsAnother(t *testing.T) {
 		}
 	}
 	for path, p := range pkgs {
-		if path == module+"controllers" {
+		if wiring[path] {
 			continue
 		}
 		for _, imp := range slices.Concat(p.Imports, p.TestImports, p.XTestImports) {
@@ -132,6 +136,28 @@ func TestRoomImports(t *testing.T) {
 			if why != "" {
 				t.Errorf("%s depends on %s: %s", strings.TrimPrefix(path, module), strings.TrimPrefix(dep, module), why)
 			}
+		}
+	}
+}
+
+// TestAgentLinksOnlyWhatItRuns: fed-agent runs execution, work status, the namespaces its
+// Works need and its cluster's health; it links no other controller, nor the search store,
+// the metrics adapter or the server.
+func TestAgentLinksOnlyWhatItRuns(t *testing.T) {
+	pkgs := listPackages(t)
+	agent := pkgs[module+"cmd/fed-agent"]
+	if agent == nil {
+		t.Fatal("go list found no cmd/fed-agent")
+	}
+	runs := map[string]bool{"execution": true, "workstatus": true, "namespace": true, "cluster": true}
+	controllers := controllerPackages(pkgs)
+	for _, dep := range agent.Deps {
+		name := strings.TrimPrefix(dep, module)
+		switch {
+		case controllers[dep] && !runs[strings.TrimPrefix(name, "controllers/")]:
+			t.Errorf("fed-agent links the controller %s, which only fed-apiserver runs", name)
+		case dep == module+"controllers", room(dep) == "search", room(dep) == "metricsadapter", room(dep) == "apiserver":
+			t.Errorf("fed-agent links %s, which only fed-apiserver runs", name)
 		}
 	}
 }

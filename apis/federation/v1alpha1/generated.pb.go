@@ -163,6 +163,8 @@ func (m *PropagationSpec) Reset() { *m = PropagationSpec{} }
 
 func (m *ReplicaMove) Reset() { *m = ReplicaMove{} }
 
+func (m *ReplicaMoveRequest) Reset() { *m = ReplicaMoveRequest{} }
+
 func (m *ReplicaRequirements) Reset() { *m = ReplicaRequirements{} }
 
 func (m *ReplicaSchedulingPolicy) Reset() { *m = ReplicaSchedulingPolicy{} }
@@ -3536,6 +3538,52 @@ func (m *ReplicaMove) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 	return len(dAtA) - i, nil
 }
 
+func (m *ReplicaMoveRequest) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *ReplicaMoveRequest) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *ReplicaMoveRequest) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	i -= len(m.Message)
+	copy(dAtA[i:], m.Message)
+	i = encodeVarintGenerated(dAtA, i, uint64(len(m.Message)))
+	i--
+	dAtA[i] = 0x2a
+	i -= len(m.Producer)
+	copy(dAtA[i:], m.Producer)
+	i = encodeVarintGenerated(dAtA, i, uint64(len(m.Producer)))
+	i--
+	dAtA[i] = 0x22
+	i = encodeVarintGenerated(dAtA, i, uint64(m.Replicas))
+	i--
+	dAtA[i] = 0x18
+	i -= len(m.ToCluster)
+	copy(dAtA[i:], m.ToCluster)
+	i = encodeVarintGenerated(dAtA, i, uint64(len(m.ToCluster)))
+	i--
+	dAtA[i] = 0x12
+	i -= len(m.FromCluster)
+	copy(dAtA[i:], m.FromCluster)
+	i = encodeVarintGenerated(dAtA, i, uint64(len(m.FromCluster)))
+	i--
+	dAtA[i] = 0xa
+	return len(dAtA) - i, nil
+}
+
 func (m *ReplicaRequirements) Marshal() (dAtA []byte, err error) {
 	size := m.Size()
 	dAtA = make([]byte, size)
@@ -4096,6 +4144,20 @@ func (m *ResourceBindingSpec) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 	_ = i
 	var l int
 	_ = l
+	if len(m.ReplicaMoves) > 0 {
+		for iNdEx := len(m.ReplicaMoves) - 1; iNdEx >= 0; iNdEx-- {
+			{
+				size, err := m.ReplicaMoves[iNdEx].MarshalToSizedBuffer(dAtA[:i])
+				if err != nil {
+					return 0, err
+				}
+				i -= size
+				i = encodeVarintGenerated(dAtA, i, uint64(size))
+			}
+			i--
+			dAtA[i] = 0x72
+		}
+	}
 	if m.PreserveResourcesOnDeletion != nil {
 		i--
 		if *m.PreserveResourcesOnDeletion {
@@ -6476,6 +6538,24 @@ func (m *ReplicaMove) Size() (n int) {
 	return n
 }
 
+func (m *ReplicaMoveRequest) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.FromCluster)
+	n += 1 + l + sovGenerated(uint64(l))
+	l = len(m.ToCluster)
+	n += 1 + l + sovGenerated(uint64(l))
+	n += 1 + sovGenerated(uint64(m.Replicas))
+	l = len(m.Producer)
+	n += 1 + l + sovGenerated(uint64(l))
+	l = len(m.Message)
+	n += 1 + l + sovGenerated(uint64(l))
+	return n
+}
+
 func (m *ReplicaRequirements) Size() (n int) {
 	if m == nil {
 		return 0
@@ -6718,6 +6798,12 @@ func (m *ResourceBindingSpec) Size() (n int) {
 	}
 	if m.PreserveResourcesOnDeletion != nil {
 		n += 2
+	}
+	if len(m.ReplicaMoves) > 0 {
+		for _, e := range m.ReplicaMoves {
+			l = e.Size()
+			n += 1 + l + sovGenerated(uint64(l))
+		}
 	}
 	return n
 }
@@ -8092,6 +8178,20 @@ func (this *ReplicaMove) String() string {
 	}, "")
 	return s
 }
+func (this *ReplicaMoveRequest) String() string {
+	if this == nil {
+		return "nil"
+	}
+	s := strings.Join([]string{`&ReplicaMoveRequest{`,
+		`FromCluster:` + fmt.Sprintf("%v", this.FromCluster) + `,`,
+		`ToCluster:` + fmt.Sprintf("%v", this.ToCluster) + `,`,
+		`Replicas:` + fmt.Sprintf("%v", this.Replicas) + `,`,
+		`Producer:` + fmt.Sprintf("%v", this.Producer) + `,`,
+		`Message:` + fmt.Sprintf("%v", this.Message) + `,`,
+		`}`,
+	}, "")
+	return s
+}
 func (this *ReplicaRequirements) String() string {
 	if this == nil {
 		return "nil"
@@ -8272,6 +8372,11 @@ func (this *ResourceBindingSpec) String() string {
 		repeatedStringForRequiredBy += strings.Replace(strings.Replace(f.String(), "BindingSnapshot", "BindingSnapshot", 1), `&`, ``, 1) + ","
 	}
 	repeatedStringForRequiredBy += "}"
+	repeatedStringForReplicaMoves := "[]ReplicaMoveRequest{"
+	for _, f := range this.ReplicaMoves {
+		repeatedStringForReplicaMoves += strings.Replace(strings.Replace(f.String(), "ReplicaMoveRequest", "ReplicaMoveRequest", 1), `&`, ``, 1) + ","
+	}
+	repeatedStringForReplicaMoves += "}"
 	s := strings.Join([]string{`&ResourceBindingSpec{`,
 		`Resource:` + strings.Replace(strings.Replace(this.Resource.String(), "ObjectReference", "ObjectReference", 1), `&`, ``, 1) + `,`,
 		`PropagateDeps:` + fmt.Sprintf("%v", this.PropagateDeps) + `,`,
@@ -8286,6 +8391,7 @@ func (this *ResourceBindingSpec) String() string {
 		`ConflictResolution:` + fmt.Sprintf("%v", this.ConflictResolution) + `,`,
 		`Suspension:` + strings.Replace(this.Suspension.String(), "Suspension", "Suspension", 1) + `,`,
 		`PreserveResourcesOnDeletion:` + valueToStringGenerated(this.PreserveResourcesOnDeletion) + `,`,
+		`ReplicaMoves:` + repeatedStringForReplicaMoves + `,`,
 		`}`,
 	}, "")
 	return s
@@ -18408,6 +18514,203 @@ func (m *ReplicaMove) Unmarshal(dAtA []byte) error {
 	}
 	return nil
 }
+func (m *ReplicaMoveRequest) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowGenerated
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: ReplicaMoveRequest: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: ReplicaMoveRequest: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field FromCluster", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowGenerated
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.FromCluster = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field ToCluster", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowGenerated
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.ToCluster = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 3:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Replicas", wireType)
+			}
+			m.Replicas = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowGenerated
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Replicas |= int32(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 4:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Producer", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowGenerated
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Producer = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 5:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Message", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowGenerated
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Message = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipGenerated(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
 func (m *ReplicaRequirements) Unmarshal(dAtA []byte) error {
 	l := len(dAtA)
 	iNdEx := 0
@@ -20344,6 +20647,40 @@ func (m *ResourceBindingSpec) Unmarshal(dAtA []byte) error {
 			}
 			b := bool(v != 0)
 			m.PreserveResourcesOnDeletion = &b
+		case 14:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field ReplicaMoves", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowGenerated
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.ReplicaMoves = append(m.ReplicaMoves, ReplicaMoveRequest{})
+			if err := m.ReplicaMoves[len(m.ReplicaMoves)-1].Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
 		default:
 			iNdEx = preIndex
 			skippy, err := skipGenerated(dAtA[iNdEx:])

@@ -130,6 +130,33 @@ type ResourceBindingSpec struct {
 	// template is deleted; copied from the policy.
 	// +optional
 	PreserveResourcesOnDeletion *bool `json:"preserveResourcesOnDeletion,omitempty" protobuf:"varint,13,opt,name=preserveResourcesOnDeletion"`
+
+	// ReplicaMoves are moves of replicas other controllers ask of the
+	// scheduler, which alone writes clusters: the descheduler's (replicas
+	// unschedulable in a member) and the rebalancer's (replicas off a loaded
+	// member). The scheduler applies them at its next pass, places what they
+	// left without a cluster, and removes them in the same write. A move from
+	// a cluster that is no longer a target does nothing.
+	// +optional
+	// +listType=atomic
+	ReplicaMoves []ReplicaMoveRequest `json:"replicaMoves,omitempty" protobuf:"bytes,14,rep,name=replicaMoves"`
+}
+
+// ReplicaMoveRequest asks the scheduler to move replicas off a target cluster.
+type ReplicaMoveRequest struct {
+	// FromCluster is the target cluster the replicas leave.
+	FromCluster string `json:"fromCluster" protobuf:"bytes,1,opt,name=fromCluster"`
+	// ToCluster is the cluster they go to; empty, the scheduler places them
+	// on the clusters with room, as for a scale-up.
+	// +optional
+	ToCluster string `json:"toCluster,omitempty" protobuf:"bytes,2,opt,name=toCluster"`
+	// Replicas is how many replicas move; at least 1.
+	Replicas int32 `json:"replicas" protobuf:"varint,3,opt,name=replicas"`
+	// Producer is the controller that asks: descheduler or rebalancer.
+	Producer string `json:"producer" protobuf:"bytes,4,opt,name=producer"`
+	// Message says in words why.
+	// +optional
+	Message string `json:"message,omitempty" protobuf:"bytes,5,opt,name=message"`
 }
 
 // ObjectReference identifies a resource template.
@@ -252,6 +279,11 @@ const (
 	EvictionProducerScheduler = "scheduler"
 	// EvictionProducerApplicationFailover is fed's application failover controller.
 	EvictionProducerApplicationFailover = "application-failover"
+
+	// MoveProducerDescheduler is fed's descheduler.
+	MoveProducerDescheduler = "descheduler"
+	// MoveProducerRebalancer runs the ReplicaSchedulingPolicies.
+	MoveProducerRebalancer = "rebalancer"
 )
 
 // Condition types of bindings.

@@ -327,6 +327,11 @@ func (in ReplicaMove) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ReplicaMoveRequest) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.ReplicaMoveRequest"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ReplicaRequirements) OpenAPIModelName() string {
 	return "com.github.fedhq.fed.apis.federation.v1alpha1.ReplicaRequirements"
 }

@@ -89,6 +89,9 @@ func ValidateResourceBindingSpec(spec *federation.ResourceBindingSpec, namespace
 	for i := range spec.GracefulEvictionTasks {
 		allErrs = append(allErrs, validateEvictionTask(&spec.GracefulEvictionTasks[i], fldPath.Child("gracefulEvictionTasks").Index(i))...)
 	}
+	for i, m := range spec.ReplicaMoves {
+		allErrs = append(allErrs, validateMove(m, fldPath.Child("replicaMoves").Index(i))...)
+	}
 	for i, s := range spec.RequiredBy {
 		idxPath := fldPath.Child("requiredBy").Index(i)
 		if s.Name == "" {
@@ -160,6 +163,23 @@ func validateEvictionTask(t *federation.GracefulEvictionTask, fldPath *field.Pat
 		allErrs = append(allErrs, validateClusterName(c, fldPath.Child("clustersBeforeFailover").Index(i))...)
 	}
 	allErrs = append(allErrs, metav1validation.ValidateLabels(t.PreservedLabelState, fldPath.Child("preservedLabelState"))...)
+	return allErrs
+}
+
+func validateMove(m federation.ReplicaMoveRequest, fldPath *field.Path) field.ErrorList {
+	allErrs := validateClusterName(m.FromCluster, fldPath.Child("fromCluster"))
+	if m.ToCluster != "" {
+		allErrs = append(allErrs, validateClusterName(m.ToCluster, fldPath.Child("toCluster"))...)
+		if m.ToCluster == m.FromCluster {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("toCluster"), m.ToCluster, "must differ from fromCluster"))
+		}
+	}
+	if m.Replicas < 1 {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("replicas"), m.Replicas, "must be greater than 0"))
+	}
+	if m.Producer == "" {
+		allErrs = append(allErrs, field.Required(fldPath.Child("producer"), ""))
+	}
 	return allErrs
 }
 

@@ -64,6 +64,17 @@ func TestValidateResourceBinding(t *testing.T) {
 			"FieldValueInvalid spec.clusters[0].replicas",
 			"FieldValueDuplicate spec.clusters[1].name",
 		}},
+		{name: "valid moves", mutate: func(b *federation.ResourceBinding) {
+			b.Spec.ReplicaMoves = []federation.ReplicaMoveRequest{{FromCluster: "member-cluster-1", Replicas: 1, Producer: "descheduler"},
+				{FromCluster: "member-cluster-1", ToCluster: "member-cluster-2", Replicas: 1, Producer: "rebalancer"}}
+		}},
+		{name: "bad moves", mutate: func(b *federation.ResourceBinding) {
+			b.Spec.ReplicaMoves = []federation.ReplicaMoveRequest{{FromCluster: "member-cluster-1", ToCluster: "member-cluster-1"}}
+		}, want: []string{
+			"FieldValueInvalid spec.replicaMoves[0].toCluster",
+			"FieldValueInvalid spec.replicaMoves[0].replicas",
+			"FieldValueRequired spec.replicaMoves[0].producer",
+		}},
 		{name: "bad placement, eviction and dependents", mutate: func(b *federation.ResourceBinding) {
 			b.Spec.Placement = &federation.Placement{ReplicaScheduling: &federation.ReplicaSchedulingStrategy{ReplicaSchedulingType: "Copy"}}
 			b.Spec.GracefulEvictionTasks = []federation.GracefulEvictionTask{{FromCluster: "member-cluster-1", PurgeMode: "Later", GracePeriodSeconds: ptr.To[int32](0)}}

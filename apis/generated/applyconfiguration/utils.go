@@ -158,6 +158,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationfederationv1alpha1.PropagationSpecApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("ReplicaMove"):
 		return &applyconfigurationfederationv1alpha1.ReplicaMoveApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("ReplicaMoveRequest"):
+		return &applyconfigurationfederationv1alpha1.ReplicaMoveRequestApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("ReplicaRequirements"):
 		return &applyconfigurationfederationv1alpha1.ReplicaRequirementsApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("ReplicaSchedulingPolicy"):

@@ -112,6 +112,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		federationv1alpha1.PropagationPolicyList{}.OpenAPIModelName():                schema_fed_apis_federation_v1alpha1_PropagationPolicyList(ref),
 		federationv1alpha1.PropagationSpec{}.OpenAPIModelName():                      schema_fed_apis_federation_v1alpha1_PropagationSpec(ref),
 		federationv1alpha1.ReplicaMove{}.OpenAPIModelName():                          schema_fed_apis_federation_v1alpha1_ReplicaMove(ref),
+		federationv1alpha1.ReplicaMoveRequest{}.OpenAPIModelName():                   schema_fed_apis_federation_v1alpha1_ReplicaMoveRequest(ref),
 		federationv1alpha1.ReplicaRequirements{}.OpenAPIModelName():                  schema_fed_apis_federation_v1alpha1_ReplicaRequirements(ref),
 		federationv1alpha1.ReplicaSchedulingPolicy{}.OpenAPIModelName():              schema_fed_apis_federation_v1alpha1_ReplicaSchedulingPolicy(ref),
 		federationv1alpha1.ReplicaSchedulingPolicyList{}.OpenAPIModelName():          schema_fed_apis_federation_v1alpha1_ReplicaSchedulingPolicyList(ref),
@@ -4218,6 +4219,58 @@ func schema_fed_apis_federation_v1alpha1_ReplicaMove(ref common.ReferenceCallbac
 	}
 }
 
+func schema_fed_apis_federation_v1alpha1_ReplicaMoveRequest(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ReplicaMoveRequest asks the scheduler to move replicas off a target cluster.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"fromCluster": {
+						SchemaProps: spec.SchemaProps{
+							Description: "FromCluster is the target cluster the replicas leave.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"toCluster": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ToCluster is the cluster they go to; empty, the scheduler places them on the clusters with room, as for a scale-up.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"replicas": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Replicas is how many replicas move; at least 1.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"producer": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Producer is the controller that asks: descheduler or rebalancer.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Message says in words why.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"fromCluster", "replicas", "producer"},
+			},
+		},
+	}
+}
+
 func schema_fed_apis_federation_v1alpha1_ReplicaRequirements(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -4811,12 +4864,30 @@ func schema_fed_apis_federation_v1alpha1_ResourceBindingSpec(ref common.Referenc
 							Format:      "",
 						},
 					},
+					"replicaMoves": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "ReplicaMoves are moves of replicas other controllers ask of the scheduler, which alone writes clusters: the descheduler's (replicas unschedulable in a member) and the rebalancer's (replicas off a loaded member). The scheduler applies them at its next pass, places what they left without a cluster, and removes them in the same write. A move from a cluster that is no longer a target does nothing.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(federationv1alpha1.ReplicaMoveRequest{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
 				},
 				Required: []string{"resource"},
 			},
 		},
 		Dependencies: []string{
-			federationv1alpha1.BindingSnapshot{}.OpenAPIModelName(), federationv1alpha1.FailoverBehavior{}.OpenAPIModelName(), federationv1alpha1.GracefulEvictionTask{}.OpenAPIModelName(), federationv1alpha1.ObjectReference{}.OpenAPIModelName(), federationv1alpha1.Placement{}.OpenAPIModelName(), federationv1alpha1.ReplicaRequirements{}.OpenAPIModelName(), federationv1alpha1.Suspension{}.OpenAPIModelName(), federationv1alpha1.TargetCluster{}.OpenAPIModelName()},
+			federationv1alpha1.BindingSnapshot{}.OpenAPIModelName(), federationv1alpha1.FailoverBehavior{}.OpenAPIModelName(), federationv1alpha1.GracefulEvictionTask{}.OpenAPIModelName(), federationv1alpha1.ObjectReference{}.OpenAPIModelName(), federationv1alpha1.Placement{}.OpenAPIModelName(), federationv1alpha1.ReplicaMoveRequest{}.OpenAPIModelName(), federationv1alpha1.ReplicaRequirements{}.OpenAPIModelName(), federationv1alpha1.Suspension{}.OpenAPIModelName(), federationv1alpha1.TargetCluster{}.OpenAPIModelName()},
 	}
 }
 

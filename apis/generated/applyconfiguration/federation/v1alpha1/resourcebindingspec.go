@@ -63,6 +63,13 @@ type ResourceBindingSpecApplyConfiguration struct {
 	// PreserveResourcesOnDeletion keeps the objects in the members when the
 	// template is deleted; copied from the policy.
 	PreserveResourcesOnDeletion *bool `json:"preserveResourcesOnDeletion,omitempty"`
+	// ReplicaMoves are moves of replicas other controllers ask of the
+	// scheduler, which alone writes clusters: the descheduler's (replicas
+	// unschedulable in a member) and the rebalancer's (replicas off a loaded
+	// member). The scheduler applies them at its next pass, places what they
+	// left without a cluster, and removes them in the same write. A move from
+	// a cluster that is no longer a target does nothing.
+	ReplicaMoves []ReplicaMoveRequestApplyConfiguration `json:"replicaMoves,omitempty"`
 }
 
 // ResourceBindingSpecApplyConfiguration constructs a declarative configuration of the ResourceBindingSpec type for use with
@@ -187,5 +194,18 @@ func (b *ResourceBindingSpecApplyConfiguration) WithSuspension(value *Suspension
 // If called multiple times, the PreserveResourcesOnDeletion field is set to the value of the last call.
 func (b *ResourceBindingSpecApplyConfiguration) WithPreserveResourcesOnDeletion(value bool) *ResourceBindingSpecApplyConfiguration {
 	b.PreserveResourcesOnDeletion = &value
+	return b
+}
+
+// WithReplicaMoves adds the given value to the ReplicaMoves field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the ReplicaMoves field.
+func (b *ResourceBindingSpecApplyConfiguration) WithReplicaMoves(values ...*ReplicaMoveRequestApplyConfiguration) *ResourceBindingSpecApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithReplicaMoves")
+		}
+		b.ReplicaMoves = append(b.ReplicaMoves, *values[i])
+	}
 	return b
 }

@@ -14,7 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+// Package pullagent is the wiring of fed-agent's controllers: execution and work status on
+// the Works of its cluster's execution namespace, and the cluster's health with the agent's
+// Lease. It links only those (test/rooms checks it), not the rest of fed's controllers.
+package pullagent
 
 import (
 	"context"
@@ -38,6 +41,7 @@ import (
 	clustercontroller "github.com/fedhq/fed/controllers/cluster"
 	"github.com/fedhq/fed/controllers/execution"
 	"github.com/fedhq/fed/controllers/internal/applied"
+	"github.com/fedhq/fed/controllers/internal/fleet"
 	"github.com/fedhq/fed/controllers/internal/members"
 	"github.com/fedhq/fed/controllers/internal/trim"
 	"github.com/fedhq/fed/controllers/internal/works"
@@ -106,19 +110,19 @@ func StartAgent(ctx context.Context, cfg AgentConfig) error {
 	}
 	rics := fed.ResourceInterpreterCustomizations()
 	interp := interpreter.New(interpreter.Listed{Lister: rics.Lister()}, lua.DefaultLimits)
-	recorder, err := fleetRecorder(ctx, cfg.Host, corev1.EventSource{Component: "fed-agent", Host: cfg.Cluster})
+	recorder, err := fleet.Recorder(ctx, cfg.Host, corev1.EventSource{Component: "fed-agent", Host: cfg.Cluster})
 	if err != nil {
 		return fmt.Errorf("fleet events: %w", err)
 	}
 
 	results := &applied.Log{}
 	workStatusController := workstatus.NewController(fedClient, workAccess, mbs, results, interp)
-	fleet, err := dynamic.NewForConfig(fleetConfig(cfg.Host))
+	fleetClient, err := dynamic.NewForConfig(fleet.Config(cfg.Host))
 	if err != nil {
 		return fmt.Errorf("fleet client: %w", err)
 	}
 	namespaces := namespace.ForAgent(func(ctx context.Context, name string) (*unstructured.Unstructured, error) {
-		return fleet.Resource(members.NamespacesResource).Get(ctx, name, metav1.GetOptions{})
+		return fleetClient.Resource(members.NamespacesResource).Get(ctx, name, metav1.GetOptions{})
 	})
 	executionController, err := execution.NewController(fedClient, workAccess, mbs, namespaces, results,
 		workStatusController.Enqueue, interp, recorder)

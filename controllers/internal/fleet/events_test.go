@@ -1,4 +1,4 @@
-package controllers
+package fleet
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/tools/record"
 )
 
 // sink keeps the events the broadcaster writes.
@@ -46,7 +45,7 @@ func TestSpamKeyKeepsTransitions(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s := &sink{}
-	b := record.NewBroadcaster(record.WithContext(ctx), record.WithCorrelatorOptions(record.CorrelatorOptions{SpamKeyFunc: spamKey}))
+	b := newBroadcaster(ctx)
 	b.StartRecordingToSink(s)
 	defer b.Shutdown()
 	r := b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "fed"})
