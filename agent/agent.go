@@ -28,13 +28,15 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/validation"
-	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/component-base/cli/globalflag"
@@ -156,7 +158,7 @@ credentials for the cluster. While the host cannot be reached, what the agent ap
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			return o.Run(genericapiserver.SetupSignalContext())
+			return o.Run(signalContext())
 		},
 	}
 	cmd.SetOut(stdout)
@@ -166,4 +168,15 @@ credentials for the cluster. While the host cannot be reached, what the agent ap
 	logsapi.AddFlags(logOptions, fs)
 	globalflag.AddGlobalFlags(fs, cmd.Name())
 	return cmd
+}
+
+// signalContext is done at the first SIGTERM or interrupt; a second one ends the process at
+// once, as the signals' default does.
+func signalContext() context.Context {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	return ctx
 }

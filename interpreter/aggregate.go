@@ -31,7 +31,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	deploymentutil "k8s.io/kubectl/pkg/util/deployment"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 )
@@ -223,9 +222,9 @@ func deploymentConditions(items []federationv1alpha1.AggregatedStatusItem, ms []
 	progressingSet := false
 	for _, it := range items {
 		s, reported := byCluster[it.ClusterName]
-		av := deploymentutil.GetDeploymentCondition(s, appsv1.DeploymentAvailable)
-		pr := deploymentutil.GetDeploymentCondition(s, appsv1.DeploymentProgressing)
-		rf := deploymentutil.GetDeploymentCondition(s, appsv1.DeploymentReplicaFailure)
+		av := deploymentCondition(s, appsv1.DeploymentAvailable)
+		pr := deploymentCondition(s, appsv1.DeploymentProgressing)
+		rf := deploymentCondition(s, appsv1.DeploymentReplicaFailure)
 		latest(&available, av)
 		latest(&progressing, pr)
 		if available.Status == corev1.ConditionTrue && (av == nil || av.Status != corev1.ConditionTrue) {
@@ -377,4 +376,16 @@ func Refused(template *unstructured.Unstructured, status map[string]any, refusal
 	})
 	status["conditions"] = out
 	status["observedGeneration"] = template.GetGeneration()
+}
+
+// deploymentCondition is the condition of a type in a Deployment's status, if it has one.
+// (kubectl's deploymentutil has the same loop, but would link cli-runtime and kustomize
+// into fed-agent, which reads status through this package.)
+func deploymentCondition(s appsv1.DeploymentStatus, t appsv1.DeploymentConditionType) *appsv1.DeploymentCondition {
+	for i := range s.Conditions {
+		if s.Conditions[i].Type == t {
+			return &s.Conditions[i]
+		}
+	}
+	return nil
 }

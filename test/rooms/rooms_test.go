@@ -142,7 +142,8 @@ func TestRoomImports(t *testing.T) {
 
 // TestAgentLinksOnlyWhatItRuns: fed-agent runs execution, work status, the namespaces its
 // Works need and its cluster's health; it links no other controller, nor the search store,
-// the metrics adapter or the server.
+// the metrics adapter or the server, nor the libraries of a server or of kubectl (51 MB
+// instead of 132 MB).
 func TestAgentLinksOnlyWhatItRuns(t *testing.T) {
 	pkgs := listPackages(t)
 	agent := pkgs[module+"cmd/fed-agent"]
@@ -158,6 +159,8 @@ func TestAgentLinksOnlyWhatItRuns(t *testing.T) {
 			t.Errorf("fed-agent links the controller %s, which only fed-apiserver runs", name)
 		case dep == module+"controllers", room(dep) == "search", room(dep) == "metricsadapter", room(dep) == "apiserver":
 			t.Errorf("fed-agent links %s, which only fed-apiserver runs", name)
+		case strings.HasPrefix(dep, "k8s.io/apiserver/"), strings.HasPrefix(dep, "k8s.io/kubectl/"), strings.HasPrefix(dep, "k8s.io/cli-runtime/"):
+			t.Errorf("fed-agent links %s: an agent is no server and no kubectl (`go mod why` of it shows the path)", dep)
 		}
 	}
 }
