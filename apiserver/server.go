@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -93,13 +92,19 @@ type completedConfig struct {
 	agents  *agents.Authorizer
 }
 
-// fleetMembers is the members as the controllers reach them, for the fleet proxy.
+// fleetMembers is the members as the controllers reach them, for the fleet proxy and the
+// cluster proxy.
 type fleetMembers struct {
 	started atomic.Pointer[controllers.Members]
+	// noHost: fed-apiserver runs without a host cluster, and the controllers never start.
+	noHost bool
 }
 
 func (m *fleetMembers) Config(cluster string) (*rest.Config, error) {
 	s := m.started.Load()
+	if s == nil && m.noHost {
+		return nil, errors.New("fed-apiserver runs without a host cluster (--kubeconfig): it reaches no member")
+	}
 	if s == nil {
 		return nil, errors.New("fed's controllers are starting")
 	}
@@ -160,7 +165,7 @@ func (c *Config) Complete() CompletedConfig {
 	}
 	var searchCache http.Handler
 	var fleetProxy *search.Proxy
-	members := &fleetMembers{}
+	members := &fleetMembers{noHost: c.HostClientConfig == nil}
 	if c.SearchCache != nil && c.HostClientConfig != nil {
 		cache := &search.Cache{Store: c.SearchCache, MinRequestTimeout: time.Duration(gc.MinRequestTimeout) * time.Second}
 		searchCache, fleetProxy = cache, &search.Proxy{Cache: cache, Members: members}
@@ -199,19 +204,7 @@ func (c CompletedConfig) New() (*Server, error) {
 		return nil, err
 	}
 	optsGetter := c.GenericConfig.RESTOptionsGetter
-	hostSecrets := func(context.Context, string, string) (*corev1.Secret, error) {
-		return nil, errors.New("fed-apiserver runs without a host cluster (--kubeconfig)")
-	}
-	if c.HostClientConfig != nil {
-		host, err := kubernetes.NewForConfig(c.HostClientConfig)
-		if err != nil {
-			return nil, err
-		}
-		hostSecrets = func(ctx context.Context, namespace, name string) (*corev1.Secret, error) {
-			return host.CoreV1().Secrets(namespace).Get(ctx, name, metav1.GetOptions{})
-		}
-	}
-	clusterGroup, err := registry.NewClusterGroupInfo(optsGetter, hostSecrets, c.tunnels)
+	clusterGroup, err := registry.NewClusterGroupInfo(optsGetter, c.members, c.tunnels)
 	if err != nil {
 		return nil, err
 	}

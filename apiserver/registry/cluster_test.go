@@ -17,11 +17,8 @@ limitations under the License.
 package registry
 
 import (
-	"context"
-	"errors"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apiserver/pkg/registry/generic"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 
@@ -36,11 +33,8 @@ import (
 )
 
 func TestClusterStorage(t *testing.T) {
-	noSecrets := func(context.Context, string, string) (*corev1.Secret, error) {
-		return nil, errors.New("no host in this test")
-	}
 	m := storageMap(t, func(o generic.RESTOptionsGetter) (*genericapiserver.APIGroupInfo, error) {
-		return NewClusterGroupInfo(o, noSecrets, tunnel.New())
+		return NewClusterGroupInfo(o, nil, tunnel.New())
 	})
 	expectPaths(t, m, "clusters", "clusters/status", "clusters/proxy", "clusters/attach")
 	if _, _, err := scheme.Scheme.ConvertFieldLabel(clusterv1alpha1.SchemeGroupVersion.WithKind("Cluster"), "spec.syncMode", "Push"); err != nil {

@@ -54,17 +54,18 @@ import (
 type newStorageFunc func(generic.RESTOptionsGetter) (*registrykit.Storage, error)
 
 // NewClusterGroupInfo returns cluster.fedhq.io with the storage of clusters and
-// clusters/status on the backend optsGetter chooses, clusters/proxy, which reaches push
-// members with the credentials that secrets reads from the host and pull members through
-// tunnels, and clusters/attach, where pull members' agents open their tunnels.
-func NewClusterGroupInfo(optsGetter generic.RESTOptionsGetter, secrets clusters.SecretGetter, tunnels *tunnel.Server) (*genericapiserver.APIGroupInfo, error) {
+// clusters/status on the backend optsGetter chooses, clusters/proxy, which reaches the
+// members with the configurations of members (the controllers' cache: push members with
+// the credentials of their host Secrets, pull members through their tunnels), and
+// clusters/attach, where pull members' agents open their tunnels.
+func NewClusterGroupInfo(optsGetter generic.RESTOptionsGetter, members clusters.MemberConfigs, tunnels *tunnel.Server) (*genericapiserver.APIGroupInfo, error) {
 	info, err := newGroupInfo(clusterv1alpha1.SchemeGroupVersion, optsGetter, clusters.NewStorage)
 	if err != nil {
 		return nil, err
 	}
 	resources := info.VersionedResourcesStorageMap[clusterv1alpha1.SchemeGroupVersion.Version]
 	getter := resources["clusters"].(rest.Getter)
-	resources["clusters/proxy"] = &clusters.ProxyREST{Clusters: getter, Secrets: secrets, Tunnels: tunnels}
+	resources["clusters/proxy"] = &clusters.ProxyREST{Clusters: getter, Members: members}
 	resources["clusters/attach"] = &clusters.AttachREST{Clusters: getter, Tunnels: tunnels}
 	return info, nil
 }

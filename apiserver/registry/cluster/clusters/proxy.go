@@ -1,42 +1,44 @@
 package clusters
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
+	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/proxy"
+	"k8s.io/apimachinery/pkg/util/wait"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
-	"k8s.io/apiserver/pkg/registry/rest"
+	genericrest "k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/client-go/rest"
 
 	"github.com/fedhq/fed/apis/cluster"
-	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	"github.com/fedhq/fed/apiserver/clusterproxy"
-	"github.com/fedhq/fed/apiserver/scheme"
-	"github.com/fedhq/fed/apiserver/tunnel"
-	"github.com/fedhq/fed/clusterclient"
 )
 
-// SecretGetter reads a Secret of the host cluster, where member credentials are kept.
-type SecretGetter func(ctx context.Context, namespace, name string) (*corev1.Secret, error)
+// MemberConfigs are the members' client configurations: the controllers' cache
+// (clusterclient.Cache), built from the Cluster and its credentials Secret as the informers
+// have them, or a pull cluster's agent's tunnel.
+type MemberConfigs interface {
+	Config(cluster string) (*rest.Config, error)
+}
 
 // ProxyREST is clusters/proxy: any request under /clusters/NAME/proxy/ goes to the same path
 // on the member, as the calling user.
 type ProxyREST struct {
 	// Clusters reads Cluster objects (the clusters storage).
-	Clusters rest.Getter
-	Secrets  SecretGetter
-	// Tunnels reach pull clusters, through their agents.
-	Tunnels *tunnel.Server
+	Clusters genericrest.Getter
+	// Members are the members' client configurations.
+	Members MemberConfigs
 }
 
 var (
-	_ rest.Connecter = &ProxyREST{}
-	_ rest.Storage   = &ProxyREST{}
+	_ genericrest.Connecter = &ProxyREST{}
+	_ genericrest.Storage   = &ProxyREST{}
 )
 
 // proxyMethods are every verb of the Kubernetes API.
@@ -57,7 +59,7 @@ func (r *ProxyREST) NewConnectOptions() (runtime.Object, bool, string) {
 }
 
 // Connect returns the handler that forwards the request to the member.
-func (r *ProxyREST) Connect(ctx context.Context, name string, opts runtime.Object, responder rest.Responder) (http.Handler, error) {
+func (r *ProxyREST) Connect(ctx context.Context, name string, opts runtime.Object, responder genericrest.Responder) (http.Handler, error) {
 	proxyOpts, ok := opts.(*cluster.ClusterProxyOptions)
 	if !ok {
 		return nil, fmt.Errorf("invalid options object: %#v", opts)
@@ -66,32 +68,30 @@ func (r *ProxyREST) Connect(ctx context.Context, name string, opts runtime.Objec
 	if !ok {
 		return nil, apierrors.NewUnauthorized("no user in the request")
 	}
-	obj, err := r.Clusters.Get(ctx, name, &metav1.GetOptions{})
-	if err != nil {
+	if _, err := r.Clusters.Get(ctx, name, &metav1.GetOptions{}); err != nil {
 		return nil, err
 	}
-	versioned := &clusterv1alpha1.Cluster{}
-	if err := scheme.Scheme.Convert(obj, versioned, nil); err != nil {
-		return nil, err
-	}
-	if versioned.Spec.SyncMode == clusterv1alpha1.Pull {
-		cfg, err := r.Tunnels.Config(name)
-		if err != nil {
-			return nil, apierrors.NewServiceUnavailable(err.Error())
-		}
-		return clusterproxy.Handler(cfg, u, proxyOpts.Path, proxy.NewErrorResponder(responder))
-	}
-	ref := versioned.Spec.SecretRef
-	if ref == nil {
-		return nil, apierrors.NewServiceUnavailable(fmt.Sprintf("cluster %s has no credentials (spec.secretRef); join it with kubectl fed join", name))
-	}
-	secret, err := r.Secrets(ctx, ref.Namespace, ref.Name)
-	if err != nil {
-		return nil, apierrors.NewServiceUnavailable(fmt.Sprintf("cluster %s: reading its credentials %s/%s: %v", name, ref.Namespace, ref.Name, err))
-	}
-	cfg, err := clusterclient.BuildConfig(versioned, secret)
+	cfg, err := r.config(ctx, name)
 	if err != nil {
 		return nil, apierrors.NewServiceUnavailable(err.Error())
 	}
 	return clusterproxy.Handler(cfg, u, proxyOpts.Path, proxy.NewErrorResponder(responder))
+}
+
+// informerLag is how long the proxy waits for the controllers' informers to have a Cluster
+// the storage has (one just joined).
+const informerLag = 2 * time.Second
+
+// config is the member's configuration, once the informers have its Cluster.
+func (r *ProxyREST) config(ctx context.Context, name string) (*rest.Config, error) {
+	var cfg *rest.Config
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, informerLag, true, func(context.Context) (bool, error) {
+		cfg, last = r.Members.Config(name)
+		return last == nil || !apierrors.IsNotFound(last), nil
+	})
+	if last != nil || err != nil {
+		return nil, cmp.Or(last, err)
+	}
+	return cfg, nil
 }
