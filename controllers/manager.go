@@ -193,7 +193,7 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 		return nil, err
 	}
 	// Likewise the controllers of Works.
-	workAccess, err := works.New(fed.Works())
+	workAccess, err := works.New(fedClient, fed.Works())
 	if err != nil {
 		return nil, err
 	}
@@ -214,8 +214,10 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 	// One interpreter for every controller: the built-in kinds and the customizations.
 	rics := fed.ResourceInterpreterCustomizations()
 	interp := interpreter.New(interpreter.Listed{Lister: rics.Lister()}, lua.DefaultLimits)
-	detectorController, err := detector.NewController(fedClient, tmpls, fed.PropagationPolicies(), fed.ClusterPropagationPolicies(),
-		fed.ResourceBindings(), fed.ClusterResourceBindings(), fed.OverridePolicies(), fed.ClusterOverridePolicies(), rics, interp, recorder)
+	detectorController, err := detector.NewController(detector.Deps{Templates: tmpls, Bindings: bindingAccess,
+		PropagationPolicies: fed.PropagationPolicies(), ClusterPropagationPolicies: fed.ClusterPropagationPolicies(),
+		OverridePolicies: fed.OverridePolicies(), ClusterOverridePolicies: fed.ClusterOverridePolicies(),
+		Customizations: rics, Interpreter: interp, Recorder: recorder})
 	if err != nil {
 		return nil, err
 	}
@@ -246,7 +248,7 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 		return nil, err
 	}
 	bindingController, err := binding.NewController(binding.Deps{
-		Fed: fedClient, Templates: tmpls, Bindings: bindingAccess, Works: workAccess,
+		Templates: tmpls, Bindings: bindingAccess, Works: workAccess,
 		OverridePolicies: fed.OverridePolicies(), ClusterOverridePolicies: fed.ClusterOverridePolicies(), Clusters: clusters,
 		Interpreter: interp, Report: bindingStatusController.Enqueue, Recorder: recorder, AsAuthor: asAuthor,
 	})

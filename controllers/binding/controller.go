@@ -21,9 +21,7 @@ limitations under the License.
 package binding
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -32,13 +30,13 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
@@ -46,7 +44,6 @@ import (
 
 	"github.com/fedhq/fed/apis/federation/policy"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
-	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	clusterinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/cluster/v1alpha1"
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
 	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
@@ -67,7 +64,6 @@ type Override func(manifest *unstructured.Unstructured, cluster string) (*unstru
 
 // Controller keeps the Works of every binding and writes back their state.
 type Controller struct {
-	fed       versioned.Interface
 	templates *templates.Templates
 	bindings  *bindings.Access
 	rbs       fedlisters.ResourceBindingLister // for the bindings with propagateDeps
@@ -89,7 +85,6 @@ type Controller struct {
 
 // Deps are what the binding controller works with.
 type Deps struct {
-	Fed       versioned.Interface
 	Templates *templates.Templates
 	// Bindings and Works are the shared views it keeps the Works of the bindings in.
 	Bindings *bindings.Access
@@ -113,7 +108,6 @@ type Deps struct {
 // NewController watches bindings and templates and keeps their Works.
 func NewController(d Deps) (*Controller, error) {
 	c := &Controller{
-		fed:         d.Fed,
 		templates:   d.Templates,
 		bindings:    d.Bindings,
 		rbs:         d.Bindings.ResourceBindings(),
@@ -259,8 +253,6 @@ func (c *Controller) syncWork(ctx context.Context, k key, spec *federationv1alph
 			annotations[federationv1alpha1.AnnotationAppliedOverrides] = strings.Join(applied, ",")
 		}
 	}
-	ns := federationv1alpha1.ExecutionNamespace(target.Name)
-	works := c.fed.FederationV1alpha1().Works(ns)
 	var want federationv1alpha1.WorkSpec
 	if m == nil {
 		want = current.Spec
@@ -280,33 +272,8 @@ func (c *Controller) syncWork(ctx context.Context, k key, spec *federationv1alph
 			return false, err
 		}
 	}
-	if current == nil {
-		w := &federationv1alpha1.Work{
-			ObjectMeta: metav1.ObjectMeta{
-				Name:        federationv1alpha1.WorkName(k.Namespace, k.Name),
-				Namespace:   ns,
-				Annotations: annotations,
-				Finalizers:  []string{federationv1alpha1.FinalizerExecution},
-			},
-			Spec: want,
-		}
-		_, err := works.Create(ctx, w, metav1.CreateOptions{})
-		if apierrors.IsAlreadyExists(err) {
-			return false, nil // the informer will tell of it
-		}
-		return err == nil, err
-	}
-	if current.DeletionTimestamp != nil {
-		return false, fmt.Errorf("the Work %s/%s is still being deleted", ns, current.Name)
-	}
-	if workSpecEqual(&current.Spec, &want) && apiequality.Semantic.DeepEqual(current.Annotations, annotations) {
-		return false, nil
-	}
-	w := current.DeepCopy()
-	w.Spec = want
-	w.Annotations = annotations
-	_, err = works.Update(ctx, w, metav1.UpdateOptions{})
-	return err == nil, err
+	name := types.NamespacedName{Namespace: federationv1alpha1.ExecutionNamespace(target.Name), Name: federationv1alpha1.WorkName(k.Namespace, k.Name)}
+	return c.works.Write(ctx, name, current, annotations, want)
 }
 
 // dependencies are the manifests of the templates a workload refers to (ConfigMaps,
@@ -367,28 +334,6 @@ func (c *Controller) dependencyChanged(obj *unstructured.Unstructured) {
 	}
 }
 
-// workSpecEqual compares Work specs with their manifests as JSON values, not bytes.
-func workSpecEqual(a, b *federationv1alpha1.WorkSpec) bool {
-	if !apiequality.Semantic.DeepEqual(a.SuspendDispatching, b.SuspendDispatching) ||
-		!apiequality.Semantic.DeepEqual(a.PreserveResourcesOnDeletion, b.PreserveResourcesOnDeletion) ||
-		len(a.Workload.Manifests) != len(b.Workload.Manifests) {
-		return false
-	}
-	for i := range a.Workload.Manifests {
-		if bytes.Equal(a.Workload.Manifests[i].Raw, b.Workload.Manifests[i].Raw) {
-			continue // what fed wrote and reads back, most of the time
-		}
-		var x, y any
-		if json.Unmarshal(a.Workload.Manifests[i].Raw, &x) != nil || json.Unmarshal(b.Workload.Manifests[i].Raw, &y) != nil {
-			return false
-		}
-		if !apiequality.Semantic.DeepEqual(x, y) {
-			return false
-		}
-	}
-	return true
-}
-
 // unbind removes the Works of a binding that is gone. When its template is still in the
 // fleet (the binding was deleted by hand: the detector keeps a binding whose policy went),
 // the members keep their objects, released, no longer fed's. When the template is gone, or
@@ -440,7 +385,6 @@ func (c *Controller) templateExists(w *federationv1alpha1.Work) (bool, error) {
 
 // removeWork deletes a Work, first saying whether execution keeps the member's objects.
 func (c *Controller) removeWork(ctx context.Context, w *federationv1alpha1.Work, keep bool) error {
-	works := c.fed.FederationV1alpha1().Works(w.Namespace)
 	if w.DeletionTimestamp != nil && w.Spec.PreserveResourcesOnDeletion != nil && *w.Spec.PreserveResourcesOnDeletion == keep {
 		return nil
 	}
@@ -448,15 +392,14 @@ func (c *Controller) removeWork(ctx context.Context, w *federationv1alpha1.Work,
 		u := w.DeepCopy()
 		u.Spec.PreserveResourcesOnDeletion = ptr.To(keep)
 		var err error
-		if w, err = works.Update(ctx, u, metav1.UpdateOptions{}); err != nil {
+		if w, err = c.works.Update(ctx, u); err != nil {
 			return ignoreNotFound(err)
 		}
 	}
 	if w.DeletionTimestamp != nil {
 		return nil
 	}
-	uid := w.UID
-	return ignoreNotFound(works.Delete(ctx, w.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}))
+	return c.works.Delete(ctx, w)
 }
 
 func ignoreNotFound(err error) error {

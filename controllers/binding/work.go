@@ -17,27 +17,21 @@ limitations under the License.
 package binding
 
 import (
-	"encoding/json"
-	"fmt"
-
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	"github.com/fedhq/fed/controllers/internal/works"
 )
 
 // WorkSpec is the spec of the Work of a binding for one member: the template's manifest
 // first, then those of its dependencies.
 func WorkSpec(manifests []*unstructured.Unstructured, spec *federationv1alpha1.ResourceBindingSpec, cluster string) (federationv1alpha1.WorkSpec, error) {
-	out := federationv1alpha1.WorkSpec{PreserveResourcesOnDeletion: spec.PreserveResourcesOnDeletion}
-	for _, m := range manifests {
-		raw, err := json.Marshal(m.Object)
-		if err != nil {
-			return federationv1alpha1.WorkSpec{}, fmt.Errorf("encoding the manifest: %w", err)
-		}
-		out.Workload.Manifests = append(out.Workload.Manifests, runtime.RawExtension{Raw: raw})
+	out, err := works.Spec(manifests...)
+	if err != nil {
+		return out, err
 	}
+	out.PreserveResourcesOnDeletion = spec.PreserveResourcesOnDeletion
 	if Suspended(spec.Suspension, cluster) {
 		out.SuspendDispatching = ptr.To(true)
 	}

@@ -33,17 +33,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/fedhq/fed/apis/federation/policy"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
-	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
 	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
+	"github.com/fedhq/fed/controllers/internal/bindings"
 	"github.com/fedhq/fed/controllers/internal/reconciler"
 	"github.com/fedhq/fed/controllers/internal/templates"
 	"github.com/fedhq/fed/interpreter"
@@ -60,12 +60,10 @@ type key struct {
 // (cluster-scoped) that says which policy propagates it and how, or none when no policy
 // selects it. It watches the policies, and the templates of every kind a policy names.
 type Controller struct {
-	fed              versioned.Interface
 	templates        *templates.Templates
+	bindings         *bindings.Access
 	policies         fedlisters.PropagationPolicyLister
 	cluster          fedlisters.ClusterPropagationPolicyLister
-	rbs              fedlisters.ResourceBindingLister
-	crbs             fedlisters.ClusterResourceBindingLister
 	overrides        fedlisters.OverridePolicyLister
 	clusterOverrides fedlisters.ClusterOverridePolicyLister
 	// interpreter reads a template's replicas.
@@ -80,28 +78,40 @@ type Controller struct {
 	queue workqueue.TypedRateLimitingInterface[key]
 }
 
+// Deps are what the detector reads and writes.
+type Deps struct {
+	// Templates are the fleet's templates, of the kinds policies name.
+	Templates *templates.Templates
+	// Bindings is the view of the bindings it writes.
+	Bindings *bindings.Access
+	// The policies, and the override policies a policy's dependentOverrides wait for.
+	PropagationPolicies        fedinformers.PropagationPolicyInformer
+	ClusterPropagationPolicies fedinformers.ClusterPropagationPolicyInformer
+	OverridePolicies           fedinformers.OverridePolicyInformer
+	ClusterOverridePolicies    fedinformers.ClusterOverridePolicyInformer
+	// Customizations are watched for the kinds whose replicas they count, read through
+	// Interpreter.
+	Customizations fedinformers.ResourceInterpreterCustomizationInformer
+	Interpreter    *interpreter.Interpreter
+	// Recorder records events on the templates.
+	Recorder record.EventRecorder
+}
+
 // NewController watches policies, bindings, override policies (the policies' dependent
-// overrides) and customizations (whose scripts count replicas, read through interp) with
-// the fed informers and the templates of the kinds policies name through tmpls, and
-// records events with recorder.
-func NewController(fed versioned.Interface, tmpls *templates.Templates,
-	pps fedinformers.PropagationPolicyInformer, cpps fedinformers.ClusterPropagationPolicyInformer,
-	rbs fedinformers.ResourceBindingInformer, crbs fedinformers.ClusterResourceBindingInformer,
-	ops fedinformers.OverridePolicyInformer, cops fedinformers.ClusterOverridePolicyInformer,
-	rics fedinformers.ResourceInterpreterCustomizationInformer, interp *interpreter.Interpreter,
-	recorder record.EventRecorder) (*Controller, error) {
+// overrides), customizations and the templates of the kinds policies name.
+func NewController(d Deps) (*Controller, error) {
+	pps, cpps, ops, cops, rics := d.PropagationPolicies, d.ClusterPropagationPolicies, d.OverridePolicies, d.ClusterOverridePolicies, d.Customizations
+	tmpls := d.Templates
 	c := &Controller{
-		fed:              fed,
-		recorder:         recorder,
+		recorder:         d.Recorder,
 		templates:        tmpls,
+		bindings:         d.Bindings,
 		policies:         pps.Lister(),
 		cluster:          cpps.Lister(),
-		rbs:              rbs.Lister(),
-		crbs:             crbs.Lister(),
 		overrides:        ops.Lister(),
 		clusterOverrides: cops.Lister(),
-		interpreter:      interp,
-		synced: []cache.InformerSynced{pps.Informer().HasSynced, cpps.Informer().HasSynced, rbs.Informer().HasSynced, crbs.Informer().HasSynced,
+		interpreter:      d.Interpreter,
+		synced: []cache.InformerSynced{pps.Informer().HasSynced, cpps.Informer().HasSynced, d.Bindings.HasSynced,
 			ops.Informer().HasSynced, cops.Informer().HasSynced, rics.Informer().HasSynced},
 		queue: reconciler.NewQueue[key]("detector"),
 	}
@@ -146,7 +156,7 @@ func NewController(fed versioned.Interface, tmpls *templates.Templates,
 		}
 		c.enqueueRef(ref)
 	}
-	for _, inf := range []cache.SharedIndexInformer{rbs.Informer(), crbs.Informer()} {
+	for _, inf := range d.Bindings.Informers() {
 		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			UpdateFunc: func(_, obj any) { bindingChanged(obj) },
 			DeleteFunc: bindingChanged,
@@ -228,62 +238,31 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 	if tmpl.GetDeletionTimestamp() != nil {
 		return nil
 	}
-	name := federationv1alpha1.BindingName(tmpl.GetKind(), tmpl.GetName())
-	bindings := c.fed.FederationV1alpha1()
-	if ns := k.Namespace; ns != "" {
-		current, err := c.rbs.ResourceBindings(ns).Get(name)
-		if err != nil && !apierrors.IsNotFound(err) {
-			return err
-		}
-		exists := err == nil
-		d, err := c.decide(tmpl, bindingView(current, exists, func(b *federationv1alpha1.ResourceBinding) *federationv1alpha1.ResourceBindingSpec { return &b.Spec }))
-		if err == nil && !exists {
-			err = c.showHeld(ctx, k.GVR, tmpl, d.held)
-		}
-		if err != nil || d.keep {
-			return err
-		}
-		return syncBinding(ctx, bindings.ResourceBindings(ns), current, exists,
-			func() *federationv1alpha1.ResourceBinding {
-				return &federationv1alpha1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}}
-			},
-			func(b *federationv1alpha1.ResourceBinding) *federationv1alpha1.ResourceBindingSpec { return &b.Spec }, d)
-	}
-	current, err := c.crbs.Get(name)
+	bk := bindings.Key{Namespace: k.Namespace, Name: federationv1alpha1.BindingName(tmpl.GetKind(), tmpl.GetName())}
+	meta, spec, err := c.bindings.Peek(bk)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
-	exists := err == nil
-	d, err := c.decide(tmpl, bindingView(current, exists, func(b *federationv1alpha1.ClusterResourceBinding) *federationv1alpha1.ResourceBindingSpec {
-		return &b.Spec
-	}))
-	if err == nil && !exists {
+	var current *view
+	if err == nil {
+		current = &view{uid: meta.GetUID(), labels: meta.GetLabels(), annotations: meta.GetAnnotations(), spec: spec}
+	}
+	d, err := c.decide(tmpl, current)
+	if err == nil && current == nil {
 		err = c.showHeld(ctx, k.GVR, tmpl, d.held)
 	}
 	if err != nil || d.keep {
 		return err
 	}
-	return syncBinding(ctx, bindings.ClusterResourceBindings(), current, exists,
-		func() *federationv1alpha1.ClusterResourceBinding {
-			return &federationv1alpha1.ClusterResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: name}}
-		},
-		func(b *federationv1alpha1.ClusterResourceBinding) *federationv1alpha1.ResourceBindingSpec {
-			return &b.Spec
-		}, d)
+	return c.sync(ctx, bk, current, d)
 }
 
 // view is what the detector reads of a template's current binding: nil when there is
 // none.
 type view struct {
+	uid                 types.UID
 	labels, annotations map[string]string
 	spec                *federationv1alpha1.ResourceBindingSpec
-}
-
-func bindingView[T bindingObject](b T, exists bool, specOf func(T) *federationv1alpha1.ResourceBindingSpec) *view {
-	if !exists {
-		return nil
-	}
-	return &view{labels: b.GetLabels(), annotations: b.GetAnnotations(), spec: specOf(b)}
 }
 
 // decision is what becomes of a template's binding.
@@ -489,58 +468,44 @@ func (c *Controller) policiesOf(tmpl *unstructured.Unstructured) ([]policy.Polic
 	return policies, nil
 }
 
-// bindingObject is a ResourceBinding or a ClusterResourceBinding.
-type bindingObject interface {
-	metav1.Object
-	runtime.Object
-}
-
-// bindingClient is the typed client of ResourceBindings or ClusterResourceBindings.
-type bindingClient[T bindingObject] interface {
-	Create(context.Context, T, metav1.CreateOptions) (T, error)
-	Update(context.Context, T, metav1.UpdateOptions) (T, error)
-	Delete(context.Context, string, metav1.DeleteOptions) error
-}
-
-// syncBinding makes a binding what d says: deleted when d.want is nil, created, or
-// updated when its spec (but for the clusters and eviction tasks), labels or generation
-// annotation differ. current is the binding the informer has, if exists; fresh makes a
-// new one with its name.
-func syncBinding[T bindingObject](ctx context.Context, client bindingClient[T], current T, exists bool, fresh func() T,
-	specOf func(T) *federationv1alpha1.ResourceBindingSpec, d decision) error {
+// sync makes a binding what d says: deleted when d.want is nil, created, or updated when
+// its spec (but for the fields other controllers write), labels or generation annotation
+// differ. current is the binding as the view has it, nil when there is none.
+func (c *Controller) sync(ctx context.Context, k bindings.Key, current *view, d decision) error {
 	want := d.want
-	if want == nil {
-		if !exists {
-			return nil
-		}
-		uid := current.GetUID()
-		return ignoreNotFound(client.Delete(ctx, current.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}))
+	switch {
+	case want == nil && current == nil:
+		return nil
+	case want == nil:
+		return c.bindings.Delete(ctx, k, current.uid)
+	case current == nil:
+		var meta metav1.ObjectMeta
+		meta.SetLabels(d.labels)
+		setGeneration(&meta, d.generation)
+		return c.bindings.Create(ctx, k, meta, want)
 	}
-	if !exists {
-		b := fresh()
-		*specOf(b) = *want
-		b.SetLabels(d.labels)
-		setGeneration(b, d.generation)
-		_, err := client.Create(ctx, b, metav1.CreateOptions{})
-		return err
-	}
-	// Where the template goes and what it is leaving are the scheduler's and the failover
-	// controllers', and the moves asked of the scheduler the descheduler's and the
-	// rebalancer's (see "Who writes what" in docs/design.md).
-	want.Clusters = specOf(current).Clusters
-	want.GracefulEvictionTasks = specOf(current).GracefulEvictionTasks
-	want.ReplicaMoves = specOf(current).ReplicaMoves
-	labels := withPolicy(current.GetLabels(), d.labels)
-	if apiequality.Semantic.DeepEqual(*specOf(current), *want) && apiequality.Semantic.DeepEqual(current.GetLabels(), labels) &&
-		current.GetAnnotations()[federationv1alpha1.AnnotationTemplateGeneration] == d.generation {
+	// Where the template goes, what it is leaving and the moves asked of the scheduler
+	// are other controllers' (docs/design.md, "Who writes what").
+	want.Clusters = current.spec.Clusters
+	want.GracefulEvictionTasks = current.spec.GracefulEvictionTasks
+	want.ReplicaMoves = current.spec.ReplicaMoves
+	labels := withPolicy(current.labels, d.labels)
+	if apiequality.Semantic.DeepEqual(*current.spec, *want) && apiequality.Semantic.DeepEqual(current.labels, labels) &&
+		current.annotations[federationv1alpha1.AnnotationTemplateGeneration] == d.generation {
 		return nil
 	}
-	b := current.DeepCopyObject().(T)
-	*specOf(b) = *want
-	b.SetLabels(labels)
-	setGeneration(b, d.generation)
-	_, err := client.Update(ctx, b, metav1.UpdateOptions{})
-	return err
+	b, err := c.bindings.Get(k)
+	if err != nil {
+		return err
+	}
+	if b.Meta.GetUID() != current.uid {
+		return reconciler.ErrRetrySoon // replaced meanwhile: decided again on the new one
+	}
+	want.Clusters, want.GracefulEvictionTasks, want.ReplicaMoves = b.Spec.Clusters, b.Spec.GracefulEvictionTasks, b.Spec.ReplicaMoves
+	*b.Spec = *want
+	b.Meta.SetLabels(withPolicy(b.Meta.GetLabels(), d.labels))
+	setGeneration(b.Meta, d.generation)
+	return b.Update(ctx)
 }
 
 // setGeneration records on a binding the template generation its Lazy policy was applied
@@ -564,22 +529,9 @@ func (c *Controller) deleteBinding(ctx context.Context, k key) error {
 	if err != nil {
 		return err
 	}
-	name := federationv1alpha1.BindingName(gvk.Kind, k.Name)
-	if k.Namespace != "" {
-		if _, err := c.rbs.ResourceBindings(k.Namespace).Get(name); apierrors.IsNotFound(err) {
-			return nil
-		}
-		return ignoreNotFound(c.fed.FederationV1alpha1().ResourceBindings(k.Namespace).Delete(ctx, name, metav1.DeleteOptions{}))
-	}
-	if _, err := c.crbs.Get(name); apierrors.IsNotFound(err) {
+	bk := bindings.Key{Namespace: k.Namespace, Name: federationv1alpha1.BindingName(gvk.Kind, k.Name)}
+	if _, _, err := c.bindings.Peek(bk); apierrors.IsNotFound(err) {
 		return nil
 	}
-	return ignoreNotFound(c.fed.FederationV1alpha1().ClusterResourceBindings().Delete(ctx, name, metav1.DeleteOptions{}))
-}
-
-func ignoreNotFound(err error) error {
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	return err
+	return c.bindings.Delete(ctx, bk, "")
 }

@@ -329,7 +329,7 @@ func (c *Controller) reconcileService(ctx context.Context, k types.NamespacedNam
 				exporting = append(exporting, p)
 			}
 		}
-		service, err := workSpec(imp.service)
+		service, err := works.Spec(imp.service)
 		if err != nil {
 			return err
 		}
@@ -347,7 +347,7 @@ func (c *Controller) reconcileService(ctx context.Context, k types.NamespacedNam
 					continue
 				}
 				for i, slice := range endpoints[p] {
-					spec, err := workSpec(slice)
+					spec, err := works.Spec(slice)
 					if err != nil {
 						return err
 					}
@@ -599,18 +599,6 @@ func workName(k types.NamespacedName, part string) string {
 	return k.Namespace + "." + k.Name + "." + part
 }
 
-func workSpec(manifests ...*unstructured.Unstructured) (federationv1alpha1.WorkSpec, error) {
-	spec := federationv1alpha1.WorkSpec{}
-	for _, m := range manifests {
-		raw, err := m.MarshalJSON()
-		if err != nil {
-			return spec, err
-		}
-		spec.Workload.Manifests = append(spec.Workload.Manifests, runtime.RawExtension{Raw: raw})
-	}
-	return spec, nil
-}
-
 // ownWorks are the Works whose annotation says owner, in every namespace (those of a
 // cluster that left the fleet too).
 func (c *Controller) ownWorks(annotation, owner string) map[types.NamespacedName]*federationv1alpha1.Work {
@@ -624,71 +612,35 @@ func (c *Controller) ownWorks(annotation, owner string) map[types.NamespacedName
 }
 
 // syncWorks creates, updates and deletes Works (have: those whose annotation says owner)
-// to match want.
+// to match want, on the Works' one write path (internal/works).
 func (c *Controller) syncWorks(ctx context.Context, annotation, owner string, have map[types.NamespacedName]*federationv1alpha1.Work,
 	want map[types.NamespacedName]federationv1alpha1.WorkSpec) error {
 	var errs []error
 	for key, spec := range want {
-		works := c.fed.FederationV1alpha1().Works(key.Namespace)
-		current, ok := have[key]
+		current := have[key]
+		wrote, err := c.works.Write(ctx, key, current, map[string]string{annotation: owner}, spec)
 		switch {
-		case !ok:
-			w := &federationv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name,
-				Annotations: map[string]string{annotation: owner},
-				Finalizers:  []string{federationv1alpha1.FinalizerExecution}}, Spec: spec}
-			written, err := works.Create(ctx, w, metav1.CreateOptions{})
-			switch {
-			case err == nil:
-				c.works.Wrote(written)
-			case apierrors.IsAlreadyExists(err):
-				errs = append(errs, reconciler.ErrRetrySoon) // the view has not got it yet
-			default:
-				errs = append(errs, err)
-			}
-		case current.DeletionTimestamp != nil:
+		case errors.Is(err, works.ErrDeleting):
 			// Made again once it is gone (its Work event brings the key back).
 			errs = append(errs, reconciler.RequeueAfter(5*time.Second, nil))
-		case !equalSpecs(&current.Spec, &spec):
-			u := current.DeepCopy()
-			u.Spec = spec
-			written, err := works.Update(ctx, u, metav1.UpdateOptions{})
-			switch {
-			case err == nil:
-				c.works.Wrote(written)
-			case apierrors.IsConflict(err):
-				// Execution or workstatus wrote the Work meanwhile: again with the newer one.
-				errs = append(errs, reconciler.ErrRetrySoon)
-			default:
-				errs = append(errs, err)
-			}
+		case apierrors.IsConflict(err):
+			// Execution or workstatus wrote the Work meanwhile: again with the newer one.
+			errs = append(errs, reconciler.ErrRetrySoon)
+		case err != nil:
+			errs = append(errs, err)
+		case current == nil && !wrote:
+			errs = append(errs, reconciler.ErrRetrySoon) // made meanwhile: the view has not got it yet
 		}
 	}
 	for key, w := range have {
 		if _, ok := want[key]; ok || w.DeletionTimestamp != nil {
 			continue
 		}
-		uid := w.UID
-		err := c.fed.FederationV1alpha1().Works(key.Namespace).Delete(ctx, key.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
-		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		if err := c.works.Delete(ctx, w); err != nil && !apierrors.IsConflict(err) {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// equalSpecs compares Work specs by their manifests' JSON.
-func equalSpecs(a, b *federationv1alpha1.WorkSpec) bool {
-	if len(a.Workload.Manifests) != len(b.Workload.Manifests) {
-		return false
-	}
-	for i := range a.Workload.Manifests {
-		var x, y unstructured.Unstructured
-		if x.UnmarshalJSON(a.Workload.Manifests[i].Raw) != nil || y.UnmarshalJSON(b.Workload.Manifests[i].Raw) != nil ||
-			!apiequality.Semantic.DeepEqual(x.Object, y.Object) {
-			return false
-		}
-	}
-	return true
 }
 
 // ConditionReady, on a ServiceImport template, says whether some cluster provides the

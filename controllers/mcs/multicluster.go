@@ -37,6 +37,7 @@ import (
 	mcsv1alpha1 "sigs.k8s.io/mcs-api/pkg/apis/v1alpha1"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	"github.com/fedhq/fed/controllers/internal/works"
 )
 
 // hasService says whether a MultiClusterService of that name exists.
@@ -215,7 +216,7 @@ func (c *Controller) reconcileIngress(ctx context.Context, k types.NamespacedNam
 		}
 		delete(obj["metadata"].(map[string]any), "creationTimestamp")
 		delete(obj, "status")
-		spec, err := workSpec(&unstructured.Unstructured{Object: obj})
+		spec, err := works.Spec(&unstructured.Unstructured{Object: obj})
 		if err != nil {
 			return err
 		}

@@ -104,7 +104,7 @@ func StartAgent(ctx context.Context, cfg AgentConfig) error {
 		return err
 	}
 	fed := workFactory.Federation().V1alpha1()
-	workAccess, err := works.New(fed.Works())
+	workAccess, err := works.New(fedClient, fed.Works())
 	if err != nil {
 		return err
 	}

@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
@@ -129,6 +130,41 @@ func (a *Access) Peek(k Key) (metav1.Object, *federationv1alpha1.ResourceBinding
 	}
 	b := obj.(*federationv1alpha1.ClusterResourceBinding)
 	return b, &b.Spec, nil
+}
+
+// Create creates the binding k with the labels and annotations of meta (its name and
+// namespace are k's) and spec.
+func (a *Access) Create(ctx context.Context, k Key, meta metav1.ObjectMeta, spec *federationv1alpha1.ResourceBindingSpec) error {
+	meta.Name, meta.Namespace = k.Name, k.Namespace
+	if k.Namespace != "" {
+		b := &federationv1alpha1.ResourceBinding{ObjectMeta: meta, Spec: *spec}
+		return written(a.rbs, b, func() (*federationv1alpha1.ResourceBinding, error) {
+			return a.fed.FederationV1alpha1().ResourceBindings(k.Namespace).Create(ctx, b, metav1.CreateOptions{})
+		})
+	}
+	b := &federationv1alpha1.ClusterResourceBinding{ObjectMeta: meta, Spec: *spec}
+	return written(a.crbs, b, func() (*federationv1alpha1.ClusterResourceBinding, error) {
+		return a.fed.FederationV1alpha1().ClusterResourceBindings().Create(ctx, b, metav1.CreateOptions{})
+	})
+}
+
+// Delete deletes the binding k if it is still the one of uid (any, when uid is empty); one
+// already gone is no error.
+func (a *Access) Delete(ctx context.Context, k Key, uid types.UID) error {
+	opts := metav1.DeleteOptions{}
+	if uid != "" {
+		opts.Preconditions = &metav1.Preconditions{UID: &uid}
+	}
+	var err error
+	if k.Namespace != "" {
+		err = a.fed.FederationV1alpha1().ResourceBindings(k.Namespace).Delete(ctx, k.Name, opts)
+	} else {
+		err = a.fed.FederationV1alpha1().ClusterResourceBindings().Delete(ctx, k.Name, opts)
+	}
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
 }
 
 // object is a pointer to a binding kind.

@@ -30,6 +30,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
 	"github.com/fedhq/fed/controllers/internal/mutation"
 )
@@ -37,14 +38,15 @@ import (
 // byBinding indexes Works by the binding they belong to (AnnotationBinding).
 const byBinding = "binding"
 
-// Access reads Works.
+// Access reads Works, and writes them with fed's client (write.go).
 type Access struct {
+	fed      versioned.Interface
 	informer cache.SharedIndexInformer
 	written  *mutation.Cache
 }
 
-// New returns the view of the Works of an informer.
-func New(works fedinformers.WorkInformer) (*Access, error) {
+// New returns the view of the Works of an informer, which writes with fed.
+func New(fed versioned.Interface, works fedinformers.WorkInformer) (*Access, error) {
 	inf := works.Informer()
 	if err := inf.AddIndexers(cache.Indexers{byBinding: func(obj any) ([]string, error) {
 		if w, ok := obj.(*federationv1alpha1.Work); ok && w.Annotations[federationv1alpha1.AnnotationBinding] != "" {
@@ -54,7 +56,7 @@ func New(works fedinformers.WorkInformer) (*Access, error) {
 	}}); err != nil {
 		return nil, err
 	}
-	a := &Access{informer: inf, written: mutation.New(inf, false)}
+	a := &Access{fed: fed, informer: inf, written: mutation.New(inf, false)}
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { a.written.Observe(obj, false) },
 		UpdateFunc: func(_, obj any) { a.written.Observe(obj, false) },

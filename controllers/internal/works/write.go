@@ -1,0 +1,132 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package works
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+)
+
+// The write path of the Works, one for every controller that makes them (a binding's, for
+// each cluster it goes to; the multi-cluster services' EndpointSlices and derived Services):
+// the spec made from manifests, compared as JSON values, written once when it changed, and
+// recorded in the view.
+
+// Spec is a Work spec holding manifests, in order, as JSON.
+func Spec(manifests ...*unstructured.Unstructured) (federationv1alpha1.WorkSpec, error) {
+	out := federationv1alpha1.WorkSpec{}
+	for _, m := range manifests {
+		raw, err := json.Marshal(m.Object)
+		if err != nil {
+			return federationv1alpha1.WorkSpec{}, fmt.Errorf("encoding the manifest: %w", err)
+		}
+		out.Workload.Manifests = append(out.Workload.Manifests, runtime.RawExtension{Raw: raw})
+	}
+	return out, nil
+}
+
+// SpecEqual compares Work specs with their manifests as JSON values, not bytes.
+func SpecEqual(a, b *federationv1alpha1.WorkSpec) bool {
+	if !apiequality.Semantic.DeepEqual(a.SuspendDispatching, b.SuspendDispatching) ||
+		!apiequality.Semantic.DeepEqual(a.PreserveResourcesOnDeletion, b.PreserveResourcesOnDeletion) ||
+		len(a.Workload.Manifests) != len(b.Workload.Manifests) {
+		return false
+	}
+	for i := range a.Workload.Manifests {
+		if bytes.Equal(a.Workload.Manifests[i].Raw, b.Workload.Manifests[i].Raw) {
+			continue // what fed wrote and reads back, most of the time
+		}
+		var x, y any
+		if json.Unmarshal(a.Workload.Manifests[i].Raw, &x) != nil || json.Unmarshal(b.Workload.Manifests[i].Raw, &y) != nil {
+			return false
+		}
+		if !apiequality.Semantic.DeepEqual(x, y) {
+			return false
+		}
+	}
+	return true
+}
+
+// ErrDeleting says a Work to write is being deleted: it is made again once gone.
+var ErrDeleting = errors.New("the Work is still being deleted")
+
+// Write makes the Work k hold spec and annotations: created with execution's finalizer when
+// current (the Work as read) is nil, updated when its spec or annotations differ. It says
+// whether it wrote. A Work created meanwhile by another worker is no error (its event
+// brings its owner back); one being deleted is ErrDeleting.
+func (a *Access) Write(ctx context.Context, k types.NamespacedName, current *federationv1alpha1.Work, annotations map[string]string,
+	spec federationv1alpha1.WorkSpec) (bool, error) {
+	if current == nil {
+		w := &federationv1alpha1.Work{
+			ObjectMeta: metav1.ObjectMeta{Name: k.Name, Namespace: k.Namespace, Annotations: annotations,
+				Finalizers: []string{federationv1alpha1.FinalizerExecution}},
+			Spec: spec,
+		}
+		written, err := a.fed.FederationV1alpha1().Works(k.Namespace).Create(ctx, w, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		a.Wrote(written)
+		return true, nil
+	}
+	if current.DeletionTimestamp != nil {
+		return false, fmt.Errorf("%s: %w", k, ErrDeleting)
+	}
+	if SpecEqual(&current.Spec, &spec) && apiequality.Semantic.DeepEqual(current.Annotations, annotations) {
+		return false, nil
+	}
+	w := current.DeepCopy()
+	w.Spec, w.Annotations = spec, annotations
+	_, err := a.Update(ctx, w)
+	return err == nil, err
+}
+
+// Update writes a changed copy of a Work and records it in the view.
+func (a *Access) Update(ctx context.Context, w *federationv1alpha1.Work) (*federationv1alpha1.Work, error) {
+	written, err := a.fed.FederationV1alpha1().Works(w.Namespace).Update(ctx, w, metav1.UpdateOptions{})
+	if err != nil {
+		return nil, err
+	}
+	a.Wrote(written)
+	return written, nil
+}
+
+// Delete deletes a Work if it is still the one w is; one already gone is no error, one
+// replaced meanwhile a Conflict.
+func (a *Access) Delete(ctx context.Context, w *federationv1alpha1.Work) error {
+	uid := w.UID
+	err := a.fed.FederationV1alpha1().Works(w.Namespace).Delete(ctx, w.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
