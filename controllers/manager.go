@@ -20,16 +20,20 @@ import (
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	kubeinformers "k8s.io/client-go/informers"
+	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/scale"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	"github.com/fedhq/fed/apis/federation/policy"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions"
+	clusterinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/cluster/v1alpha1"
 	clusterlisters "github.com/fedhq/fed/apis/generated/listers/cluster/v1alpha1"
 	"github.com/fedhq/fed/clusterclient"
 	"github.com/fedhq/fed/controllers/applicationfailover"
@@ -47,6 +51,7 @@ import (
 	"github.com/fedhq/fed/controllers/internal/applied"
 	"github.com/fedhq/fed/controllers/internal/bindings"
 	"github.com/fedhq/fed/controllers/internal/fleet"
+	"github.com/fedhq/fed/controllers/internal/membernamespaces"
 	"github.com/fedhq/fed/controllers/internal/members"
 	"github.com/fedhq/fed/controllers/internal/noderoom"
 	"github.com/fedhq/fed/controllers/internal/scaletargets"
@@ -121,9 +126,240 @@ type Members struct {
 	Clusters clusterlisters.ClusterLister
 }
 
-// Start builds the informers and starts every controller; they run until ctx is done.
-// Start returns once they are started, without waiting for the informers to sync.
+// Deps is what every controller of fed-apiserver is built from: the clients, the informer
+// factories and the views the controllers share. Each entry of the table builds its
+// controller from it, as kube-controller-manager's start functions do from its
+// ControllerContext.
+type Deps struct {
+	Config Config
+	// Fed writes fed's own kinds (protobuf); Host reaches the host cluster.
+	Fed  versioned.Interface
+	Host kubernetes.Interface
+	// Informers of fed's kinds; of the host's fed-system; of the host's client-certificate
+	// CSRs; of the agents' objects in fed-system.
+	FedInformers   fedinformers.SharedInformerFactory
+	HostInformers  kubeinformers.SharedInformerFactory
+	CSRInformers   kubeinformers.SharedInformerFactory
+	AgentInformers kubeinformers.SharedInformerFactory
+	// Configs and Members reach the members.
+	Configs *clusterclient.Cache
+	Members *members.Members
+	// The shared views: the fleet's templates, the bindings, the Works.
+	Templates *templates.Templates
+	Bindings  *bindings.Access
+	Works     *works.Access
+	// Rooms are the members' nodes (the cluster controller writes, the scheduler reads);
+	// Results what execution made of each Work (execution writes, workstatus reads);
+	// Namespaces makes members' namespaces (execution) and reads the fleet's (namespace).
+	Rooms      *noderoom.Store
+	Results    *applied.Log
+	Namespaces *membernamespaces.Maker
+	// Interpreter is the one interpreter of kinds; Recorder records events in the fleet.
+	Interpreter *interpreter.Interpreter
+	Recorder    record.EventRecorder
+	// Scales and ScaleTargets scale the fleet's templates (FederatedHPAs, cron).
+	Scales       scale.ScalesGetter
+	ScaleTargets *scaletargets.Mapper
+}
+
+// runner is a controller built: it runs with workers until ctx is done.
+type runner interface {
+	Run(ctx context.Context, workers int)
+}
+
+// controller is an entry of the table: its name, how many workers it runs with, when it
+// runs, and how it is built (nil: not enabled by the Config).
+type controller struct {
+	name string
+	// workers: 0 is Config.ClusterWorkers.
+	workers int
+	// everyReplica: each replica runs its own (the search cache); the others run only on
+	// the replica that holds the Lease.
+	everyReplica bool
+	// interprets: waits for the customizations to be read, for the interpreter it asks.
+	interprets bool
+	build      func(*Deps) (runner, error)
+}
+
+// Workers: each step of the pipeline waits mostly on a write to fed's storage or a member
+// (a few milliseconds each, little CPU), so many workers keep it busy; the status writes
+// have fewer than the steps that propagate: under load, propagation goes first, and what
+// changed several times meanwhile gets one write.
+//
+// The controllers of fed-apiserver, in the order they are built. fed-agent runs four of
+// the same packages (controllers/pullagent); docs/design.md lists which.
+var table = []controller{
+	{name: "cluster", build: func(d *Deps) (runner, error) {
+		return clustercontroller.NewController(clustercontroller.Deps{Fed: d.Fed, Clusters: d.clusters(), Members: d.Configs,
+			Secrets: d.secrets(), Leases: d.HostInformers.Coordination().V1().Leases(), Rooms: d.Rooms, Options: d.Config.Cluster})
+	}},
+	{name: "credentials", workers: 2, build: func(d *Deps) (runner, error) {
+		return credentials.NewController(d.Fed, d.Host, d.clusters(), d.secrets())
+	}},
+	{name: "detector", workers: 16, interprets: true, build: func(d *Deps) (runner, error) {
+		fed := d.FedInformers.Federation().V1alpha1()
+		return detector.NewController(detector.Deps{Templates: d.Templates, Bindings: d.Bindings,
+			PropagationPolicies: fed.PropagationPolicies(), ClusterPropagationPolicies: fed.ClusterPropagationPolicies(),
+			OverridePolicies: fed.OverridePolicies(), ClusterOverridePolicies: fed.ClusterOverridePolicies(),
+			Customizations: fed.ResourceInterpreterCustomizations(), Interpreter: d.Interpreter, Recorder: d.Recorder})
+	}},
+	{name: "scheduler", workers: 16, interprets: true, build: func(d *Deps) (runner, error) {
+		return scheduler.NewController(d.Fed, d.clusters(), d.Bindings, d.Rooms, d.Recorder)
+	}},
+	{name: "binding", workers: 16, interprets: true, build: func(d *Deps) (runner, error) {
+		asAuthor, err := authorCheck(d.Config.Host)
+		if err != nil {
+			return nil, err
+		}
+		fed := d.FedInformers.Federation().V1alpha1()
+		return binding.NewController(binding.Deps{Templates: d.Templates, Bindings: d.Bindings, Works: d.Works,
+			OverridePolicies: fed.OverridePolicies(), ClusterOverridePolicies: fed.ClusterOverridePolicies(), Clusters: d.clusters(),
+			Interpreter: d.Interpreter, Recorder: d.Recorder, AsAuthor: asAuthor})
+	}},
+	{name: "binding-status", workers: 4, interprets: true, build: func(d *Deps) (runner, error) {
+		return bindingstatus.NewController(d.Templates, d.Bindings, d.Works, d.Interpreter)
+	}},
+	{name: "work-status", workers: 4, interprets: true, build: func(d *Deps) (runner, error) {
+		return workstatus.NewController(d.Fed, d.Works, d.Members, d.Results, d.Interpreter), nil
+	}},
+	{name: "execution", workers: 32, interprets: true, build: func(d *Deps) (runner, error) {
+		return execution.NewController(execution.Deps{Fed: d.Fed, Works: d.Works, Members: d.Members, Namespaces: d.Namespaces,
+			Results: d.Results, Interpreter: d.Interpreter, Recorder: d.Recorder})
+	}},
+	{name: "graceful-eviction", workers: 2, interprets: true, build: func(d *Deps) (runner, error) {
+		return gracefuleviction.NewController(d.Bindings, d.Works, d.Recorder)
+	}},
+	{name: "application-failover", workers: 2, interprets: true, build: func(d *Deps) (runner, error) {
+		return applicationfailover.NewController(d.Bindings, d.Recorder)
+	}},
+	{name: "descheduler", workers: 2, interprets: true, build: func(d *Deps) (runner, error) {
+		return descheduler.NewController(d.Bindings, d.Works, d.Members, d.Recorder,
+			descheduler.Options{Interval: d.Config.Failover.DeschedulingInterval, Threshold: d.Config.Failover.UnschedulableThreshold}), nil
+	}},
+	{name: "rebalancer", workers: 1, interprets: true, build: func(d *Deps) (runner, error) {
+		return rebalancer.NewController(rebalancer.Deps{Fed: d.Fed, Policies: d.FedInformers.Federation().V1alpha1().ReplicaSchedulingPolicies(),
+			Clusters: d.clusters(), Bindings: d.Bindings, Templates: d.Templates, Recorder: d.Recorder})
+	}},
+	{name: "namespace", workers: 2, interprets: true, build: func(d *Deps) (runner, error) {
+		return namespace.NewController(d.Templates, d.clusters(), d.Members, d.Namespaces)
+	}},
+	{name: "mcs", workers: 2, interprets: true, build: func(d *Deps) (runner, error) {
+		fed := d.FedInformers.Federation().V1alpha1()
+		return mcs.NewController(mcs.Deps{Fed: d.Fed, Templates: d.Templates, Bindings: fed.ResourceBindings(), Works: d.Works,
+			Members: d.Members, Clusters: d.clusters(), Services: fed.MultiClusterServices(), Ingresses: fed.MultiClusterIngresses()})
+	}},
+	{name: "search-cache", workers: 2, everyReplica: true, build: func(d *Deps) (runner, error) {
+		if d.Config.SearchCache == nil {
+			return nil, nil
+		}
+		return searchcache.NewController(searchcache.Deps{Fed: d.Fed, Registries: d.FedInformers.Search().V1alpha1().ResourceRegistries(),
+			Clusters: d.clusters(), Members: d.Members, Configs: d.Configs, Store: d.Config.SearchCache})
+	}},
+	{name: "federated-hpa", workers: 2, build: func(d *Deps) (runner, error) {
+		if d.Config.Metrics == nil {
+			return nil, nil // without the fleet's metrics no FederatedHPA is acted on
+		}
+		fed := d.FedInformers.Federation().V1alpha1()
+		return federatedhpa.NewController(federatedhpa.Config{
+			Fed: d.Fed, HPAs: fed.FederatedHPAs(), Clusters: d.clusters().Lister(), Bindings: fed.ResourceBindings(), Members: d.Members,
+			Metrics: d.Config.Metrics, Scales: d.Scales, Targets: d.ScaleTargets, Recorder: d.Recorder, SyncPeriod: d.Config.HPASyncPeriod,
+		})
+	}},
+	{name: "cron-federated-hpa", workers: 2, build: func(d *Deps) (runner, error) {
+		return cronfederatedhpa.NewController(cronfederatedhpa.Config{
+			Fed: d.Fed, Crons: d.FedInformers.Federation().V1alpha1().CronFederatedHPAs(), Scales: d.Scales, Targets: d.ScaleTargets})
+	}},
+	{name: "hpa-marker", workers: 2, build: func(d *Deps) (runner, error) {
+		return hpamarker.NewController(d.Templates), nil
+	}},
+	{name: "registration", workers: 2, build: func(d *Deps) (runner, error) {
+		return registration.NewController(d.Fed, d.Host, d.clusters(), registration.Informers{
+			CSRs:         d.CSRInformers.Certificates().V1().CertificateSigningRequests(),
+			Leases:       d.AgentInformers.Coordination().V1().Leases(),
+			Roles:        d.AgentInformers.Rbac().V1().Roles(),
+			RoleBindings: d.AgentInformers.Rbac().V1().RoleBindings(),
+		})
+	}},
+}
+
+func (d *Deps) clusters() clusterinformers.ClusterInformer {
+	return d.FedInformers.Cluster().V1alpha1().Clusters()
+}
+
+func (d *Deps) secrets() coreinformers.SecretInformer { return d.HostInformers.Core().V1().Secrets() }
+
+// Start builds the informers, the shared views and every controller of the table, and
+// starts them; they run until ctx is done. Start returns once they are started, without
+// waiting for the informers to sync.
 func Start(ctx context.Context, cfg Config) (*Members, error) {
+	d, err := newDeps(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	type built struct {
+		controller
+		runner
+	}
+	var all []built
+	for _, c := range table {
+		r, err := c.build(d)
+		if err != nil {
+			return nil, fmt.Errorf("the %s controller: %w", c.name, err)
+		}
+		if c.workers == 0 {
+			c.workers = d.Config.ClusterWorkers
+		}
+		if r != nil {
+			all = append(all, built{c, r})
+		}
+	}
+	// Informers are registered by the builds above; only now may the factories start them.
+	for _, f := range []interface{ Start(<-chan struct{}) }{d.FedInformers, d.HostInformers, d.CSRInformers, d.AgentInformers} {
+		f.Start(ctx.Done())
+	}
+	d.Templates.Start(ctx)
+	customizations := d.FedInformers.Federation().V1alpha1().ResourceInterpreterCustomizations().Informer()
+	run := func(ctx context.Context, everyReplica bool) {
+		var interpreting []built
+		for _, b := range all {
+			switch {
+			case b.everyReplica != everyReplica:
+			case b.interprets:
+				interpreting = append(interpreting, b)
+			default:
+				go b.Run(ctx, b.workers)
+			}
+		}
+		go func() {
+			// These ask the interpreter, which needs the customizations read first.
+			if !cache.WaitForCacheSync(ctx.Done(), customizations.HasSynced) {
+				return
+			}
+			for _, b := range interpreting {
+				go b.Run(ctx, b.workers)
+			}
+		}()
+	}
+	// Every replica fills its own search cache; only the leader runs the rest.
+	run(ctx, true)
+	if cfg.LeaderElection == nil {
+		run(ctx, false)
+	} else if err := elect(ctx, d.Host, cfg.LeaderElection, func(ctx context.Context) { run(ctx, false) }); err != nil {
+		return nil, err
+	}
+	go func() {
+		<-ctx.Done()
+		d.FedInformers.Shutdown()
+		d.HostInformers.Shutdown()
+		d.CSRInformers.Shutdown()
+		d.AgentInformers.Shutdown()
+	}()
+	klog.FromContext(ctx).Info("Started fed controllers", "controllers", len(all), "clusterWorkers", d.Config.ClusterWorkers)
+	return &Members{Configs: d.Configs, Clusters: d.clusters().Lister()}, nil
+}
+
+// newDeps builds the clients, the informer factories and the shared views.
+func newDeps(ctx context.Context, cfg Config) (*Deps, error) {
 	if cfg.Fed == nil || cfg.Host == nil {
 		return nil, fmt.Errorf("controllers need both the fed and the host client configuration")
 	}
@@ -150,221 +386,56 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 	if err != nil {
 		return nil, fmt.Errorf("host client: %w", err)
 	}
-	// No resync: controllers poll members themselves. No managedFields: none reads them.
-	fedFactory := fedinformers.NewSharedInformerFactoryWithOptions(fedClient, 0, fedinformers.WithTransform(trim.ManagedFields))
-	// Only fed's namespace: fed reads no other host Secret, and its RBAC allows no more.
-	hostFactory := kubeinformers.NewSharedInformerFactoryWithOptions(hostClient, 0,
-		kubeinformers.WithNamespace(clusterv1alpha1.FedNamespace), kubeinformers.WithTransform(trim.ManagedFields))
-
-	// Pull mode's registration reads the host's CSRs (cluster-wide, of the signer of
-	// client certificates only) and the agents' objects in fed-system (by their label).
-	csrFactory := kubeinformers.NewSharedInformerFactoryWithOptions(hostClient, 0,
-		kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) {
-			o.FieldSelector = fields.OneTermEqualSelector("spec.signerName", certificatesv1.KubeAPIServerClientSignerName).String()
-		}), kubeinformers.WithTransform(trim.ManagedFields))
-	agentFactory := kubeinformers.NewSharedInformerFactoryWithOptions(hostClient, 0,
-		kubeinformers.WithNamespace(clusterv1alpha1.FedNamespace),
-		kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = clusterv1alpha1.LabelAgent }),
-		kubeinformers.WithTransform(trim.ManagedFields))
-
-	clusters := fedFactory.Cluster().V1alpha1().Clusters()
-	secrets := hostFactory.Core().V1().Secrets()
-	configs := clusterclient.New(clusters.Lister(), secrets.Lister())
+	d := &Deps{Config: cfg, Fed: fedClient, Host: hostClient,
+		// No resync: controllers poll members themselves. No managedFields: none reads them.
+		FedInformers: fedinformers.NewSharedInformerFactoryWithOptions(fedClient, 0, fedinformers.WithTransform(trim.ManagedFields)),
+		// Only fed's namespace: fed reads no other host Secret, and its RBAC allows no more.
+		HostInformers: kubeinformers.NewSharedInformerFactoryWithOptions(hostClient, 0,
+			kubeinformers.WithNamespace(clusterv1alpha1.FedNamespace), kubeinformers.WithTransform(trim.ManagedFields)),
+		// Pull mode's registration reads the host's CSRs (cluster-wide, of the signer of
+		// client certificates only) and the agents' objects in fed-system (by their label).
+		CSRInformers: kubeinformers.NewSharedInformerFactoryWithOptions(hostClient, 0,
+			kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) {
+				o.FieldSelector = fields.OneTermEqualSelector("spec.signerName", certificatesv1.KubeAPIServerClientSignerName).String()
+			}), kubeinformers.WithTransform(trim.ManagedFields)),
+		AgentInformers: kubeinformers.NewSharedInformerFactoryWithOptions(hostClient, 0,
+			kubeinformers.WithNamespace(clusterv1alpha1.FedNamespace),
+			kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = clusterv1alpha1.LabelAgent }),
+			kubeinformers.WithTransform(trim.ManagedFields)),
+		Rooms:   noderoom.NewStore(),
+		Results: &applied.Log{},
+	}
+	d.Configs = clusterclient.New(d.clusters().Lister(), d.secrets().Lister())
 	if cfg.Tunnels != nil {
-		configs.SetTunnels(cfg.Tunnels)
+		d.Configs.SetTunnels(cfg.Tunnels)
 	}
-	mbs, err := members.New(ctx, configs, clusters)
-	if err != nil {
+	if d.Members, err = members.New(ctx, d.Configs, d.clusters()); err != nil {
 		return nil, err
 	}
-	tmpls, err := newTemplates(cfg.Fed)
-	if err != nil {
+	if d.Templates, err = newTemplates(cfg.Fed); err != nil {
 		return nil, err
 	}
-	recorder, err := fleet.Recorder(ctx, cfg.Fed, corev1.EventSource{Component: "fed"})
-	if err != nil {
+	d.Namespaces = membernamespaces.New(func(_ context.Context, name string) (*unstructured.Unstructured, error) {
+		return d.Templates.Get(members.NamespacesResource, "", name)
+	})
+	if d.Recorder, err = fleet.Recorder(ctx, cfg.Fed, corev1.EventSource{Component: "fed"}); err != nil {
 		return nil, err
 	}
-	fed := fedFactory.Federation().V1alpha1()
-	// The scheduler and the binding controller share one view of the bindings, so that
-	// each reads what the other has just written.
-	bindingAccess, err := bindings.NewAccess(fedClient, fed.ResourceBindings(), fed.ClusterResourceBindings())
-	if err != nil {
+	fed := d.FedInformers.Federation().V1alpha1()
+	// The controllers share one view of the bindings, so that each reads what the others
+	// have just written; likewise the controllers of Works.
+	if d.Bindings, err = bindings.NewAccess(fedClient, fed.ResourceBindings(), fed.ClusterResourceBindings()); err != nil {
 		return nil, err
 	}
-	// Likewise the controllers of Works.
-	workAccess, err := works.New(fedClient, fed.Works())
-	if err != nil {
-		return nil, err
-	}
-
-	// The cluster controller keeps each member's nodes, which the scheduler estimates room from.
-	rooms := noderoom.NewStore()
-	clusterController, err := clustercontroller.NewController(fedClient, clusters, configs, secrets,
-		hostFactory.Coordination().V1().Leases(), rooms, cfg.Cluster)
-	if err != nil {
-		return nil, err
-	}
-	// The members' tokens that join got from their TokenRequest APIs are renewed in the
-	// host Secrets the cluster controller and every member client read.
-	credentialsController, err := credentials.NewController(fedClient, hostClient, clusters, secrets)
-	if err != nil {
+	if d.Works, err = works.New(fedClient, fed.Works()); err != nil {
 		return nil, err
 	}
 	// One interpreter for every controller: the built-in kinds and the customizations.
-	rics := fed.ResourceInterpreterCustomizations()
-	interp := interpreter.New(interpreter.Listed{Lister: rics.Lister()}, lua.DefaultLimits)
-	detectorController, err := detector.NewController(detector.Deps{Templates: tmpls, Bindings: bindingAccess,
-		PropagationPolicies: fed.PropagationPolicies(), ClusterPropagationPolicies: fed.ClusterPropagationPolicies(),
-		OverridePolicies: fed.OverridePolicies(), ClusterOverridePolicies: fed.ClusterOverridePolicies(),
-		Customizations: rics, Interpreter: interp, Recorder: recorder})
-	if err != nil {
+	d.Interpreter = interpreter.New(interpreter.Listed{Lister: fed.ResourceInterpreterCustomizations().Lister()}, lua.DefaultLimits)
+	if d.Scales, d.ScaleTargets, err = scaletargets.New(fleet.Config(cfg.Fed)); err != nil {
 		return nil, err
 	}
-	schedulerController, err := scheduler.NewController(fedClient, clusters, bindingAccess, rooms, recorder)
-	if err != nil {
-		return nil, err
-	}
-	bindingStatusController, err := bindingstatus.NewController(tmpls, bindingAccess, workAccess, interp)
-	if err != nil {
-		return nil, err
-	}
-	evictionController, err := gracefuleviction.NewController(bindingAccess, workAccess, recorder)
-	if err != nil {
-		return nil, err
-	}
-	failoverController, err := applicationfailover.NewController(bindingAccess, recorder)
-	if err != nil {
-		return nil, err
-	}
-	rebalancerController, err := rebalancer.NewController(fedClient, fed.ReplicaSchedulingPolicies(), clusters, bindingAccess, tmpls, recorder)
-	if err != nil {
-		return nil, err
-	}
-	deschedulerController := descheduler.NewController(bindingAccess, workAccess, mbs, recorder,
-		descheduler.Options{Interval: cfg.Failover.DeschedulingInterval, Threshold: cfg.Failover.UnschedulableThreshold})
-	asAuthor, err := authorCheck(cfg.Host)
-	if err != nil {
-		return nil, err
-	}
-	bindingController, err := binding.NewController(binding.Deps{
-		Templates: tmpls, Bindings: bindingAccess, Works: workAccess,
-		OverridePolicies: fed.OverridePolicies(), ClusterOverridePolicies: fed.ClusterOverridePolicies(), Clusters: clusters,
-		Interpreter: interp, Report: bindingStatusController.Enqueue, Recorder: recorder, AsAuthor: asAuthor,
-	})
-	if err != nil {
-		return nil, err
-	}
-	namespaceController, err := namespace.NewController(tmpls, clusters, mbs)
-	if err != nil {
-		return nil, err
-	}
-	mcsController, err := mcs.NewController(fedClient, tmpls, fed.ResourceBindings(), workAccess, mbs, clusters,
-		fed.MultiClusterServices(), fed.MultiClusterIngresses())
-	if err != nil {
-		return nil, err
-	}
-	// Execution records what it made of each Work for the status path, which writes it
-	// once with the objects' state.
-	results := &applied.Log{}
-	workStatusController := workstatus.NewController(fedClient, workAccess, mbs, results, interp)
-	executionController, err := execution.NewController(fedClient, workAccess, mbs, namespaceController, results,
-		workStatusController.Enqueue, interp, recorder)
-	if err != nil {
-		return nil, err
-	}
-	// Informers are registered by the calls above; only now may the factories start them.
-	var searchCacheController *searchcache.Controller
-	if cfg.SearchCache != nil {
-		searchCacheController, err = searchcache.NewController(fedClient, fedFactory.Search().V1alpha1().ResourceRegistries(), clusters, mbs, configs, cfg.SearchCache)
-		if err != nil {
-			return nil, err
-		}
-	}
-	scales, scaleMapper, err := scaletargets.New(fleet.Config(cfg.Fed))
-	if err != nil {
-		return nil, err
-	}
-	var hpaController *federatedhpa.Controller
-	if cfg.Metrics != nil {
-		hpaController, err = federatedhpa.NewController(federatedhpa.Config{
-			Fed: fedClient, HPAs: fed.FederatedHPAs(), Clusters: clusters.Lister(), Bindings: fed.ResourceBindings(), Members: mbs,
-			Metrics: cfg.Metrics, Scales: scales, Targets: scaleMapper, Recorder: recorder, SyncPeriod: cfg.HPASyncPeriod,
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	hpaMarker := hpamarker.NewController(tmpls)
-	registrationController, err := registration.NewController(fedClient, hostClient, clusters, registration.Informers{
-		CSRs:         csrFactory.Certificates().V1().CertificateSigningRequests(),
-		Leases:       agentFactory.Coordination().V1().Leases(),
-		Roles:        agentFactory.Rbac().V1().Roles(),
-		RoleBindings: agentFactory.Rbac().V1().RoleBindings(),
-	})
-	if err != nil {
-		return nil, err
-	}
-	cronController, err := cronfederatedhpa.NewController(cronfederatedhpa.Config{
-		Fed: fedClient, Crons: fed.CronFederatedHPAs(), Scales: scales, Targets: scaleMapper})
-	if err != nil {
-		return nil, err
-	}
-	fedFactory.Start(ctx.Done())
-	hostFactory.Start(ctx.Done())
-	csrFactory.Start(ctx.Done())
-	agentFactory.Start(ctx.Done())
-	tmpls.Start(ctx)
-	// Every replica fills its own search cache; only the leader runs the rest.
-	if searchCacheController != nil {
-		go searchCacheController.Run(ctx, 2)
-	}
-	lead := func(ctx context.Context) {
-		go clusterController.Run(ctx, cfg.ClusterWorkers)
-		go credentialsController.Run(ctx, 2)
-		go func() {
-			// The pipeline asks the interpreter, which needs the customizations read first.
-			if !cache.WaitForCacheSync(ctx.Done(), rics.Informer().HasSynced) {
-				return
-			}
-			// Each step waits mostly on a write to fed's storage or a member (a few
-			// milliseconds each, little CPU), so many workers keep the pipeline busy.
-			go detectorController.Run(ctx, 16)
-			go schedulerController.Run(ctx, 16)
-			go bindingController.Run(ctx, 16)
-			// Status writes have fewer workers than the steps that propagate: under load,
-			// propagation goes first, and what changed several times meanwhile gets one write.
-			go bindingStatusController.Run(ctx, 4)
-			go workStatusController.Run(ctx, 4)
-			go executionController.Run(ctx, 32)
-			go evictionController.Run(ctx, 2)
-			go failoverController.Run(ctx, 2)
-			go deschedulerController.Run(ctx, 2)
-			go rebalancerController.Run(ctx, 1)
-			go namespaceController.Run(ctx, 2)
-			go mcsController.Run(ctx, 2)
-		}()
-		if hpaController != nil {
-			go hpaController.Run(ctx, 2)
-		}
-		go cronController.Run(ctx, 2)
-		go hpaMarker.Run(ctx, 2)
-		go registrationController.Run(ctx, 2)
-	}
-	if cfg.LeaderElection == nil {
-		lead(ctx)
-	} else if err := elect(ctx, hostClient, cfg.LeaderElection, lead); err != nil {
-		return nil, err
-	}
-	go func() {
-		<-ctx.Done()
-		fedFactory.Shutdown()
-		hostFactory.Shutdown()
-		csrFactory.Shutdown()
-		agentFactory.Shutdown()
-	}()
-	klog.FromContext(ctx).Info("Started fed controllers", "clusterWorkers", cfg.ClusterWorkers)
-	return &Members{Configs: configs, Clusters: clusters.Lister()}, nil
+	return d, nil
 }
 
 // newTemplates reads the fleet's templates.

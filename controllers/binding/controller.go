@@ -69,8 +69,6 @@ type Controller struct {
 	rbs       fedlisters.ResourceBindingLister // for the bindings with propagateDeps
 	works     *works.Access
 	synced    []cache.InformerSynced
-	// report hands a binding whose Works are as its spec says to the status path.
-	report func(key)
 	// override customises manifests per cluster.
 	override Override
 	// recorder records events on the templates in the fleet.
@@ -96,8 +94,6 @@ type Deps struct {
 	Clusters                clusterinformers.ClusterInformer
 	// Interpreter sets a cluster's replicas and finds a workload's dependencies.
 	Interpreter *interpreter.Interpreter
-	// Report hands a binding whose Works are as its spec says to the status path.
-	Report func(bindings.Key)
 	// Recorder records events on the templates in the fleet.
 	Recorder record.EventRecorder
 	// AsAuthor checks with the host that an override policy's author may create what the
@@ -113,7 +109,6 @@ func NewController(d Deps) (*Controller, error) {
 		rbs:         d.Bindings.ResourceBindings(),
 		works:       d.Works,
 		synced:      []cache.InformerSynced{d.Bindings.HasSynced, d.Works.Informer().HasSynced},
-		report:      d.Report,
 		recorder:    d.Recorder,
 		interpreter: d.Interpreter,
 		queue:       reconciler.NewQueue[key]("binding"),
@@ -202,7 +197,7 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 	if !wrote && len(b.Spec.Clusters) > 0 {
 		// The Works written bring the report when they change; a binding not scheduled yet
 		// has nothing to report.
-		c.report(k)
+		c.bindings.Settled(k)
 	}
 	return nil
 }

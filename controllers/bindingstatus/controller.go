@@ -83,12 +83,11 @@ func NewController(tmpls *templates.Templates, access *bindings.Access, wa *work
 	}); err != nil {
 		return nil, err
 	}
+	// A binding whose Works are as its spec says, though it or its template changed: its
+	// status is written now.
+	access.OnSettled(func(k bindings.Key) { c.queue.Add(k) })
 	return c, nil
 }
-
-// Enqueue has a binding's status written now: its Works are as its spec says, but the
-// binding or its template changed (the binding controller hands such bindings over).
-func (c *Controller) Enqueue(k bindings.Key) { c.queue.Add(k) }
 
 // Run writes status with workers until ctx is done.
 func (c *Controller) Run(ctx context.Context, workers int) {

@@ -115,35 +115,53 @@ type Controller struct {
 	roomsRead map[string]time.Time
 }
 
-// NewController returns a controller fed by the Cluster informer; members gives it each
-// member's client configuration, from the host Secrets of secrets. It keeps the nodes of
-// each member in rooms, and tells pull clusters' health from their agents' Leases in the
-// host's fed namespace.
-func NewController(client versioned.Interface, clusters clusterinformers.ClusterInformer, members *clusterclient.Cache,
-	secrets coreinformers.SecretInformer, leases coordinationinformers.LeaseInformer, rooms *noderoom.Store, opts Options) (*Controller, error) {
-	c, err := newController(client, clusters, members, rooms, opts)
+// Deps are what the cluster controller works with, in fed-apiserver (NewController) or
+// in a pull cluster's agent (NewAgentController).
+type Deps struct {
+	// Fed writes the Clusters' status and taints.
+	Fed      versioned.Interface
+	Clusters clusterinformers.ClusterInformer
+	// Members gives each member's client configuration.
+	Members *clusterclient.Cache
+	// Secrets are the host Secrets of the members' credentials (fed-apiserver only).
+	Secrets coreinformers.SecretInformer
+	// Leases are the agents' Leases in the host's fed namespace, which tell pull clusters'
+	// health (fed-apiserver only).
+	Leases coordinationinformers.LeaseInformer
+	// Rooms is where it keeps each member's nodes, for the scheduler (fed-apiserver only).
+	Rooms *noderoom.Store
+	// Host renews the agent's Lease, for Cluster, its cluster (the agent only).
+	Host    kubernetes.Interface
+	Cluster string
+	Options Options
+}
+
+// NewController returns fed-apiserver's controller of the Clusters: it probes each member
+// with the configuration of Members (from the host Secrets), keeps the nodes of each member
+// in Rooms, and tells pull clusters' health from their agents' Leases.
+func NewController(d Deps) (*Controller, error) {
+	c, err := newController(d.Fed, d.Clusters, d.Members, d.Rooms, d.Options)
 	if err != nil {
 		return nil, err
 	}
-	c.synced = append(c.synced, secrets.Informer().HasSynced, leases.Informer().HasSynced)
-	c.leases = leases.Lister().Leases(clusterv1alpha1.FedNamespace)
-	if err := c.watchSecrets(secrets.Informer()); err != nil {
+	c.synced = append(c.synced, d.Secrets.Informer().HasSynced, d.Leases.Informer().HasSynced)
+	c.leases = d.Leases.Lister().Leases(clusterv1alpha1.FedNamespace)
+	if err := c.watchSecrets(d.Secrets.Informer()); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
 // NewAgentController returns the controller of a pull cluster's agent: it probes its own
-// cluster (the one member of members) and writes the Cluster's status, as the host's does
-// for a push cluster, and renews the agent's Lease in the host with host, so that the host
-// knows the agent runs. Taints stay the host's.
-func NewAgentController(client versioned.Interface, clusters clusterinformers.ClusterInformer, members *clusterclient.Cache,
-	host kubernetes.Interface, cluster string, opts Options) (*Controller, error) {
-	c, err := newController(client, clusters, members, noderoom.NewStore(), opts)
+// cluster (the one member of Members) and writes the Cluster's status, as the host's does
+// for a push cluster, and renews the agent's Lease in the host, so that the host knows the
+// agent runs. Taints stay the host's.
+func NewAgentController(d Deps) (*Controller, error) {
+	c, err := newController(d.Fed, d.Clusters, d.Members, noderoom.NewStore(), d.Options)
 	if err != nil {
 		return nil, err
 	}
-	c.agent = &agentLease{client: host, cluster: cluster}
+	c.agent = &agentLease{client: d.Host, cluster: d.Cluster}
 	return c, nil
 }
 

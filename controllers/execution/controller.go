@@ -48,6 +48,7 @@ import (
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	"github.com/fedhq/fed/controllers/internal/applied"
+	"github.com/fedhq/fed/controllers/internal/membernamespaces"
 	"github.com/fedhq/fed/controllers/internal/members"
 	"github.com/fedhq/fed/controllers/internal/reconciler"
 	"github.com/fedhq/fed/controllers/internal/trim"
@@ -64,15 +65,6 @@ const memberDelay = 500 * time.Millisecond
 // over when someone deletes that object.
 const conflictRecheck = 5 * time.Second
 
-// Namespaces makes a member's namespace before fed applies something in it (the namespace
-// controller does).
-type Namespaces interface {
-	Ensure(ctx context.Context, mb *members.Member, name string) error
-}
-
-// Report hands a Work to the status path, now or after a while.
-type Report func(k types.NamespacedName, after time.Duration)
-
 // Controller applies Works to members.
 type Controller struct {
 	// interpreter keeps what a customization's retention script says the member owns.
@@ -81,9 +73,8 @@ type Controller struct {
 	works       *works.Access
 	synced      cache.InformerSynced
 	members     *members.Members
-	namespaces  Namespaces
+	namespaces  *membernamespaces.Maker
 	results     *applied.Log
-	report      Report
 	// recorder records events on the templates in the fleet.
 	recorder record.EventRecorder
 
@@ -101,21 +92,36 @@ type objectKey struct {
 	namespace, name string
 }
 
-// NewController applies the Works of wa to the members, making their namespaces with
-// namespaces first; it records what it made of each Work in results and hands the Work to
-// report, and records events with recorder.
-func NewController(fed versioned.Interface, wa *works.Access, mbs *members.Members, namespaces Namespaces,
-	results *applied.Log, report Report, interp *interpreter.Interpreter, recorder record.EventRecorder) (*Controller, error) {
+// Deps are what execution works with.
+type Deps struct {
+	// Fed writes the Works' finalizers.
+	Fed versioned.Interface
+	// Works are the Works it applies to Members.
+	Works   *works.Access
+	Members *members.Members
+	// Namespaces makes a member's namespace before the objects in it.
+	Namespaces *membernamespaces.Maker
+	// Results is where it records what it made of each Work, for the status path.
+	Results *applied.Log
+	// Interpreter tells which fields a member's copy keeps (retention).
+	Interpreter *interpreter.Interpreter
+	// Recorder records events on the templates.
+	Recorder record.EventRecorder
+}
+
+// NewController applies the Works to the members, making their namespaces first; it
+// records what it made of each Work and hands the Work to the status path.
+func NewController(d Deps) (*Controller, error) {
+	wa := d.Works
 	c := &Controller{
-		interpreter: interp,
-		fed:         fed,
+		interpreter: d.Interpreter,
+		fed:         d.Fed,
 		works:       wa,
 		synced:      wa.Informer().HasSynced,
-		members:     mbs,
-		namespaces:  namespaces,
-		results:     results,
-		report:      report,
-		recorder:    recorder,
+		members:     d.Members,
+		namespaces:  d.Namespaces,
+		results:     d.Results,
+		recorder:    d.Recorder,
 		queue:       reconciler.NewQueue[types.NamespacedName]("execution"),
 	}
 	enqueue := func(obj any) {
@@ -143,7 +149,7 @@ func NewController(fed versioned.Interface, wa *works.Access, mbs *members.Membe
 	}); err != nil {
 		return nil, err
 	}
-	mbs.AddHandler(c.memberObjectChanged)
+	d.Members.AddHandler(c.memberObjectChanged)
 	return c, nil
 }
 
@@ -261,17 +267,15 @@ func recordedVersions(w *federationv1alpha1.Work, last applied.Result) []string 
 	return out
 }
 
-// record keeps what execution made of a Work and hands the Work to the status path.
+// record keeps what execution made of a Work, for the status path.
 func (c *Controller) record(k types.NamespacedName, w *federationv1alpha1.Work, status metav1.ConditionStatus, reason, message string, after time.Duration) {
-	c.results.Record(w.UID, applied.Result{Generation: w.Generation, Status: status, Reason: reason, Message: message})
-	c.report(k, after)
+	c.results.Record(k, w.UID, applied.Result{Generation: w.Generation, Status: status, Reason: reason, Message: message}, after)
 }
 
 // recordApplied keeps that a Work is applied, with its objects' versions.
 func (c *Controller) recordApplied(k types.NamespacedName, w *federationv1alpha1.Work, versions []string, after time.Duration) {
-	c.results.Record(w.UID, applied.Result{Generation: w.Generation, Status: metav1.ConditionTrue, Reason: applied.ReasonApplied,
-		Message: "applied to the cluster", Versions: versions})
-	c.report(k, after)
+	c.results.Record(k, w.UID, applied.Result{Generation: w.Generation, Status: metav1.ConditionTrue, Reason: applied.ReasonApplied,
+		Message: "applied to the cluster", Versions: versions}, after)
 }
 
 // conflictError is a member object of the same name that fed did not create.

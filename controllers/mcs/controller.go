@@ -90,15 +90,31 @@ type Controller struct {
 	queue     workqueue.TypedRateLimitingInterface[key]
 }
 
-// NewController imports the services that MultiClusterServices (mcss), or ServiceExport
-// and ServiceImport templates bound by rbs, export and import, with the providers'
-// EndpointSlices from mbs, and writes the MultiClusterIngresses (mcis) into the clusters
-// that import their services, as Works in wa.
-func NewController(fed versioned.Interface, tmpls *templates.Templates, rbs fedinformers.ResourceBindingInformer, wa *works.Access,
-	mbs *members.Members, clusters clusterinformers.ClusterInformer, mcss fedinformers.MultiClusterServiceInformer,
-	mcis fedinformers.MultiClusterIngressInformer) (*Controller, error) {
+// Deps are what the multi-cluster services controller works with.
+type Deps struct {
+	// Fed writes the status of MultiClusterServices and MultiClusterIngresses.
+	Fed       versioned.Interface
+	Templates *templates.Templates
+	// Bindings tell where ServiceExport and ServiceImport templates (and the Services of a
+	// MultiClusterService) are placed.
+	Bindings fedinformers.ResourceBindingInformer
+	// Works are where it writes what it imports into members.
+	Works *works.Access
+	// Members are read for the providers' EndpointSlices.
+	Members  *members.Members
+	Clusters clusterinformers.ClusterInformer
+	// The MultiClusterServices and MultiClusterIngresses to act on.
+	Services  fedinformers.MultiClusterServiceInformer
+	Ingresses fedinformers.MultiClusterIngressInformer
+}
+
+// NewController imports the services that MultiClusterServices, or ServiceExport and
+// ServiceImport templates, export and import, with the providers' EndpointSlices, and
+// writes the MultiClusterIngresses into the clusters that import their services, as Works.
+func NewController(d Deps) (*Controller, error) {
+	tmpls, rbs, wa, mbs, clusters, mcss, mcis := d.Templates, d.Bindings, d.Works, d.Members, d.Clusters, d.Services, d.Ingresses
 	c := &Controller{
-		fed:       fed,
+		fed:       d.Fed,
 		templates: tmpls,
 		bindings:  rbs.Lister(),
 		works:     wa,

@@ -16,7 +16,8 @@ limitations under the License.
 
 // Package pullagent is the wiring of fed-agent's controllers: execution and work status on
 // the Works of its cluster's execution namespace, and the cluster's health with the agent's
-// Lease. It links only those (test/rooms checks it), not the rest of fed's controllers.
+// Lease. It links only those three (test/rooms checks it), not the rest of fed's
+// controllers.
 package pullagent
 
 import (
@@ -42,10 +43,10 @@ import (
 	"github.com/fedhq/fed/controllers/execution"
 	"github.com/fedhq/fed/controllers/internal/applied"
 	"github.com/fedhq/fed/controllers/internal/fleet"
+	"github.com/fedhq/fed/controllers/internal/membernamespaces"
 	"github.com/fedhq/fed/controllers/internal/members"
 	"github.com/fedhq/fed/controllers/internal/trim"
 	"github.com/fedhq/fed/controllers/internal/works"
-	"github.com/fedhq/fed/controllers/namespace"
 	"github.com/fedhq/fed/controllers/workstatus"
 	"github.com/fedhq/fed/interpreter"
 	"github.com/fedhq/fed/interpreter/lua"
@@ -121,16 +122,19 @@ func StartAgent(ctx context.Context, cfg AgentConfig) error {
 	if err != nil {
 		return fmt.Errorf("fleet client: %w", err)
 	}
-	namespaces := namespace.ForAgent(func(ctx context.Context, name string) (*unstructured.Unstructured, error) {
+	// A namespace the agent makes in its cluster comes from the fleet's Namespace of that
+	// name, which it reads by name (it may read nothing else of the fleet).
+	namespaces := membernamespaces.New(func(ctx context.Context, name string) (*unstructured.Unstructured, error) {
 		return fleetClient.Resource(members.NamespacesResource).Get(ctx, name, metav1.GetOptions{})
 	})
-	executionController, err := execution.NewController(fedClient, workAccess, mbs, namespaces, results,
-		workStatusController.Enqueue, interp, recorder)
+	executionController, err := execution.NewController(execution.Deps{Fed: fedClient, Works: workAccess, Members: mbs,
+		Namespaces: namespaces, Results: results, Interpreter: interp, Recorder: recorder})
 	if err != nil {
 		return err
 	}
-	clusterController, err := clustercontroller.NewAgentController(fedClient, clusters, configs, hostClient, cfg.Cluster,
-		clustercontroller.Options{ProbeInterval: cfg.ProbeInterval, AgentGracePeriod: cfg.LeaseDuration})
+	clusterController, err := clustercontroller.NewAgentController(clustercontroller.Deps{Fed: fedClient, Clusters: clusters,
+		Members: configs, Host: hostClient, Cluster: cfg.Cluster,
+		Options: clustercontroller.Options{ProbeInterval: cfg.ProbeInterval, AgentGracePeriod: cfg.LeaseDuration}})
 	if err != nil {
 		return err
 	}

@@ -71,11 +71,24 @@ type Controller struct {
 	queue     workqueue.TypedRateLimitingInterface[string]
 }
 
-// NewController runs the policies of rsps over the clusters and the bindings of access,
-// whose templates it reads from tmpls, and records events with recorder.
-func NewController(fed versioned.Interface, rsps fedinformers.ReplicaSchedulingPolicyInformer, clusters clusterinformers.ClusterInformer,
-	access *bindings.Access, tmpls *templates.Templates, recorder record.EventRecorder) (*Controller, error) {
-	c := &Controller{fed: fed, policies: rsps.Lister(), clusters: clusters.Lister(), bindings: access, templates: tmpls, recorder: recorder,
+// Deps are what the rebalancer works with.
+type Deps struct {
+	// Fed writes the policies' status.
+	Fed      versioned.Interface
+	Policies fedinformers.ReplicaSchedulingPolicyInformer
+	// Clusters' resource summaries are the load.
+	Clusters clusterinformers.ClusterInformer
+	// Bindings are where it asks for moves; their templates are read for the policies'
+	// selectors.
+	Bindings  *bindings.Access
+	Templates *templates.Templates
+	Recorder  record.EventRecorder
+}
+
+// NewController runs the ReplicaSchedulingPolicies over the clusters and the bindings.
+func NewController(d Deps) (*Controller, error) {
+	rsps, clusters, access := d.Policies, d.Clusters, d.Bindings
+	c := &Controller{fed: d.Fed, policies: rsps.Lister(), clusters: clusters.Lister(), bindings: access, templates: d.Templates, recorder: d.Recorder,
 		synced: []cache.InformerSynced{rsps.Informer().HasSynced, clusters.Informer().HasSynced, access.HasSynced},
 		queue:  reconciler.NewQueue[string]("rebalancer")}
 	if _, err := rsps.Informer().AddEventHandler(reconciler.SpecChanges(reconciler.EnqueueKey(c.queue))); err != nil {

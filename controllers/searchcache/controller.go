@@ -90,17 +90,30 @@ type running struct {
 	cancel    context.CancelFunc
 }
 
+// Deps are what the search cache's controller works with.
+type Deps struct {
+	// Fed writes the registries' status.
+	Fed        versioned.Interface
+	Registries searchinformers.ResourceRegistryInformer
+	Clusters   clusterinformers.ClusterInformer
+	// Members and Configs reach the members whose objects the registries name.
+	Members *members.Members
+	Configs *clusterclient.Cache
+	// Store is the search cache it fills.
+	Store *store.Store
+}
+
 // NewController watches the registries and the clusters.
-func NewController(fed versioned.Interface, registries searchinformers.ResourceRegistryInformer, clusters clusterinformers.ClusterInformer,
-	mbs *members.Members, configs *clusterclient.Cache, s *store.Store) (*Controller, error) {
+func NewController(d Deps) (*Controller, error) {
+	registries, clusters := d.Registries, d.Clusters
 	c := &Controller{
-		fed:        fed,
+		fed:        d.Fed,
 		registries: registries.Lister(),
 		clusters:   clusters.Lister(),
 		synced:     []cache.InformerSynced{registries.Informer().HasSynced, clusters.Informer().HasSynced},
-		members:    mbs,
-		configs:    configs,
-		store:      s,
+		members:    d.Members,
+		configs:    d.Configs,
+		store:      d.Store,
 		queue:      reconciler.NewQueue[string]("search-cache"),
 		running:    map[store.Source]*running{},
 	}

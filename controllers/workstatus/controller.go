@@ -80,12 +80,13 @@ func NewController(fed versioned.Interface, wa *works.Access, mbs *members.Membe
 			c.queue.AddAfter(types.NamespacedName{Namespace: federationv1alpha1.ExecutionNamespace(cluster), Name: w}, memberDelay)
 		}
 	})
+	// What execution made of a Work: its status is written after the delay execution asks.
+	results.OnRecord(c.enqueue)
 	return c
 }
 
-// Enqueue has a Work's status written after a while (at once for 0); execution calls it
-// with what it made of the Work.
-func (c *Controller) Enqueue(k types.NamespacedName, after time.Duration) {
+// enqueue has a Work's status written after a while (at once for 0).
+func (c *Controller) enqueue(k types.NamespacedName, after time.Duration) {
 	if after > 0 {
 		c.queue.AddAfter(k, after)
 		return

@@ -140,8 +140,8 @@ func TestRoomImports(t *testing.T) {
 	}
 }
 
-// TestAgentLinksOnlyWhatItRuns: fed-agent runs execution, work status, the namespaces its
-// Works need and its cluster's health; it links no other controller, nor the search store,
+// TestAgentLinksOnlyWhatItRuns: fed-agent runs execution (which makes the namespaces its
+// Works need), work status and its cluster's health; it links no other controller, nor the search store,
 // the metrics adapter or the server, nor the libraries of a server or of kubectl (51 MB
 // instead of 132 MB).
 func TestAgentLinksOnlyWhatItRuns(t *testing.T) {
@@ -150,7 +150,7 @@ func TestAgentLinksOnlyWhatItRuns(t *testing.T) {
 	if agent == nil {
 		t.Fatal("go list found no cmd/fed-agent")
 	}
-	runs := map[string]bool{"execution": true, "workstatus": true, "namespace": true, "cluster": true}
+	runs := map[string]bool{"execution": true, "workstatus": true, "cluster": true}
 	controllers := controllerPackages(pkgs)
 	for _, dep := range agent.Deps {
 		name := strings.TrimPrefix(dep, module)

@@ -22,6 +22,7 @@ package applied
 
 import (
 	"sync"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -53,11 +54,30 @@ func (r Result) Condition(conditionType string) metav1.Condition {
 	return metav1.Condition{Type: conditionType, Status: r.Status, Reason: r.Reason, Message: r.Message, ObservedGeneration: r.Generation}
 }
 
-// Log keeps the last Result of each Work, by its UID.
-type Log struct{ results sync.Map }
+// Log keeps the last Result of each Work, by its UID, and tells the status path of each
+// new one: execution records, the work status controller reads and writes (a channel
+// between the two through the object they share, not a call of one into the other).
+type Log struct {
+	results sync.Map
+	// recorded are told of each Result recorded: the Work's key, and how long to wait
+	// before its status is written (what the member's controllers make of the objects
+	// meanwhile is part of it).
+	recorded []func(k types.NamespacedName, after time.Duration)
+}
 
-// Record keeps a Work's result.
-func (l *Log) Record(uid types.UID, r Result) { l.results.Store(uid, r) }
+// OnRecord has f told of each Result recorded from now on; call it before anything
+// records.
+func (l *Log) OnRecord(f func(k types.NamespacedName, after time.Duration)) {
+	l.recorded = append(l.recorded, f)
+}
+
+// Record keeps the result of the Work k, of uid, and tells those that asked, after.
+func (l *Log) Record(k types.NamespacedName, uid types.UID, r Result, after time.Duration) {
+	l.results.Store(uid, r)
+	for _, f := range l.recorded {
+		f(k, after)
+	}
+}
 
 // Get returns a Work's last result.
 func (l *Log) Get(uid types.UID) (Result, bool) {

@@ -67,6 +67,20 @@ type Access struct {
 	rbs, crbs *mutation.Cache
 	rbLister  fedlisters.ResourceBindingLister
 	crbLister fedlisters.ClusterResourceBindingLister
+	// settled are told of each binding whose Works are as its spec says (Settled).
+	settled []func(Key)
+}
+
+// OnSettled has f told of each binding Settled from now on; call it before anything runs.
+func (a *Access) OnSettled(f func(Key)) { a.settled = append(a.settled, f) }
+
+// Settled says that the Works of a binding are as its spec says, though the binding or its
+// template changed: the binding controller says it when it had no Work to write, and the
+// status path, which otherwise follows the Works' own changes, writes the binding's status.
+func (a *Access) Settled(k Key) {
+	for _, f := range a.settled {
+		f(k)
+	}
 }
 
 // NewAccess returns an Access over the informers of both kinds.

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package namespace
+package membernamespaces
 
 import (
 	"context"
@@ -29,11 +29,11 @@ import (
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 )
 
-// TestForAgent: an agent makes a member's namespace from the fleet's Namespace of that
+// TestMemberNamespace: an agent (or fed-apiserver) makes a member's namespace from the fleet's Namespace of that
 // name (its labels and annotations, not its spec or status, labelled as fed's), a bare one
 // labelled as fed's when the fleet has none or does not let the agent read it (a host of
 // an older fed), and none when the fleet cannot be reached.
-func TestForAgent(t *testing.T) {
+func TestMemberNamespace(t *testing.T) {
 	fleet := map[string]*unstructured.Unstructured{
 		"apps": {Object: map[string]any{
 			"apiVersion": "v1", "kind": "Namespace",
@@ -57,7 +57,7 @@ func TestForAgent(t *testing.T) {
 		}
 		return nil, apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, name)
 	}
-	c := ForAgent(get)
+	c := New(get)
 	ctx := context.Background()
 
 	got, err := c.memberNamespace(ctx, "apps")
