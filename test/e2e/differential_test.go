@@ -232,6 +232,11 @@ var fleetDifferences = []difference{
 	{"One version per native group", func(op, _ string, _, _ any) bool {
 		return op == "deployments: another version of a group"
 	}},
+	{"What a member adds at create is the member's", func(op, path string, _, _ any) bool {
+		// A Job's labels from its UID, a PersistentVolumeClaim's protection finalizer.
+		return op == tableOp+"jobs" && path == "rows[0].object.metadata.labels" ||
+			op == tableOp+"persistentvolumeclaims" && path == "rows[0].object.metadata.finalizers"
+	}},
 
 	// Not yet like a cluster.
 	{"Small differences of form", func(op, path string, _, _ any) bool {
@@ -678,6 +683,11 @@ func TestFleetReadsAsAKubeAPIServer(t *testing.T) {
 		kd.namespaceOperations()
 		d.ops += kd.ops
 	})
+	t.Run("every printed kind as a Table", func(t *testing.T) {
+		kd := &differential{t: t, fleet: d.fleet, oracle: d.oracle, used: d.used}
+		kd.tableOperations()
+		d.ops += kd.ops
+	})
 	t.Run("discovery and the rest", func(t *testing.T) {
 		kd := &differential{t: t, fleet: d.fleet, oracle: d.oracle, used: d.used}
 		kd.serverOperations()
@@ -897,6 +907,42 @@ func (d *differential) serverOperations() {
 			}
 			return a
 		})
+	}
+}
+
+// tableOp names the operations of tableOperations, by resource.
+const tableOp = "a dry-run create as a Table: "
+
+// tableOperations creates one object of each native kind the fleet prints (apiserver/fleet/
+// tables) but the kinds above, as a server dry run answered as a Table: the fleet's columns
+// and cells, written after kube-apiserver's printers, against kube-apiserver's own.
+func (d *differential) tableOperations() {
+	podSpec := `{"containers":[{"name":"c","image":"nginx:1.25","ports":[{"containerPort":80}]}]}`
+	template := `{"metadata":{"labels":{"app":"t"}},"spec":` + podSpec + `}`
+	jobTemplate := `{"metadata":{"labels":{"app":"t"}},"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"busybox:1.36"}]}}`
+	selector := `{"matchLabels":{"app":"t"}}`
+	for _, k := range []struct{ path, object string }{
+		{"/api/v1/namespaces/{ns}/pods", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"t1","labels":{"app":"t"}},"spec":` + podSpec + `}`},
+		{"/apis/apps/v1/namespaces/{ns}/replicasets", `{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"t1"},"spec":{"replicas":2,"selector":` + selector + `,"template":` + template + `}}`},
+		{"/apis/apps/v1/namespaces/{ns}/statefulsets", `{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"t1"},"spec":{"replicas":2,"serviceName":"t","selector":` + selector + `,"template":` + template + `}}`},
+		{"/apis/apps/v1/namespaces/{ns}/daemonsets", `{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"t1"},"spec":{"selector":` + selector + `,"template":{"metadata":{"labels":{"app":"t"}},"spec":{"nodeSelector":{"disk":"ssd"},"containers":[{"name":"c","image":"nginx:1.25"}]}}}}`},
+		{"/apis/batch/v1/namespaces/{ns}/jobs", `{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"t1"},"spec":{"completions":3,"parallelism":2,"template":` + jobTemplate + `}}`},
+		{"/apis/batch/v1/namespaces/{ns}/cronjobs", `{"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"t1"},"spec":{"schedule":"*/5 * * * *","timeZone":"Etc/UTC","suspend":true,"jobTemplate":{"spec":{"template":` + jobTemplate + `}}}}`},
+		{"/api/v1/namespaces/{ns}/serviceaccounts", `{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"t1"}}`},
+		{"/api/v1/namespaces/{ns}/persistentvolumeclaims", `{"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"t1"},"spec":{"accessModes":["ReadWriteOnce"],"storageClassName":"none","volumeMode":"Filesystem","resources":{"requests":{"storage":"1Gi"}}}}`},
+		{"/api/v1/namespaces/{ns}/events", `{"apiVersion":"v1","kind":"Event","metadata":{"name":"t1"},"involvedObject":{"kind":"Pod","name":"p","namespace":"{ns}"},"reason":"Tested","message":"a test","type":"Warning","count":3,"source":{"component":"kd"},"firstTimestamp":"2026-01-01T00:00:00Z","lastTimestamp":"2026-01-02T00:00:00Z"}`},
+		{"/apis/networking.k8s.io/v1/namespaces/{ns}/ingresses", `{"apiVersion":"networking.k8s.io/v1","kind":"Ingress","metadata":{"name":"t1"},"spec":{"ingressClassName":"none","tls":[{"hosts":["a.example.com"]}],"rules":[{"host":"a.example.com","http":{"paths":[{"path":"/","pathType":"Prefix","backend":{"service":{"name":"s","port":{"number":80}}}}]}}]}}`},
+		{"/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles", `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role","metadata":{"name":"t1"},"rules":[{"apiGroups":[""],"resources":["configmaps"],"verbs":["get"]}]}`},
+		{"/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings", `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"t1"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"view"},"subjects":[{"kind":"ServiceAccount","name":"default","namespace":"{ns}"},{"kind":"User","apiGroup":"rbac.authorization.k8s.io","name":"jane"},{"kind":"Group","apiGroup":"rbac.authorization.k8s.io","name":"devs"}]}`},
+		{"/apis/rbac.authorization.k8s.io/v1/clusterroles", `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"{ns}-t1"},"rules":[{"apiGroups":[""],"resources":["configmaps"],"verbs":["get"]}]}`},
+		{"/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","metadata":{"name":"{ns}-t1"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"view"},"subjects":[{"kind":"ServiceAccount","name":"default","namespace":"{ns}"}]}`},
+		{"/apis/policy/v1/namespaces/{ns}/poddisruptionbudgets", `{"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"t1"},"spec":{"minAvailable":1,"selector":` + selector + `}}`},
+		{"/apis/autoscaling/v2/namespaces/{ns}/horizontalpodautoscalers", `{"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler","metadata":{"name":"t1"},"spec":{"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"t"},"minReplicas":1,"maxReplicas":4,"metrics":[{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":50}}},{"type":"Resource","resource":{"name":"memory","target":{"type":"AverageValue","averageValue":"100Mi"}}}]}}`},
+	} {
+		op := tableOp + k.path[strings.LastIndex(k.path, "/")+1:]
+		f := d.fleet.do(d.t, http.MethodPost, k.path+"?dryRun=All", contentJSON, acceptTable, k.object)
+		o := d.oracle.do(d.t, http.MethodPost, k.path+"?dryRun=All", contentJSON, acceptTable, k.object)
+		d.compare(op, normalizeCells(f), normalizeCells(o))
 	}
 }
 

@@ -147,19 +147,19 @@ func (a *Access) Peek(k Key) (metav1.Object, *federationv1alpha1.ResourceBinding
 }
 
 // Create creates the binding k with the labels and annotations of meta (its name and
-// namespace are k's) and spec.
+// namespace are k's) and spec. The view serves it once the informer has it: it serves
+// newer copies of the bindings the informer has, not bindings it has not seen.
 func (a *Access) Create(ctx context.Context, k Key, meta metav1.ObjectMeta, spec *federationv1alpha1.ResourceBindingSpec) error {
 	meta.Name, meta.Namespace = k.Name, k.Namespace
+	var err error
 	if k.Namespace != "" {
-		b := &federationv1alpha1.ResourceBinding{ObjectMeta: meta, Spec: *spec}
-		return written(a.rbs, b, func() (*federationv1alpha1.ResourceBinding, error) {
-			return a.fed.FederationV1alpha1().ResourceBindings(k.Namespace).Create(ctx, b, metav1.CreateOptions{})
-		})
+		_, err = a.fed.FederationV1alpha1().ResourceBindings(k.Namespace).Create(ctx,
+			&federationv1alpha1.ResourceBinding{ObjectMeta: meta, Spec: *spec}, metav1.CreateOptions{})
+	} else {
+		_, err = a.fed.FederationV1alpha1().ClusterResourceBindings().Create(ctx,
+			&federationv1alpha1.ClusterResourceBinding{ObjectMeta: meta, Spec: *spec}, metav1.CreateOptions{})
 	}
-	b := &federationv1alpha1.ClusterResourceBinding{ObjectMeta: meta, Spec: *spec}
-	return written(a.crbs, b, func() (*federationv1alpha1.ClusterResourceBinding, error) {
-		return a.fed.FederationV1alpha1().ClusterResourceBindings().Create(ctx, b, metav1.CreateOptions{})
-	})
+	return err
 }
 
 // Delete deletes the binding k if it is still the one of uid (any, when uid is empty); one

@@ -36,7 +36,7 @@ import (
 // The write path of the Works, one for every controller that makes them (a binding's, for
 // each cluster it goes to; the multi-cluster services' EndpointSlices and derived Services):
 // the spec made from manifests, compared as JSON values, written once when it changed, and
-// recorded in the view.
+// an update recorded in the view.
 
 // Spec is a Work spec holding manifests, in order, as JSON.
 func Spec(manifests ...*unstructured.Unstructured) (federationv1alpha1.WorkSpec, error) {
@@ -88,15 +88,13 @@ func (a *Access) Write(ctx context.Context, k types.NamespacedName, current *fed
 				Finalizers: []string{federationv1alpha1.FinalizerExecution}},
 			Spec: spec,
 		}
-		written, err := a.fed.FederationV1alpha1().Works(k.Namespace).Create(ctx, w, metav1.CreateOptions{})
+		// The view serves the Work once the informer has it (it keeps newer copies of the
+		// Works the informer has, not new ones).
+		_, err := a.fed.FederationV1alpha1().Works(k.Namespace).Create(ctx, w, metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
 			return false, nil
 		}
-		if err != nil {
-			return false, err
-		}
-		a.Wrote(written)
-		return true, nil
+		return err == nil, err
 	}
 	if current.DeletionTimestamp != nil {
 		return false, fmt.Errorf("%s: %w", k, ErrDeleting)
