@@ -103,7 +103,7 @@ func (c *Cache) Config(name string) (*rest.Config, error) {
 	}
 	ref := cluster.Spec.SecretRef
 	if ref == nil {
-		return nil, fmt.Errorf("cluster %s has no spec.secretRef: fed has no credentials for it", name)
+		return nil, fmt.Errorf("cluster %s has no spec.secretRef: fed has no credentials for it; join it with kubectl fed join", name)
 	}
 	secret, err := c.secrets.Secrets(ref.Namespace).Get(ref.Name)
 	if apierrors.IsNotFound(err) {

@@ -314,7 +314,11 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 		}
 	}
 	// Informers are registered by the builds above; only now may the factories start them.
-	for _, f := range []interface{ Start(<-chan struct{}) }{d.FedInformers, d.HostInformers, d.CSRInformers, d.AgentInformers} {
+	factories := []interface {
+		Start(<-chan struct{})
+		Shutdown()
+	}{d.FedInformers, d.HostInformers, d.CSRInformers, d.AgentInformers}
+	for _, f := range factories {
 		f.Start(ctx.Done())
 	}
 	d.Templates.Start(ctx)
@@ -349,10 +353,9 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 	}
 	go func() {
 		<-ctx.Done()
-		d.FedInformers.Shutdown()
-		d.HostInformers.Shutdown()
-		d.CSRInformers.Shutdown()
-		d.AgentInformers.Shutdown()
+		for _, f := range factories {
+			f.Shutdown()
+		}
 	}()
 	klog.FromContext(ctx).Info("Started fed controllers", "controllers", len(all), "clusterWorkers", d.Config.ClusterWorkers)
 	return &Members{Configs: d.Configs, Clusters: d.clusters().Lister()}, nil

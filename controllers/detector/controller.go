@@ -484,11 +484,7 @@ func (c *Controller) sync(ctx context.Context, k bindings.Key, current *view, d 
 		setGeneration(&meta, d.generation)
 		return c.bindings.Create(ctx, k, meta, want)
 	}
-	// Where the template goes, what it is leaving and the moves asked of the scheduler
-	// are other controllers' (docs/design.md, "Who writes what").
-	want.Clusters = current.spec.Clusters
-	want.GracefulEvictionTasks = current.spec.GracefulEvictionTasks
-	want.ReplicaMoves = current.spec.ReplicaMoves
+	keepOthers(want, current.spec)
 	labels := withPolicy(current.labels, d.labels)
 	if apiequality.Semantic.DeepEqual(*current.spec, *want) && apiequality.Semantic.DeepEqual(current.labels, labels) &&
 		current.annotations[federationv1alpha1.AnnotationTemplateGeneration] == d.generation {
@@ -501,11 +497,18 @@ func (c *Controller) sync(ctx context.Context, k bindings.Key, current *view, d 
 	if b.Meta.GetUID() != current.uid {
 		return reconciler.ErrRetrySoon // replaced meanwhile: decided again on the new one
 	}
-	want.Clusters, want.GracefulEvictionTasks, want.ReplicaMoves = b.Spec.Clusters, b.Spec.GracefulEvictionTasks, b.Spec.ReplicaMoves
+	keepOthers(want, b.Spec)
 	*b.Spec = *want
 	b.Meta.SetLabels(withPolicy(b.Meta.GetLabels(), d.labels))
 	setGeneration(b.Meta, d.generation)
 	return b.Update(ctx)
+}
+
+// keepOthers gives want the fields of a binding's spec that other controllers write, as
+// stored: where the template goes, what it is leaving and the moves asked of the scheduler
+// (docs/design.md, "Who writes what").
+func keepOthers(want, stored *federationv1alpha1.ResourceBindingSpec) {
+	want.Clusters, want.GracefulEvictionTasks, want.ReplicaMoves = stored.Clusters, stored.GracefulEvictionTasks, stored.ReplicaMoves
 }
 
 // setGeneration records on a binding the template generation its Lazy policy was applied
