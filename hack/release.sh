@@ -28,7 +28,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PLATFORMS=(linux/amd64 linux/arm64 darwin/amd64 darwin/arm64)
-PKG=github.com/fedhq/fed/plugin/cmd
+PKG=github.com/fedhq/fed/plugin/buildinfo
 
 version() {
 	if [[ -n "${VERSION:-}" ]]; then

@@ -24,12 +24,13 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/fedhq/fed/plugin/cmd"
+	"github.com/fedhq/fed/plugin/cmdline"
 )
 
 func main() {
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	if err := cmd.NewCmdFed(streams).Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, cmd.ErrorMessage(err))
+		fmt.Fprintln(os.Stderr, cmdline.ErrorMessage(err))
 		os.Exit(1)
 	}
 }

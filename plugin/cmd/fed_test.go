@@ -17,24 +17,59 @@ limitations under the License.
 package cmd
 
 import (
-	"errors"
-	"fmt"
+	"bytes"
+	"strings"
 	"testing"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-
-	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
-func TestErrorMessage(t *testing.T) {
-	nf := apierrors.NewNotFound(clusterv1alpha1.Resource("clusters"), "x")
-	if got, want := ErrorMessage(fmt.Errorf("wrapped: %w", nf)), `error: wrapped: clusters.cluster.fedhq.io "x" not found`; got != want {
-		t.Errorf("got %q, want %q", got, want)
+func TestCompletion(t *testing.T) {
+	for _, tt := range []struct{ args, want string }{
+		{"completion bash", "# bash completion V2 for kubectl-fed"},
+		{"completion zsh", "#compdef kubectl-fed"},
+		{"completion fish", "# fish completion for kubectl-fed"},
+		{"completion powershell", "# powershell completion for kubectl-fed"},
+		{"__complete ver", "version\t"},
+	} {
+		var out bytes.Buffer
+		root := NewCmdFed(genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &bytes.Buffer{}})
+		root.SetArgs(strings.Fields(tt.args))
+		if err := root.Execute(); err != nil {
+			t.Errorf("kubectl fed %s: %v", tt.args, err)
+			continue
+		}
+		if !strings.HasPrefix(out.String(), tt.want) {
+			t.Errorf("kubectl fed %s printed %.80q…, want it to start with %q", tt.args, out.String(), tt.want)
+		}
 	}
-	if got, want := ErrorMessage(nf), `Error from server (NotFound): clusters.cluster.fedhq.io "x" not found`; got != want {
-		t.Errorf("got %q, want %q", got, want)
+	root := NewCmdFed(genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}})
+	root.SetArgs([]string{"completion", "tcsh"})
+	if err := root.Execute(); err == nil {
+		t.Error("completion tcsh accepted")
 	}
-	if got, want := ErrorMessage(errors.New("boom")), "error: boom"; got != want {
-		t.Errorf("got %q, want %q", got, want)
+}
+
+// kubectl fed search has kubectl get's flags, -C, and the root's -v.
+func TestSearchFlags(t *testing.T) {
+	var out bytes.Buffer
+	root := NewCmdFed(genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &bytes.Buffer{}})
+	root.SetArgs([]string{"search", "--help"})
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	for _, flag := range []string{"-l, --selector", "--field-selector", "-A, --all-namespaces", "-C, --clusters", "-o, --output", "--chunk-size", "-w, --watch", "-v, --v"} {
+		if !strings.Contains(out.String(), flag) {
+			t.Errorf("kubectl fed search --help lacks %s", flag)
+		}
+	}
+	out.Reset()
+	root = NewCmdFed(genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &bytes.Buffer{}})
+	root.SetArgs([]string{"get", "--help"})
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "--cache") {
+		t.Errorf("kubectl fed get --help lacks --cache")
 	}
 }

@@ -140,6 +140,33 @@ func TestRoomImports(t *testing.T) {
 	}
 }
 
+// TestCommandsImportNoCommand: a command package of kubectl fed (plugin/cmd/VERB) is cobra
+// glue over the libraries of plugin/; only the root, plugin/cmd, imports it, and it imports
+// no other command, so what two commands share is a library of its own.
+func TestCommandsImportNoCommand(t *testing.T) {
+	pkgs := listPackages(t)
+	root := module + "plugin/cmd"
+	command := func(path string) bool { return strings.HasPrefix(path, root+"/") }
+	n := 0
+	for path, p := range pkgs {
+		if command(path) {
+			n++
+		}
+		if path == root {
+			continue
+		}
+		for _, imp := range slices.Concat(p.Imports, p.TestImports) {
+			if command(imp) && imp != path {
+				t.Errorf("%s imports the command %s; only plugin/cmd adds commands, and what they share is a library of plugin/",
+					strings.TrimPrefix(path, module), strings.TrimPrefix(imp, module))
+			}
+		}
+	}
+	if n < 10 {
+		t.Errorf("plugin/cmd has %d command packages; the rule has nothing to check", n)
+	}
+}
+
 // TestAgentLinksOnlyWhatItRuns: fed-agent runs execution (which makes the namespaces its
 // Works need), work status and its cluster's health; it links no other controller, nor the search store,
 // the metrics adapter or the server, nor the libraries of a server or of kubectl (51 MB
