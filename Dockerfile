@@ -1,6 +1,7 @@
 # fed-apiserver's container image, which also holds fed-agent (a pull cluster's agent runs it with
 # command /usr/local/bin/fed-agent): static binaries on distroless, run as the nonroot user
-# (65532). Build with make image.
+# (65532), for building with a container engine (docker build .). make image builds the same
+# layout without an engine or a registry (hack/image), as an OCI archive.
 FROM golang:1.26 AS build
 # fed needs Go 1.27.3 (go.mod), which the go command fetches.
 ENV GOTOOLCHAIN=go1.27.3

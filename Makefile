@@ -7,7 +7,10 @@ SHELL := /usr/bin/env bash
 # fed's module needs Go 1.27.3 (go.mod), which the go command fetches from the module proxy
 # once; the lab's tools (kube-apiserver and the rest) are built with the machine's own Go.
 export GOTOOLCHAIN := go1.27.3
-TOOLS_GO := GOTOOLCHAIN=local go
+# fed's binaries are static (its image has no C library), and so is everything else built
+# from its module, so that make image and the tests share one build cache.
+export CGO_ENABLED := 0
+TOOLS_GO := GOTOOLCHAIN=local CGO_ENABLED=1 go
 
 BIN := $(CURDIR)/bin
 LAB_DIR := $(CURDIR)/.lab
@@ -27,7 +30,7 @@ K8S_LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION) \
 	-X k8s.io/component-base/version.gitMajor=$(word 1,$(subst ., ,$(K8S_VERSION:v%=%))) \
 	-X k8s.io/component-base/version.gitMinor=$(word 2,$(subst ., ,$(K8S_VERSION:v%=%))) \
 	-X k8s.io/component-base/version.gitTreeState=clean
-K8S_CMDS := kube-apiserver kube-controller-manager kube-scheduler kubectl
+K8S_CMDS := kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet
 
 # go test's time limit for each package; the end-to-end package takes 12-17 minutes
 # (more on a slow machine with a cold build cache), so it gets room to spare.
@@ -102,19 +105,34 @@ fed-bin: ## build fed's commands (cmd/...) into bin/
 	@mkdir -p $(BIN)
 	go build -ldflags "$(PLUGIN_LDFLAGS)" -o $(BIN)/ ./cmd/...
 
-# The container image of fed-apiserver (Dockerfile), with the chart's default repository.
+# fed's container image (fed-apiserver, and fed-agent beside it), with the chart's default
+# repository, built without a container engine or a registry (hack/image): the static
+# binaries on no base image, run as the nonroot user 65532, written as an OCI archive that
+# ctr images import, podman load and docker load (25+) read. The Dockerfile builds the same
+# with an engine.
 IMAGE ?= ghcr.io/fedhq/fed-apiserver
 IMAGE_TAG ?= $(or $(VERSION),dev)
+IMAGE_ARCHIVE := $(BIN)/fed-image.tar
 
 .PHONY: image
-image: ## build fed-apiserver's container image (docker or podman; skipped without one)
-	@engine=$$(command -v docker || command -v podman || true); \
-	if [ -z "$$engine" ] || ! "$$engine" info >/dev/null 2>&1; then \
-		echo "make image: no running container engine (docker or podman); not building $(IMAGE):$(IMAGE_TAG)"; \
-		exit 0; \
-	fi; \
-	echo "$$engine build -t $(IMAGE):$(IMAGE_TAG) ."; \
-	"$$engine" build -t $(IMAGE):$(IMAGE_TAG) .
+image: ## build fed's image as an OCI archive, bin/fed-image.tar (no engine, no registry)
+	@mkdir -p $(BIN)/image
+	go build -ldflags "-s -w $(PLUGIN_LDFLAGS)" -o $(BIN)/image/ ./cmd/fed-apiserver ./cmd/fed-agent
+	go run ./hack/image -o $(IMAGE_ARCHIVE) -name $(IMAGE):$(IMAGE_TAG) -version $(IMAGE_TAG) \
+		$(BIN)/image/fed-apiserver $(BIN)/image/fed-agent
+	@echo "$(IMAGE_ARCHIVE): $(IMAGE):$(IMAGE_TAG)"
+
+# The host's real node (make up NODES=real; make test has one): containerd, runc and the CNI
+# plugins from Debian's packages, and the sandbox image the node's pods need, a pause of the
+# lab's own (no registry is reachable), built as fed's image is.
+NODES ?= kwok
+
+.PHONY: node-bin
+node-bin: ## what the real node runs: containerd, runc, CNI plugins (Debian) and the lab's pause image
+	hack/install-node.sh $(BIN)
+	@mkdir -p $(BIN)/image
+	go build -ldflags "-s -w" -o $(BIN)/image/ ./test/lab/cmd/pause
+	go run ./hack/image -o $(BIN)/lab-pause.tar -name fed.lab/pause:1 -ca-certs= $(BIN)/image/pause
 
 .PHONY: release
 release: ## kubectl fed's archives for linux/darwin x amd64/arm64 and sha256sums in dist/, krew-manifest.yaml
@@ -126,8 +144,8 @@ bin: lab-bin fed-bin ## build the lab's binaries and fed's commands into bin/
 ## The lab ----------------------------------------------------------------------------------
 
 .PHONY: up
-up: bin ## start the local lab (host + member1..3 on loopback); safe to repeat
-	$(BIN)/lab up --dir $(LAB_DIR) --bin $(BIN)
+up: bin $(if $(filter real,$(NODES)),node-bin image) ## start the local lab (host + member1..3 on loopback; NODES=real gives the host a real node); safe to repeat
+	$(BIN)/lab up --dir $(LAB_DIR) --bin $(BIN) --nodes $(NODES)
 
 .PHONY: down
 down: ## stop every process the lab started
@@ -160,8 +178,8 @@ verify: $(BIN)/.helm-$(HELM_VERSION) $(BIN)/protoc ## gofmt, go vet, generated c
 	HELM=$(BIN)/helm hack/verify-manifests.sh
 
 .PHONY: test
-test: bin $(BIN)/.gotestsum-$(GOTESTSUM_VERSION) $(BIN)/.helm-$(HELM_VERSION) $(BIN)/.helm3-$(HELM3_VERSION) $(BIN)/.krew-$(KREW_VERSION) verify ## every test: unit, storage conformance, end to end on the lab
-	$(BIN)/gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -timeout $(TEST_TIMEOUT) -count=1 ./...
+test: bin node-bin image $(BIN)/.gotestsum-$(GOTESTSUM_VERSION) $(BIN)/.helm-$(HELM_VERSION) $(BIN)/.helm3-$(HELM3_VERSION) $(BIN)/.krew-$(KREW_VERSION) verify ## every test: unit, storage conformance, end to end on the lab
+	LAB_NODES=real $(BIN)/gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -timeout $(TEST_TIMEOUT) -count=1 ./...
 	@echo "== fuzzing the override engine for $(FUZZ_TIME)"
 	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZ_TIME) ./controllers/override/
 

@@ -33,6 +33,9 @@ type Options struct {
 	Out io.Writer
 	// Timeout bounds how long Up waits for the lab to be ready.
 	Timeout time.Duration
+	// RealNode gives the host a real node (node.go): a kubelet with containerd, whose pods
+	// run, beside the members' kwok nodes.
+	RealNode bool
 }
 
 // Lab is a running (or stopped) local lab.
@@ -53,6 +56,10 @@ type state struct {
 	// The custom metrics adapter's secure and write ports per member that runs one.
 	CustomMetricsPorts      map[string]int `json:"customMetricsPorts,omitempty"`
 	CustomMetricsWritePorts map[string]int `json:"customMetricsWritePorts,omitempty"`
+	// RealNode says whether the lab was last brought up with the host's real node, and
+	// NodePort is its kubelet's port.
+	RealNode bool `json:"realNode,omitempty"`
+	NodePort int  `json:"nodePort,omitempty"`
 }
 
 // New returns the lab described by opts and the state kept in opts.Dir (ports are chosen on
@@ -156,6 +163,9 @@ func (l *Lab) allocatePorts() error {
 	hold := func(p *int, ip string) { slots = append(slots, portSlot{ip, p}) }
 	hold(&s.EtcdPort, "127.0.0.1")
 	hold(&s.EtcdPeerPort, "127.0.0.1")
+	if s.RealNode {
+		hold(&s.NodePort, NodeIP)
+	}
 	fed := s.Ports[fedProcess]
 	hold(&fed, "127.0.0.1")
 	clusters := l.Clusters()
@@ -221,6 +231,7 @@ func (l *Lab) processes() []*process {
 	for _, c := range l.Clusters() {
 		procs = append(procs, c.processes(l)...)
 	}
+	procs = append(procs, l.nodeProcesses()...)
 	return append(procs, l.fedProcess(l.FedServer()))
 }
 
@@ -314,6 +325,8 @@ func (l *Lab) Up(ctx context.Context) error {
 		return err
 	}
 	defer unlock()
+	// A real node already running stays the lab's until make down, whatever this Up asked.
+	l.state.RealNode = l.opts.RealNode || l.nodeRunning()
 	if err := l.allocatePorts(); err != nil {
 		return err
 	}
@@ -329,6 +342,11 @@ func (l *Lab) Up(ctx context.Context) error {
 	}
 	if err := l.prepareFed(l.FedServer()); err != nil {
 		return fmt.Errorf("fed-apiserver: %w", err)
+	}
+	if l.state.RealNode {
+		if err := l.prepareNode(); err != nil {
+			return fmt.Errorf("%s: %w", NodeName, err)
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, l.opts.Timeout)
 	defer cancel()
@@ -398,6 +416,11 @@ func (l *Lab) upCluster(ctx context.Context, c *Cluster, etcd *process) error {
 		watched = append(watched, p)
 	}
 	if c.Member == nil {
+		if l.state.RealNode {
+			if err := l.upNode(ctx, watched); err != nil {
+				return err
+			}
+		}
 		return l.waitFed(ctx, watched)
 	}
 	if err := c.ensureNodes(ctx); err != nil {
@@ -486,6 +509,8 @@ func (l *Lab) Down() error {
 		return err
 	}
 	defer unlock()
+	// The real node's containers first: they outlive containerd.
+	nodeErr := l.stopNodeContainers()
 	// Everything but etcd at once, then etcd, so no apiserver loses its storage first.
 	procs := append(l.processes(), l.agentProcesses()...)
 	errs := make([]error, len(procs))
@@ -499,7 +524,10 @@ func (l *Lab) Down() error {
 	}
 	wg.Wait()
 	errs[0] = l.stop(procs[0])
-	return errors.Join(errs...)
+	if l.state.RealNode {
+		errs = append(errs, l.unmountNode())
+	}
+	return errors.Join(append(errs, nodeErr)...)
 }
 
 func (l *Lab) stop(p *process) error {

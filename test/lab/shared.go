@@ -49,7 +49,8 @@ func Shared(ctx context.Context) (*Lab, func() error, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	l, err := New(Options{Dir: dir, BinDir: bin, Out: os.Stderr})
+	// LAB_NODES=real (make test) gives the host its real node.
+	l, err := New(Options{Dir: dir, BinDir: bin, Out: os.Stderr, RealNode: os.Getenv("LAB_NODES") == "real"})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -32,12 +32,20 @@ func newCommand() *cobra.Command {
 	root.PersistentFlags().StringVar(&opts.Dir, "dir", opts.Dir, "the lab's state directory")
 	root.PersistentFlags().StringVar(&opts.BinDir, "bin", opts.BinDir, "directory of the lab's binaries (make bin)")
 	root.PersistentFlags().DurationVar(&opts.Timeout, "timeout", 0, "how long to wait for the lab to be ready (default 3m)")
+	var nodes string
 
-	root.AddCommand(&cobra.Command{
+	up := &cobra.Command{
 		Use:   "up",
 		Short: "Start whatever part of the lab is not running and wait until it is ready",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			switch nodes {
+			case "kwok":
+			case "real":
+				opts.RealNode = true
+			default:
+				return fmt.Errorf("--nodes=%s: want kwok (the members' simulated nodes only) or real (the host gets a real node too)", nodes)
+			}
 			l, err := lab.New(opts)
 			if err != nil {
 				return err
@@ -50,7 +58,9 @@ func newCommand() *cobra.Command {
 			printUsage(l, opts.BinDir)
 			return nil
 		},
-	})
+	}
+	up.Flags().StringVar(&nodes, "nodes", "kwok", "kwok, or real to give the host a real node (a kubelet with containerd) whose pods run")
+	root.AddCommand(up)
 	root.AddCommand(&cobra.Command{
 		Use:   "down",
 		Short: "Stop every process the lab started (its state directory stays)",

@@ -1,0 +1,323 @@
+package lab
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// The host's real node (Options.RealNode, make up NODES=real): a kubelet built from the same
+// Kubernetes source as the lab's other binaries, with containerd and runc from Debian's
+// packages (hack/install-node.sh), registered in the host as NodeName. Its pods run for
+// real: fed's image (make image) and the sandbox image (a pause of the lab's own, since no
+// registry is reachable) are imported into its containerd. Nothing listens off loopback:
+// the kubelet serves on NodeIP, and the pods the lab runs there use the host's network, so
+// their IP is NodeIP too; the CNI configuration is loopback's alone.
+const (
+	NodeName = "lab-node"
+	NodeIP   = "127.0.0.20"
+	// PauseImage is the sandbox image the node's containerd runs for every pod.
+	PauseImage = "fed.lab/pause:1"
+	// PauseArchive and FedImageArchive are the OCI archives the lab imports, in BinDir.
+	PauseArchive    = "lab-pause.tar"
+	FedImageArchive = "fed-image.tar"
+)
+
+// RealNode tells whether the lab runs the host's real node.
+func (l *Lab) RealNode() bool { return l.state.RealNode }
+
+func (l *Lab) nodeDir() string             { return filepath.Join(l.opts.Dir, "node") }
+func (l *Lab) nodeFile(name string) string { return filepath.Join(l.nodeDir(), name) }
+func (l *Lab) containerdSocket() string    { return l.nodeFile("containerd.sock") }
+
+// nodeProcesses are the real node's programs in start order: a scheduler for the host (its
+// pods need one), containerd, the kubelet. None without a real node.
+func (l *Lab) nodeProcesses() []*process {
+	if !l.state.RealNode {
+		return nil
+	}
+	return []*process{l.Host.scheduler(l), l.containerd(), l.kubelet()}
+}
+
+// nodeRunning tells whether a process of the real node the state records runs.
+func (l *Lab) nodeRunning() bool {
+	for _, p := range l.nodeProcesses() {
+		if p.alive() {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *Lab) containerd() *process {
+	return l.process("host-containerd", "containerd", []string{"--config=" + l.nodeFile("containerd.toml")})
+}
+
+func (l *Lab) kubelet() *process {
+	return l.process("host-kubelet", "kubelet", []string{
+		"--config=" + l.nodeFile("kubelet.yaml"),
+		"--kubeconfig=" + l.nodeFile("kubelet.kubeconfig"),
+		"--hostname-override=" + NodeName,
+		"--node-ip=" + NodeIP,
+		"--root-dir=" + l.nodeFile("kubelet"),
+		"--cert-dir=" + l.nodeFile("pki"),
+	})
+}
+
+// containerdConfig: state, sockets and snapshots under the lab's directory; the lab's pause;
+// no lowering of oom_score_adj below containerd's own, since the sandbox lacks
+// CAP_SYS_RESOURCE (runc fails "failed to update /proc/self/oom_score_adj: Permission denied"
+// for the -998 the kubelet asks for a sandbox otherwise).
+const containerdConfig = `version = 2
+root = %[1]q
+state = %[2]q
+[grpc]
+  address = %[3]q
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = %[4]q
+  restrict_oom_score_adj = true
+  stream_server_address = "127.0.0.1"
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    snapshotter = "overlayfs"
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = %[5]q
+    conf_dir = %[6]q
+`
+
+// kubeletConfig: served on NodeIP only, authenticating the host's clients by its CA and
+// asking the host to authorize them; cgroupfs (the machine has cgroup v1); no eviction or
+// image garbage collection to speak of, since the lab's disk is the machine's.
+const kubeletConfig = `apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+address: %[1]s
+port: %[2]d
+readOnlyPort: 0
+healthzPort: 0
+authentication:
+  anonymous: {enabled: false}
+  webhook: {enabled: true}
+  x509: {clientCAFile: %[3]q}
+authorization: {mode: Webhook}
+cgroupDriver: cgroupfs
+enforceNodeAllocatable: []
+failSwapOn: false
+containerRuntimeEndpoint: unix://%[4]s
+resolvConf: %[5]q
+evictionHard: {memory.available: "100Mi", nodefs.available: "1%%", imagefs.available: "1%%"}
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
+serializeImagePulls: false
+registerNode: true
+`
+
+// prepareNode writes the real node's configuration and the kubelet's credentials (a client
+// certificate of the host's CA for system:node:NodeName).
+func (l *Lab) prepareNode() error {
+	for _, d := range []string{l.nodeDir(), l.nodeFile("cni")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	files := map[string]string{
+		"containerd.toml": fmt.Sprintf(containerdConfig, l.nodeFile("containerd"), l.nodeFile("state"), l.containerdSocket(),
+			PauseImage, filepath.Join(l.opts.BinDir, "cni"), l.nodeFile("cni")),
+		"cni/10-lab.conflist": `{"cniVersion": "1.0.0", "name": "lab", "plugins": [{"type": "loopback"}]}` + "\n",
+		"resolv.conf":         "",
+		"kubelet.yaml": fmt.Sprintf(kubeletConfig, NodeIP, l.state.NodePort, l.Host.file("ca.crt"), l.containerdSocket(),
+			l.nodeFile("resolv.conf")),
+	}
+	for name, content := range files {
+		if err := os.WriteFile(l.nodeFile(name), []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	ck, err := l.Host.ca.issue(l.nodeDir(), "kubelet", "system:node:"+NodeName, []string{"system:nodes"}, nil)
+	if err != nil {
+		return err
+	}
+	return l.Host.writeKubeconfig(l.nodeFile("kubelet.kubeconfig"), "kubelet", ck)
+}
+
+// upNode starts the real node once the host serves: its scheduler and containerd, the
+// images imported, then the kubelet; it waits for the node to be Ready with NodeIP as its
+// address.
+func (l *Lab) upNode(ctx context.Context, watched []*process) error {
+	procs := l.nodeProcesses()
+	for _, p := range procs[:2] {
+		if err := l.ensureRunning(p); err != nil {
+			return err
+		}
+	}
+	watched = append(watched[:len(watched):len(watched)], procs[:2]...)
+	if err := l.waitFor(ctx, "host-containerd serving", watched, func(context.Context) error {
+		_, err := os.Stat(l.containerdSocket())
+		return err
+	}); err != nil {
+		return err
+	}
+	if err := l.importImages(ctx); err != nil {
+		return err
+	}
+	if err := l.ensureRunning(procs[2]); err != nil {
+		return err
+	}
+	return l.waitFor(ctx, NodeName+" Ready", append(watched, procs[2]), l.nodeReady)
+}
+
+// importImages imports the sandbox image and fed's, where make built them, into the node's
+// containerd (the namespace the kubelet's pods use).
+func (l *Lab) importImages(ctx context.Context) error {
+	for _, name := range []string{PauseArchive, FedImageArchive} {
+		archive := filepath.Join(l.opts.BinDir, name)
+		if _, err := os.Stat(archive); errors.Is(err, os.ErrNotExist) && name == FedImageArchive {
+			fmt.Fprintf(l.opts.Out, "no %s (make image builds it): fed's image is not on %s\n", archive, NodeName)
+			continue
+		}
+		if err := l.ctr(ctx, "images", "import", archive); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ctr runs containerd's ctr against the node's containerd, in the kubelet's namespace.
+func (l *Lab) ctr(ctx context.Context, args ...string) error {
+	cmd := exec.CommandContext(ctx, filepath.Join(l.opts.BinDir, "ctr"), append([]string{"--address", l.containerdSocket(), "-n", "k8s.io"}, args...)...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("ctr %s: %w\n%s", strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+// nodeReady checks that the node is Ready and gives it NodeIP as its address: the kubelet
+// refuses a loopback --node-ip ("nodeIP can't be loopback address") and then leaves the
+// addresses it could not set alone, so the lab sets them, as a cloud provider would.
+func (l *Lab) nodeReady(ctx context.Context) error {
+	cs, err := l.Host.Client()
+	if err != nil {
+		return err
+	}
+	node, err := cs.CoreV1().Nodes().Get(ctx, NodeName, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	want := []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: NodeIP}, {Type: corev1.NodeHostName, Address: NodeName}}
+	if !addressesEqual(node.Status.Addresses, want) {
+		patch := fmt.Sprintf(`{"status":{"addresses":[{"type":%q,"address":%q},{"type":%q,"address":%q}]}}`,
+			corev1.NodeInternalIP, NodeIP, corev1.NodeHostName, NodeName)
+		if _, err := cs.CoreV1().Nodes().Patch(ctx, NodeName, types.MergePatchType, []byte(patch), metav1.PatchOptions{}, "status"); err != nil {
+			return err
+		}
+	}
+	for _, c := range node.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			if c.Status == corev1.ConditionTrue {
+				return nil
+			}
+			return fmt.Errorf("%s is not Ready: %s", NodeName, c.Message)
+		}
+	}
+	return fmt.Errorf("%s has no Ready condition yet", NodeName)
+}
+
+func addressesEqual(a, b []corev1.NodeAddress) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// stopNodeContainers kills the containers of the node's pods, which outlive containerd and
+// the kubelet (each has a shim of its own), before they are stopped.
+func (l *Lab) stopNodeContainers() error {
+	if !l.state.RealNode || !l.containerd().alive() {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, filepath.Join(l.opts.BinDir, "ctr"), "--address", l.containerdSocket(), "-n", "k8s.io", "tasks", "ls", "-q").Output()
+	if err != nil {
+		return fmt.Errorf("listing the node's containers: %w", err)
+	}
+	var errs []error
+	for _, id := range strings.Fields(string(out)) {
+		_ = l.ctr(ctx, "tasks", "kill", "-a", "-s", "SIGKILL", id)
+		errs = append(errs, l.retryCtr(ctx, "tasks", "delete", "-f", id))
+	}
+	return errors.Join(errs...)
+}
+
+// retryCtr runs ctr until it succeeds or ctx ends: a task just killed may not be stopped yet.
+func (l *Lab) retryCtr(ctx context.Context, args ...string) error {
+	for {
+		err := l.ctr(ctx, args...)
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// unmountNode unmounts what the kubelet and containerd left mounted under the node's
+// directory (pods' volumes, snapshots), deepest first, so that the directory can be removed.
+func (l *Lab) unmountNode() error {
+	f, err := os.Open("/proc/self/mounts")
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var points []string
+	prefix := l.nodeDir() + string(filepath.Separator)
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		fields := strings.Fields(s.Text())
+		if len(fields) > 1 && strings.HasPrefix(unescapeMount(fields[1]), prefix) {
+			points = append(points, unescapeMount(fields[1]))
+		}
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(points)))
+	var errs []error
+	for _, p := range points {
+		if err := syscall.Unmount(p, syscall.MNT_DETACH); err != nil && !errors.Is(err, syscall.EINVAL) {
+			errs = append(errs, fmt.Errorf("unmounting %s: %w", p, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// unescapeMount decodes the octal escapes of /proc/self/mounts (\040 for a space).
+func unescapeMount(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
