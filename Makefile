@@ -122,7 +122,7 @@ image: ## build fed's image as an OCI archive, bin/fed-image.tar (no engine, no 
 		$(BIN)/image/fed-apiserver $(BIN)/image/fed-agent
 	@echo "$(IMAGE_ARCHIVE): $(IMAGE):$(IMAGE_TAG)"
 
-# The host's real node (make up NODES=real; make test has one): containerd, runc and the CNI
+# The real node (make up NODES=real; make test has one): containerd, runc and the CNI
 # plugins from Debian's packages, and the sandbox image the node's pods need, a pause of the
 # lab's own (no registry is reachable), built as fed's image is.
 NODES ?= kwok
@@ -144,7 +144,7 @@ bin: lab-bin fed-bin ## build the lab's binaries and fed's commands into bin/
 ## The lab ----------------------------------------------------------------------------------
 
 .PHONY: up
-up: bin $(if $(filter real,$(NODES)),node-bin image) ## start the local lab (host + member1..3 on loopback; NODES=real gives the host a real node); safe to repeat
+up: bin $(if $(filter real,$(NODES)),node-bin image) ## start the local lab (host + member1..3 on loopback; NODES=real adds a real node in an install host); safe to repeat
 	$(BIN)/lab up --dir $(LAB_DIR) --bin $(BIN) --nodes $(NODES)
 
 .PHONY: down

@@ -29,14 +29,18 @@ func fedImage(t *testing.T, node *corev1.Node) string {
 	return ""
 }
 
-// A Pod of fed's image, built offline (make image), runs on the host's real node as the
-// chart runs fed-apiserver: scheduled by the host's scheduler, as the nonroot user, on a
-// read-only root filesystem, with the host's network; its log is read through the kubelet.
+// A Pod of fed's image, built offline (make image), runs on the lab's real node as the
+// chart runs fed-apiserver: scheduled by the install host's scheduler, as the nonroot user,
+// on a read-only root filesystem, with the host's network; its log is read through the
+// kubelet.
 func TestRealNodeRunsFedImage(t *testing.T) {
 	if !theLab.RealNode() {
 		t.Skip("the lab has no real node (make up NODES=real; make test has one)")
 	}
-	cs, _ := hostClients(t)
+	cs, err := theLab.InstallHost.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx := context.Background()
 	node, err := cs.CoreV1().Nodes().Get(ctx, lab.NodeName, metav1.GetOptions{})
 	if err != nil {

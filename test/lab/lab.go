@@ -33,8 +33,8 @@ type Options struct {
 	Out io.Writer
 	// Timeout bounds how long Up waits for the lab to be ready.
 	Timeout time.Duration
-	// RealNode gives the host a real node (node.go): a kubelet with containerd, whose pods
-	// run, beside the members' kwok nodes.
+	// RealNode adds the real node (node.go): a kubelet with containerd, whose pods run, in
+	// a cluster of its own, the install host.
 	RealNode bool
 }
 
@@ -44,6 +44,9 @@ type Lab struct {
 	state   state
 	Host    *Cluster
 	Members []*Cluster
+	// InstallHost is the cluster the real node belongs to (node.go), where fed is installed
+	// as users install it; it runs only with the real node.
+	InstallHost *Cluster
 }
 
 // state is what lab.json keeps between runs: the ports the lab took.
@@ -56,7 +59,7 @@ type state struct {
 	// The custom metrics adapter's secure and write ports per member that runs one.
 	CustomMetricsPorts      map[string]int `json:"customMetricsPorts,omitempty"`
 	CustomMetricsWritePorts map[string]int `json:"customMetricsWritePorts,omitempty"`
-	// RealNode says whether the lab was last brought up with the host's real node, and
+	// RealNode says whether the lab was last brought up with the real node, and
 	// NodePort is its kubelet's port.
 	RealNode bool `json:"realNode,omitempty"`
 	NodePort int  `json:"nodePort,omitempty"`
@@ -87,6 +90,8 @@ func New(opts Options) (*Lab, error) {
 	for i := range Members {
 		l.Members = append(l.Members, l.cluster(Members[i].Name, &Members[i], i+1))
 	}
+	l.InstallHost = l.cluster(installHostName, nil, 0)
+	l.InstallHost.AggregatorRouting = true
 	return l, nil
 }
 
@@ -165,6 +170,7 @@ func (l *Lab) allocatePorts() error {
 	hold(&s.EtcdPeerPort, "127.0.0.1")
 	if s.RealNode {
 		hold(&s.NodePort, NodeIP)
+		hold(&l.InstallHost.Port, "127.0.0.1")
 	}
 	fed := s.Ports[fedProcess]
 	hold(&fed, "127.0.0.1")
@@ -184,6 +190,9 @@ func (l *Lab) allocatePorts() error {
 		return err
 	}
 	s.Ports[fedProcess] = fed
+	if s.RealNode {
+		s.Ports[installHostName] = l.InstallHost.Port
+	}
 	for _, c := range clusters {
 		s.Ports[c.Name] = c.Port
 		if c.Member != nil {
@@ -344,6 +353,9 @@ func (l *Lab) Up(ctx context.Context) error {
 		return fmt.Errorf("fed-apiserver: %w", err)
 	}
 	if l.state.RealNode {
+		if err := l.InstallHost.prepare(l.opts.Dir); err != nil {
+			return fmt.Errorf("%s: %w", installHostName, err)
+		}
 		if err := l.prepareNode(); err != nil {
 			return fmt.Errorf("%s: %w", NodeName, err)
 		}
@@ -359,12 +371,19 @@ func (l *Lab) Up(ctx context.Context) error {
 		return err
 	}
 	var wg sync.WaitGroup
-	errs := make([]error, len(l.Clusters()))
+	errs := make([]error, len(l.Clusters())+1)
 	for i, c := range l.Clusters() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			errs[i] = l.upCluster(ctx, c, etcd)
+		}()
+	}
+	if l.state.RealNode {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[len(errs)-1] = l.upNode(ctx, etcd)
 		}()
 	}
 	wg.Wait()
@@ -416,11 +435,6 @@ func (l *Lab) upCluster(ctx context.Context, c *Cluster, etcd *process) error {
 		watched = append(watched, p)
 	}
 	if c.Member == nil {
-		if l.state.RealNode {
-			if err := l.upNode(ctx, watched); err != nil {
-				return err
-			}
-		}
 		return l.waitFed(ctx, watched)
 	}
 	if err := c.ensureNodes(ctx); err != nil {

@@ -19,10 +19,15 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// The host's real node (Options.RealNode, make up NODES=real): a kubelet built from the same
+// The real node (Options.RealNode, make up NODES=real): a kubelet built from the same
 // Kubernetes source as the lab's other binaries, with containerd and runc from Debian's
-// packages (hack/install-node.sh), registered in the host as NodeName. Its pods run for
-// real: fed's image (make image) and the sandbox image (a pause of the lab's own, since no
+// packages (hack/install-node.sh), registered as NodeName in a cluster of its own, the
+// install host: a kube-apiserver with aggregator routing on (an APIService reaches its
+// Service's endpoints, a Pod on the node), a controller manager and a scheduler. The lab's
+// host keeps its fed-apiserver as a process behind an ExternalName Service, which needs
+// aggregator routing off, and its APIServices are taken: fed installed as users install it
+// (the chart, kubectl fed init) goes to the install host. The node's pods run for real:
+// fed's image (make image) and the sandbox image (a pause of the lab's own, since no
 // registry is reachable) are imported into its containerd. Nothing listens off loopback:
 // the kubelet serves on NodeIP, and the pods the lab runs there use the host's network, so
 // their IP is NodeIP too; the CNI configuration is loopback's alone.
@@ -34,22 +39,26 @@ const (
 	// PauseArchive and FedImageArchive are the OCI archives the lab imports, in BinDir.
 	PauseArchive    = "lab-pause.tar"
 	FedImageArchive = "fed-image.tar"
+
+	installHostName = "install"
 )
 
-// RealNode tells whether the lab runs the host's real node.
+// RealNode tells whether the lab runs the real node and its install host.
 func (l *Lab) RealNode() bool { return l.state.RealNode }
 
 func (l *Lab) nodeDir() string             { return filepath.Join(l.opts.Dir, "node") }
 func (l *Lab) nodeFile(name string) string { return filepath.Join(l.nodeDir(), name) }
 func (l *Lab) containerdSocket() string    { return l.nodeFile("containerd.sock") }
 
-// nodeProcesses are the real node's programs in start order: a scheduler for the host (its
-// pods need one), containerd, the kubelet. None without a real node.
+// nodeProcesses are the install host's and the real node's programs in start order: the
+// apiserver, controller manager and scheduler, containerd, the kubelet. None without a real
+// node.
 func (l *Lab) nodeProcesses() []*process {
 	if !l.state.RealNode {
 		return nil
 	}
-	return []*process{l.Host.scheduler(l), l.containerd(), l.kubelet()}
+	c := l.InstallHost
+	return []*process{c.apiserver(l), c.controllerManager(l), c.scheduler(l), l.containerd(), l.kubelet()}
 }
 
 // nodeRunning tells whether a process of the real node the state records runs.
@@ -124,7 +133,7 @@ registerNode: true
 `
 
 // prepareNode writes the real node's configuration and the kubelet's credentials (a client
-// certificate of the host's CA for system:node:NodeName).
+// certificate of the install host's CA for system:node:NodeName).
 func (l *Lab) prepareNode() error {
 	for _, d := range []string{l.nodeDir(), l.nodeFile("cni")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -136,7 +145,7 @@ func (l *Lab) prepareNode() error {
 			PauseImage, filepath.Join(l.opts.BinDir, "cni"), l.nodeFile("cni")),
 		"cni/10-lab.conflist": `{"cniVersion": "1.0.0", "name": "lab", "plugins": [{"type": "loopback"}]}` + "\n",
 		"resolv.conf":         "",
-		"kubelet.yaml": fmt.Sprintf(kubeletConfig, NodeIP, l.state.NodePort, l.Host.file("ca.crt"), l.containerdSocket(),
+		"kubelet.yaml": fmt.Sprintf(kubeletConfig, NodeIP, l.state.NodePort, l.InstallHost.file("ca.crt"), l.containerdSocket(),
 			l.nodeFile("resolv.conf")),
 	}
 	for name, content := range files {
@@ -144,24 +153,41 @@ func (l *Lab) prepareNode() error {
 			return err
 		}
 	}
-	ck, err := l.Host.ca.issue(l.nodeDir(), "kubelet", "system:node:"+NodeName, []string{"system:nodes"}, nil)
+	ck, err := l.InstallHost.ca.issue(l.nodeDir(), "kubelet", "system:node:"+NodeName, []string{"system:nodes"}, nil)
 	if err != nil {
 		return err
 	}
-	return l.Host.writeKubeconfig(l.nodeFile("kubelet.kubeconfig"), "kubelet", ck)
+	return l.InstallHost.writeKubeconfig(l.nodeFile("kubelet.kubeconfig"), "kubelet", ck)
 }
 
-// upNode starts the real node once the host serves: its scheduler and containerd, the
-// images imported, then the kubelet; it waits for the node to be Ready with NodeIP as its
-// address.
-func (l *Lab) upNode(ctx context.Context, watched []*process) error {
+// upNode starts the install host, then, once it serves, its controller manager and
+// scheduler and containerd, the images imported, then the kubelet; it waits for the node to
+// be Ready with NodeIP as its address.
+func (l *Lab) upNode(ctx context.Context, etcd *process) error {
+	c := l.InstallHost
 	procs := l.nodeProcesses()
-	for _, p := range procs[:2] {
+	apiserver, kubelet := procs[0], procs[4]
+	if !apiserver.alive() {
+		// As for the other clusters: what lost its apiserver starts again with it.
+		for _, p := range procs[1:3] {
+			if err := l.stop(p); err != nil {
+				return err
+			}
+		}
+	}
+	if err := l.ensureRunning(apiserver); err != nil {
+		return err
+	}
+	watched := []*process{etcd, apiserver}
+	if err := l.waitFor(ctx, c.Name+" apiserver ready", watched, c.readyz); err != nil {
+		return err
+	}
+	for _, p := range procs[1:4] {
 		if err := l.ensureRunning(p); err != nil {
 			return err
 		}
 	}
-	watched = append(watched[:len(watched):len(watched)], procs[:2]...)
+	watched = append(watched, procs[1:4]...)
 	if err := l.waitFor(ctx, "host-containerd serving", watched, func(context.Context) error {
 		_, err := os.Stat(l.containerdSocket())
 		return err
@@ -171,10 +197,10 @@ func (l *Lab) upNode(ctx context.Context, watched []*process) error {
 	if err := l.importImages(ctx); err != nil {
 		return err
 	}
-	if err := l.ensureRunning(procs[2]); err != nil {
+	if err := l.ensureRunning(kubelet); err != nil {
 		return err
 	}
-	return l.waitFor(ctx, NodeName+" Ready", append(watched, procs[2]), l.nodeReady)
+	return l.waitFor(ctx, NodeName+" Ready", append(watched, kubelet), l.nodeReady)
 }
 
 // importImages imports the sandbox image and fed's, where make built them, into the node's
@@ -206,7 +232,7 @@ func (l *Lab) ctr(ctx context.Context, args ...string) error {
 // refuses a loopback --node-ip ("nodeIP can't be loopback address") and then leaves the
 // addresses it could not set alone, so the lab sets them, as a cloud provider would.
 func (l *Lab) nodeReady(ctx context.Context) error {
-	cs, err := l.Host.Client()
+	cs, err := l.InstallHost.Client()
 	if err != nil {
 		return err
 	}

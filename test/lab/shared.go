@@ -49,7 +49,7 @@ func Shared(ctx context.Context) (*Lab, func() error, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	// LAB_NODES=real (make test) gives the host its real node.
+	// LAB_NODES=real (make test) adds the real node and its install host.
 	l, err := New(Options{Dir: dir, BinDir: bin, Out: os.Stderr, RealNode: os.Getenv("LAB_NODES") == "real"})
 	if err != nil {
 		return nil, nil, err

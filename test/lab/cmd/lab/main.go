@@ -44,7 +44,7 @@ func newCommand() *cobra.Command {
 			case "real":
 				opts.RealNode = true
 			default:
-				return fmt.Errorf("--nodes=%s: want kwok (the members' simulated nodes only) or real (the host gets a real node too)", nodes)
+				return fmt.Errorf("--nodes=%s: want kwok (the members' simulated nodes only) or real (a real node too, in the install host)", nodes)
 			}
 			l, err := lab.New(opts)
 			if err != nil {
@@ -59,7 +59,7 @@ func newCommand() *cobra.Command {
 			return nil
 		},
 	}
-	up.Flags().StringVar(&nodes, "nodes", "kwok", "kwok, or real to give the host a real node (a kubelet with containerd) whose pods run")
+	up.Flags().StringVar(&nodes, "nodes", "kwok", "kwok, or real to add a real node (a kubelet with containerd, whose pods run) in a cluster of its own, the install host")
 	root.AddCommand(up)
 	root.AddCommand(&cobra.Command{
 		Use:   "down",
@@ -110,6 +110,10 @@ func printUsage(l *lab.Lab, binDir string) {
 	fmt.Printf("\nThe lab is up. Its kubeconfigs (admin of each cluster):\n")
 	for _, c := range l.Clusters() {
 		fmt.Printf("  %-8s %s  (%s)\n", c.Name, c.Kubeconfig, c.URL())
+	}
+	if l.RealNode() {
+		c := l.InstallHost
+		fmt.Printf("  %-8s %s  (%s; the real node %s, where fed is installed as users install it)\n", c.Name, c.Kubeconfig, c.URL(), lab.NodeName)
 	}
 	bin, err := filepath.Abs(binDir)
 	if err != nil {
