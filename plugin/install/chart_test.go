@@ -184,6 +184,29 @@ func TestRender(t *testing.T) {
 					t.Errorf("args %v", a)
 				}
 			}},
+		{"on the host network, behind an ExternalName Service", Settings{Storage: StorageBadger, Set: []string{
+			"hostNetwork=true,securePort=26443,service.port=26443,service.type=ExternalName,service.externalName=localhost",
+			"extraEnv[0].name=KUBERNETES_SERVICE_PORT,extraEnv[0].value=21600"}},
+			func(t *testing.T, objs []*unstructured.Unstructured) {
+				s := find(t, objs, "StatefulSet", "fed-apiserver")
+				if hn, _, _ := unstructured.NestedBool(s.Object, "spec", "template", "spec", "hostNetwork"); !hn {
+					t.Error("not on the host network")
+				}
+				env, _ := container(t, s)["env"].([]any)
+				if len(env) != 1 || env[0].(map[string]any)["value"] != "21600" {
+					t.Errorf("env %v, want KUBERNETES_SERVICE_PORT as the string 21600", env)
+				}
+				svc := find(t, objs, "Service", "fed-apiserver")
+				if typ, _, _ := unstructured.NestedString(svc.Object, "spec", "type"); typ != "ExternalName" {
+					t.Errorf("service type %q", typ)
+				}
+				if _, found, _ := unstructured.NestedMap(svc.Object, "spec", "selector"); found {
+					t.Error("an ExternalName Service with a selector")
+				}
+				if port, _, _ := unstructured.NestedInt64(find(t, objs, "APIService", "v1alpha1.cluster.fedhq.io").Object, "spec", "service", "port"); port != 26443 {
+					t.Errorf("APIService port %d", port)
+				}
+			}},
 		{"the release's tag", Settings{Storage: StorageBadger, DefaultTag: "v1.2.3"}, func(t *testing.T, objs []*unstructured.Unstructured) {
 			if img := container(t, find(t, objs, "StatefulSet", "fed-apiserver"))["image"]; img != "ghcr.io/fedhq/fed-apiserver:v1.2.3" {
 				t.Errorf("image %v", img)
@@ -231,6 +254,7 @@ func TestRenderRefuses(t *testing.T) {
 		{"--set of the certificate", Settings{Storage: StorageBadger, Set: []string{"tls.existingSecret=mine"}}, "init sets tls itself: init makes the serving certificate"},
 		{"--set of a whole table", Settings{Storage: StorageBadger, Set: []string{"image=x"}}, "init sets image.repository itself"},
 		{"--set that does not parse", Settings{Storage: StorageBadger, Set: []string{"storage.badger.size"}}, "--set storage.badger.size: key "},
+		{"an ExternalName without its name", Settings{Storage: StorageBadger, Set: []string{"service.type=ExternalName"}}, "service.type=ExternalName needs service.externalName"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			err := c.s.Validate()

@@ -58,11 +58,6 @@ type Cluster struct {
 	Dir string
 	// Kubeconfig is the admin kubeconfig (user in system:masters).
 	Kubeconfig string
-	// AggregatorRouting has the apiserver reach an APIService's Service at its endpoints
-	// (a Pod's IP) instead of its cluster IP: the install host's, whose fed-apiserver is a
-	// Pod on the real node. The host's is off, for its fed-apiserver behind an ExternalName
-	// Service.
-	AggregatorRouting bool
 
 	ca *CA
 }
@@ -221,7 +216,7 @@ func (c *Cluster) apiserver(l *Lab) *process {
 		"--requestheader-extra-headers-prefix=X-Remote-Extra-",
 		"--proxy-client-cert-file="+c.file("front-proxy-client.crt"),
 		"--proxy-client-key-file="+c.file("front-proxy-client.key"),
-		"--enable-aggregator-routing="+strconv.FormatBool(c.AggregatorRouting),
+		"--enable-aggregator-routing=false",
 	)
 	return l.process(c.Name+"-apiserver", "kube-apiserver", args)
 }

@@ -91,7 +91,6 @@ func New(opts Options) (*Lab, error) {
 		l.Members = append(l.Members, l.cluster(Members[i].Name, &Members[i], i+1))
 	}
 	l.InstallHost = l.cluster(installHostName, nil, 0)
-	l.InstallHost.AggregatorRouting = true
 	return l, nil
 }
 

@@ -22,15 +22,15 @@ import (
 // The real node (Options.RealNode, make up NODES=real): a kubelet built from the same
 // Kubernetes source as the lab's other binaries, with containerd and runc from Debian's
 // packages (hack/install-node.sh), registered as NodeName in a cluster of its own, the
-// install host: a kube-apiserver with aggregator routing on (an APIService reaches its
-// Service's endpoints, a Pod on the node), a controller manager and a scheduler. The lab's
-// host keeps its fed-apiserver as a process behind an ExternalName Service, which needs
-// aggregator routing off, and its APIServices are taken: fed installed as users install it
-// (the chart, kubectl fed init) goes to the install host. The node's pods run for real:
-// fed's image (make image) and the sandbox image (a pause of the lab's own, since no
-// registry is reachable) are imported into its containerd. Nothing listens off loopback:
-// the kubelet serves on NodeIP, and the pods the lab runs there use the host's network, so
-// their IP is NodeIP too; the CNI configuration is loopback's alone.
+// install host (a kube-apiserver, a controller manager and a scheduler), where fed is
+// installed as users install it: the lab's host has its APIServices taken by its own
+// fed-apiserver process. The node's pods run for real: fed's image (make image) and the
+// sandbox image (a pause of the lab's own, since no registry is reachable) are imported into
+// its containerd. Nothing listens off loopback: the kubelet serves on NodeIP, and the pods
+// the lab runs there use the host's network, so their IP is NodeIP too; the CNI
+// configuration is loopback's alone. Kubernetes refuses loopback addresses in Endpoints, so
+// a Service of such a Pod has none: fed's chart is installed there with its Service of type
+// ExternalName (localhost, fed-apiserver's port), which the aggregator resolves.
 const (
 	NodeName = "lab-node"
 	NodeIP   = "127.0.0.20"

@@ -62,6 +62,10 @@ metadata:
   {{- end }}
 spec:
   serviceAccountName: fed-apiserver
+  {{- if .Values.hostNetwork }}
+  hostNetwork: true
+  dnsPolicy: ClusterFirstWithHostNet
+  {{- end }}
   {{- with .Values.imagePullSecrets }}
   imagePullSecrets:
     {{- toYaml . | nindent 4 }}
@@ -98,6 +102,19 @@ spec:
     {{- end }}
     {{- range .Values.extraArgs }}
     - {{ . }}
+    {{- end }}
+    {{- with .Values.extraEnv }}
+    env:
+    {{- range . }}
+    - name: {{ .name }}
+      {{- if .valueFrom }}
+      valueFrom:
+        {{- toYaml .valueFrom | nindent 8 }}
+      {{- else }}
+      {{- /* a string, as a container's env wants, whatever --set made of it */}}
+      value: {{ toString .value | quote }}
+      {{- end }}
+    {{- end }}
     {{- end }}
     ports:
     - name: https
