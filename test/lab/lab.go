@@ -522,7 +522,8 @@ func (l *Lab) Down() error {
 		return err
 	}
 	defer unlock()
-	// The real node's containers first: they outlive containerd.
+	// The real node's containers first, once its kubelet no longer restarts them: they
+	// outlive containerd.
 	nodeErr := l.stopNodeContainers()
 	// Everything but etcd at once, then etcd, so no apiserver loses its storage first.
 	procs := append(l.processes(), l.agentProcesses()...)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -271,35 +272,70 @@ func addressesEqual(a, b []corev1.NodeAddress) bool {
 	return true
 }
 
-// stopNodeContainers kills the containers of the node's pods, which outlive containerd and
-// the kubelet (each has a shim of its own), before they are stopped.
+// stopNodeContainers stops the kubelet, which would start them again, then kills the
+// containers of the node's pods and their shims, which outlive containerd: every process
+// whose parent is a shim of the node's containerd, then the shims.
 func (l *Lab) stopNodeContainers() error {
-	if !l.state.RealNode || !l.containerd().alive() {
+	if !l.state.RealNode {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, filepath.Join(l.opts.BinDir, "ctr"), "--address", l.containerdSocket(), "-n", "k8s.io", "tasks", "ls", "-q").Output()
+	if err := l.stop(l.kubelet()); err != nil {
+		return err
+	}
+	shims, children, err := nodeShims(l.containerdSocket())
 	if err != nil {
-		return fmt.Errorf("listing the node's containers: %w", err)
+		return err
 	}
-	var errs []error
-	for _, id := range strings.Fields(string(out)) {
-		_ = l.ctr(ctx, "tasks", "kill", "-a", "-s", "SIGKILL", id)
-		errs = append(errs, l.retryCtr(ctx, "tasks", "delete", "-f", id))
+	for _, pid := range append(children, shims...) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
-	return errors.Join(errs...)
-}
-
-// retryCtr runs ctr until it succeeds or ctx ends: a task just killed may not be stopped yet.
-func (l *Lab) retryCtr(ctx context.Context, args ...string) error {
-	for {
-		err := l.ctr(ctx, args...)
-		if err == nil || ctx.Err() != nil {
+	for i := 0; i < 100; i++ {
+		if shims, children, err = nodeShims(l.containerdSocket()); err != nil || len(shims)+len(children) == 0 {
 			return err
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 	}
+	return fmt.Errorf("the node's containers still run after SIGKILL: shims %v, their processes %v", shims, children)
+}
+
+// nodeShims finds the shims of the containerd serving socket and the processes they run.
+func nodeShims(socket string) (shims, children []int, err error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, nil, err
+	}
+	parents := map[int]int{}
+	isShim := map[int]bool{}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		// "pid (comm) S ppid ...": the state and the parent follow the command's name.
+		i := strings.LastIndexByte(string(stat), ')')
+		fields := strings.Fields(string(stat[i+1:]))
+		if len(fields) < 2 || fields[0] == "Z" {
+			continue
+		}
+		ppid, _ := strconv.Atoi(fields[1])
+		parents[pid] = ppid
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		args := strings.Split(string(cmdline), "\x00")
+		if strings.HasPrefix(filepath.Base(args[0]), "containerd-shim") && slices.Contains(args, socket) {
+			isShim[pid] = true
+			shims = append(shims, pid)
+		}
+	}
+	for pid, ppid := range parents {
+		if isShim[ppid] {
+			children = append(children, pid)
+		}
+	}
+	return shims, children, nil
 }
 
 // unmountNode unmounts what the kubelet and containerd left mounted under the node's
