@@ -59,20 +59,20 @@ func (o *options) run() error {
 	if len(o.Binaries) == 0 {
 		return errors.New("name the binaries to put in the image (the first is its entrypoint)")
 	}
-	img, err := o.image()
+	created := sourceDate()
+	img, err := o.image(created)
 	if err != nil {
 		return err
 	}
-	return writeArchive(o.Output, img, o.Name)
+	return writeArchive(o.Output, img, o.Name, created)
 }
 
-// image is the image of the binaries: one layer, no base.
-func (o *options) image() (v1.Image, error) {
+// image is the image of the binaries, made at created: one layer, no base.
+func (o *options) image(created time.Time) (v1.Image, error) {
 	osName, arch, ok := strings.Cut(o.Platform, "/")
 	if !ok || osName == "" || arch == "" {
 		return nil, fmt.Errorf("--platform %q: want OS/ARCH, e.g. linux/amd64", o.Platform)
 	}
-	created := sourceDate()
 	data, err := o.layerTar(created)
 	if err != nil {
 		return nil, err
@@ -186,8 +186,9 @@ func (o *options) layerTar(mtime time.Time) ([]byte, error) {
 }
 
 // writeArchive writes img as an OCI image layout in a tar file, its index entry named name
-// (org.opencontainers.image.ref.name, and containerd's io.containerd.image.name).
-func writeArchive(output string, img v1.Image, name string) error {
+// (org.opencontainers.image.ref.name, and containerd's io.containerd.image.name), its files
+// dated mtime.
+func writeArchive(output string, img v1.Image, name string, mtime time.Time) error {
 	dir, err := os.MkdirTemp("", "fed-image-")
 	if err != nil {
 		return err
@@ -204,15 +205,15 @@ func writeArchive(output string, img v1.Image, name string) error {
 		return err
 	}
 	tmp := output + ".tmp"
-	if err := tarDir(dir, tmp); err != nil {
+	if err := tarDir(dir, tmp, mtime); err != nil {
 		_ = os.Remove(tmp)
 		return err
 	}
 	return os.Rename(tmp, output)
 }
 
-// tarDir writes the files under dir to the tar file output, in lexical order.
-func tarDir(dir, output string) error {
+// tarDir writes the files under dir to the tar file output, in lexical order, dated mtime.
+func tarDir(dir, output string, mtime time.Time) error {
 	f, err := os.Create(output)
 	if err != nil {
 		return err
@@ -238,7 +239,7 @@ func tarDir(dir, output string) error {
 		if d.IsDir() {
 			hdr.Name += "/"
 		}
-		hdr.ModTime, hdr.Uid, hdr.Gid, hdr.Uname, hdr.Gname = sourceDate(), 0, 0, "", ""
+		hdr.ModTime, hdr.Uid, hdr.Gid, hdr.Uname, hdr.Gname = mtime, 0, 0, "", ""
 		if err := tw.WriteHeader(hdr); err != nil || d.IsDir() {
 			return err
 		}

@@ -3,6 +3,7 @@ package lab
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -73,11 +74,11 @@ func (l *Lab) nodeRunning() bool {
 }
 
 func (l *Lab) containerd() *process {
-	return l.process("host-containerd", "containerd", []string{"--config=" + l.nodeFile("containerd.toml")})
+	return l.process(installHostName+"-containerd", "containerd", []string{"--config=" + l.nodeFile("containerd.toml")})
 }
 
 func (l *Lab) kubelet() *process {
-	return l.process("host-kubelet", "kubelet", []string{
+	return l.process(installHostName+"-kubelet", "kubelet", []string{
 		"--config=" + l.nodeFile("kubelet.yaml"),
 		"--kubeconfig=" + l.nodeFile("kubelet.kubeconfig"),
 		"--hostname-override=" + NodeName,
@@ -189,7 +190,7 @@ func (l *Lab) upNode(ctx context.Context, etcd *process) error {
 		}
 	}
 	watched = append(watched, procs[1:4]...)
-	if err := l.waitFor(ctx, "host-containerd serving", watched, func(context.Context) error {
+	if err := l.waitFor(ctx, installHostName+"-containerd serving", watched, func(context.Context) error {
 		_, err := os.Stat(l.containerdSocket())
 		return err
 	}); err != nil {
@@ -242,10 +243,12 @@ func (l *Lab) nodeReady(ctx context.Context) error {
 		return err
 	}
 	want := []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: NodeIP}, {Type: corev1.NodeHostName, Address: NodeName}}
-	if !addressesEqual(node.Status.Addresses, want) {
-		patch := fmt.Sprintf(`{"status":{"addresses":[{"type":%q,"address":%q},{"type":%q,"address":%q}]}}`,
-			corev1.NodeInternalIP, NodeIP, corev1.NodeHostName, NodeName)
-		if _, err := cs.CoreV1().Nodes().Patch(ctx, NodeName, types.MergePatchType, []byte(patch), metav1.PatchOptions{}, "status"); err != nil {
+	if !slices.Equal(node.Status.Addresses, want) {
+		patch, err := json.Marshal(map[string]any{"status": map[string]any{"addresses": want}})
+		if err != nil {
+			return err
+		}
+		if _, err := cs.CoreV1().Nodes().Patch(ctx, NodeName, types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
 			return err
 		}
 	}
@@ -258,18 +261,6 @@ func (l *Lab) nodeReady(ctx context.Context) error {
 		}
 	}
 	return fmt.Errorf("%s has no Ready condition yet", NodeName)
-}
-
-func addressesEqual(a, b []corev1.NodeAddress) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // stopNodeContainers stops the kubelet, which would start them again, then kills the
@@ -311,17 +302,10 @@ func nodeShims(socket string) (shims, children []int, err error) {
 		if err != nil {
 			continue
 		}
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
+		state, ppid, ok := procStat(pid)
+		if !ok || state == "Z" {
 			continue
 		}
-		// "pid (comm) S ppid ...": the state and the parent follow the command's name.
-		i := strings.LastIndexByte(string(stat), ')')
-		fields := strings.Fields(string(stat[i+1:]))
-		if len(fields) < 2 || fields[0] == "Z" {
-			continue
-		}
-		ppid, _ := strconv.Atoi(fields[1])
 		parents[pid] = ppid
 		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 		args := strings.Split(string(cmdline), "\x00")

@@ -114,14 +114,28 @@ func (p *process) alive() bool {
 	return ok
 }
 
-// runs tells whether pid is a live (not zombie) process whose executable is bin.
-func runs(pid int, bin string) bool {
+// procStat reads a process's state and parent from /proc/PID/stat ("pid (comm) S ppid ...":
+// they follow the parenthesised command name, which may hold spaces).
+func procStat(pid int) (state string, ppid int, ok bool) {
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return false
+		return "", 0, false
 	}
-	// The state follows the parenthesised command name: "pid (comm) S ...".
-	if i := bytes.LastIndexByte(stat, ')'); i < 0 || i+2 >= len(stat) || stat[i+2] == 'Z' {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return "", 0, false
+	}
+	fields := strings.Fields(string(stat[i+1:]))
+	if len(fields) < 2 {
+		return "", 0, false
+	}
+	ppid, err = strconv.Atoi(fields[1])
+	return fields[0], ppid, err == nil
+}
+
+// runs tells whether pid is a live (not zombie) process whose executable is bin.
+func runs(pid int, bin string) bool {
+	if state, _, ok := procStat(pid); !ok || state == "Z" {
 		return false
 	}
 	// A child that cmd.Start has just returned may still be inside execve: the kernel
