@@ -468,8 +468,17 @@ func TestHostAsAuthor(t *testing.T) {
 		"containers": []interface{}{map[string]interface{}{"name": "c", "image": "nginx",
 			"securityContext": map[string]interface{}{"privileged": true}}},
 	}})
-	if _, _, err := v.Validate(tenant, schema.GroupVersionResource{Version: "v1", Resource: "pods"}, true, pod, ""); !apierrors.IsForbidden(err) ||
-		!strings.Contains(err.Error(), "violates PodSecurity") {
+	// PodSecurity reads the namespace's labels from the host's informer, which may not have
+	// the label just set: ask again until it does, for at most 10 s.
+	refused := func() error {
+		_, _, err := v.Validate(tenant, schema.GroupVersionResource{Version: "v1", Resource: "pods"}, true, pod, "")
+		return err
+	}
+	err = refused()
+	for deadline := time.Now().Add(10 * time.Second); err == nil && time.Now().Before(deadline); err = refused() {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "violates PodSecurity") {
 		t.Errorf("a privileged Pod in a restricted namespace: %v, want the host's PodSecurity refusal", err)
 	}
 
