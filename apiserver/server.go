@@ -185,11 +185,37 @@ func (c *Config) Complete() CompletedConfig {
 			}
 			return fleetProxy
 		})
-		return buildChain(routed, conf)
+		return buildChain(endAtShutdown(routed, conf.ShutdownInitiatedNotify(), conf.LongRunningFunc), conf)
 	}
 	return CompletedConfig{&completedConfig{GenericConfig: gc.Complete(), HostClientConfig: c.HostClientConfig, SearchCache: c.SearchCache,
 		Metrics: c.Metrics, HPASyncPeriod: c.HPASyncPeriod, Failover: c.Failover, EventTTL: c.EventTTL, LeaderElection: c.LeaderElection, fleet: fleetHandler, quota: quota, members: members, fleetProxy: fleetProxy,
 		tunnels: tunnel.New(), agents: c.Agents}}
+}
+
+// endAtShutdown ends the long-running requests (watches, the proxies with exec and logs -f,
+// the agents' tunnels) as soon as the server begins to shut down. net/http's graceful
+// shutdown waits for every open request, up to the request timeout (a minute), and these end
+// only when their clients go: a pod of fed-apiserver outlived its grace period (30 s) and
+// was killed, so each rolling update took half a minute per pod. Their clients reconnect, to
+// another replica or to the new pod, as they do when a watch times out.
+func endAtShutdown(handler http.Handler, shutdown <-chan struct{}, longRunning request.LongRunningRequestCheck) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		info, ok := request.RequestInfoFrom(req.Context())
+		if !ok || longRunning == nil || !longRunning(req, info) {
+			handler.ServeHTTP(w, req)
+			return
+		}
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		go func() {
+			select {
+			case <-shutdown:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		handler.ServeHTTP(w, req.WithContext(ctx))
+	})
 }
 
 // Server is fed-apiserver.

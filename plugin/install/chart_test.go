@@ -207,6 +207,21 @@ func TestRender(t *testing.T) {
 					t.Errorf("APIService port %d", port)
 				}
 			}},
+		{"replicas sharing a node's port", Settings{Storage: StorageEtcd3, EtcdServers: []string{"http://127.0.0.1:2379"}, Set: []string{
+			"hostNetwork=true,sharePort=true,securePort=26443"}},
+			func(t *testing.T, objs []*unstructured.Unstructured) {
+				d := find(t, objs, "Deployment", "fed-apiserver")
+				c := container(t, d)
+				if _, found := c["ports"]; found {
+					t.Errorf("the pod declares ports %v: the scheduler keeps such pods apart", c["ports"])
+				}
+				if !slices.Contains(args(t, d), "--permit-port-sharing") {
+					t.Errorf("args %v", args(t, d))
+				}
+				if port, _, _ := unstructured.NestedInt64(c, "readinessProbe", "httpGet", "port"); port != 26443 {
+					t.Errorf("the readiness probe's port %d", port)
+				}
+			}},
 		{"the release's tag", Settings{Storage: StorageBadger, DefaultTag: "v1.2.3"}, func(t *testing.T, objs []*unstructured.Unstructured) {
 			if img := container(t, find(t, objs, "StatefulSet", "fed-apiserver"))["image"]; img != "ghcr.io/fedhq/fed-apiserver:v1.2.3" {
 				t.Errorf("image %v", img)
@@ -255,6 +270,7 @@ func TestRenderRefuses(t *testing.T) {
 		{"--set of a whole table", Settings{Storage: StorageBadger, Set: []string{"image=x"}}, "init sets image.repository itself"},
 		{"--set that does not parse", Settings{Storage: StorageBadger, Set: []string{"storage.badger.size"}}, "--set storage.badger.size: key "},
 		{"an ExternalName without its name", Settings{Storage: StorageBadger, Set: []string{"service.type=ExternalName"}}, "service.type=ExternalName needs service.externalName"},
+		{"a shared port off the host network", Settings{Storage: StorageBadger, Set: []string{"sharePort=true"}}, "sharePort shares a node's port among replicas: it needs hostNetwork=true"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			err := c.s.Validate()

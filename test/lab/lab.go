@@ -59,10 +59,11 @@ type state struct {
 	// The custom metrics adapter's secure and write ports per member that runs one.
 	CustomMetricsPorts      map[string]int `json:"customMetricsPorts,omitempty"`
 	CustomMetricsWritePorts map[string]int `json:"customMetricsWritePorts,omitempty"`
-	// RealNode says whether the lab was last brought up with the real node, and
-	// NodePort is its kubelet's port.
-	RealNode bool `json:"realNode,omitempty"`
-	NodePort int  `json:"nodePort,omitempty"`
+	// RealNode says whether the lab was last brought up with the real node, NodePort is
+	// its kubelet's port and FedPodPort the one fed-apiserver's pods serve on there.
+	RealNode   bool `json:"realNode,omitempty"`
+	NodePort   int  `json:"nodePort,omitempty"`
+	FedPodPort int  `json:"fedPodPort,omitempty"`
 }
 
 // New returns the lab described by opts and the state kept in opts.Dir (ports are chosen on
@@ -169,6 +170,7 @@ func (l *Lab) allocatePorts() error {
 	hold(&s.EtcdPeerPort, "127.0.0.1")
 	if s.RealNode {
 		hold(&s.NodePort, NodeIP)
+		hold(&s.FedPodPort, NodeIP)
 		hold(&l.InstallHost.Port, "127.0.0.1")
 	}
 	fed := s.Ports[fedProcess]

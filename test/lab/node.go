@@ -17,8 +17,13 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 )
 
 // The real node (Options.RealNode, make up NODES=real): a kubelet built from the same
@@ -43,7 +48,17 @@ const (
 	FedImageArchive = "fed-image.tar"
 
 	installHostName = "install"
+
+	// FedVolume is the PersistentVolume the lab provides in the install host for fed's
+	// Badger database: a hostPath directory under the node's, of no StorageClass, which the
+	// chart's claim binds to (the install host has no default StorageClass).
+	FedVolume = "lab-fed-data"
 )
+
+// FedPodPort is the port the lab keeps for fed-apiserver's pods on the real node: the
+// chart's securePort there, served on NodeIP (--bind-address), the host's network being the
+// pods'.
+func (l *Lab) FedPodPort() int { return l.state.FedPodPort }
 
 // RealNode tells whether the lab runs the real node and its install host.
 func (l *Lab) RealNode() bool { return l.state.RealNode }
@@ -202,7 +217,66 @@ func (l *Lab) upNode(ctx context.Context, etcd *process) error {
 	if err := l.ensureRunning(kubelet); err != nil {
 		return err
 	}
-	return l.waitFor(ctx, NodeName+" Ready", append(watched, kubelet), l.nodeReady)
+	if err := l.waitFor(ctx, NodeName+" Ready", append(watched, kubelet), l.nodeReady); err != nil {
+		return err
+	}
+	return l.EnsureFedVolume(ctx)
+}
+
+// EnsureFedVolume makes FedVolume available to a claim: created on an empty directory when
+// it does not exist, and made again so when its claim was deleted (Released), as a
+// provisioner gives a new claim a new volume. A volume bound or available is left alone.
+func (l *Lab) EnsureFedVolume(ctx context.Context) error {
+	cs, err := l.InstallHost.Client()
+	if err != nil {
+		return err
+	}
+	pvs := cs.CoreV1().PersistentVolumes()
+	pv, err := pvs.Get(ctx, FedVolume, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return err
+	case pv.DeletionTimestamp == nil && pv.Status.Phase != corev1.VolumeReleased && pv.Status.Phase != corev1.VolumeFailed &&
+		usable(ctx, cs, pv):
+		return nil
+	default:
+		if err := pvs.Delete(ctx, FedVolume, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+		if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+			_, err := pvs.Get(ctx, FedVolume, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				return true, nil
+			}
+			return false, err
+		}); err != nil {
+			return fmt.Errorf("persistentvolume %s is still there: %w", FedVolume, err)
+		}
+	}
+	dir := l.nodeFile(filepath.Join("volumes", FedVolume))
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	// Whichever user the pods run as writes there.
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.Chmod(dir, 0o777); err != nil {
+		return err
+	}
+	_, err = pvs.Create(ctx, &corev1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{Name: FedVolume},
+		Spec: corev1.PersistentVolumeSpec{
+			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("10Gi")},
+			AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
+			PersistentVolumeSource: corev1.PersistentVolumeSource{
+				HostPath: &corev1.HostPathVolumeSource{Path: dir, Type: ptr.To(corev1.HostPathDirectory)},
+			},
+		},
+	}, metav1.CreateOptions{})
+	return err
 }
 
 // importImages imports the sandbox image and fed's, where make built them, into the node's
@@ -366,4 +440,21 @@ func unescapeMount(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// usable tells whether pv is free or bound to a claim that still exists (the volume
+// controller marks it Released only some time after its claim went).
+func usable(ctx context.Context, cs kubernetes.Interface, pv *corev1.PersistentVolume) bool {
+	ref := pv.Spec.ClaimRef
+	if ref == nil {
+		return true
+	}
+	pvc, err := cs.CoreV1().PersistentVolumeClaims(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+	return !apierrors.IsNotFound(err) && (err != nil || ref.UID == "" || pvc.UID == ref.UID)
+}
+
+// TagImage gives an image of the node's containerd another name, as a push of the same image
+// under a new tag to a registry would: the lab has none, and its pods never pull.
+func (l *Lab) TagImage(ctx context.Context, image, tag string) error {
+	return l.ctr(ctx, "images", "tag", "--force", image, tag)
 }

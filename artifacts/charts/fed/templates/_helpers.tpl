@@ -62,6 +62,9 @@ metadata:
   {{- end }}
 spec:
   serviceAccountName: fed-apiserver
+  {{- if and .Values.sharePort (not .Values.hostNetwork) }}
+  {{- fail "sharePort shares a node's port among replicas: it needs hostNetwork=true" }}
+  {{- end }}
   {{- if .Values.hostNetwork }}
   hostNetwork: true
   dnsPolicy: ClusterFirstWithHostNet
@@ -80,6 +83,9 @@ spec:
     - --secure-port={{ .Values.securePort }}
     - --tls-cert-file=/etc/fed-apiserver/tls/tls.crt
     - --tls-private-key-file=/etc/fed-apiserver/tls/tls.key
+    {{- if .Values.sharePort }}
+    - --permit-port-sharing
+    {{- end }}
     {{- if eq .Values.storage.mode "badger" }}
     - --storage-backend=badger
     - --data-dir=/var/lib/fed-apiserver
@@ -116,21 +122,23 @@ spec:
       {{- end }}
     {{- end }}
     {{- end }}
+    {{- if not .Values.sharePort }}
     ports:
     - name: https
       containerPort: {{ .Values.securePort }}
+    {{- end }}
     readinessProbe:
       httpGet:
         scheme: HTTPS
         path: /readyz
-        port: https
+        port: {{ .Values.securePort }}
       periodSeconds: 5
       failureThreshold: 3
     livenessProbe:
       httpGet:
         scheme: HTTPS
         path: /livez
-        port: https
+        port: {{ .Values.securePort }}
       initialDelaySeconds: 30
       periodSeconds: 10
       failureThreshold: 6
