@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Makes what the lab's real node runs available in BINDIR: containerd, its shim, ctr and runc
 # from Debian's packages, and the CNI plugins (Debian's containernetworking-plugins) under
-# BINDIR/cni. Installs the packages when the machine lacks them; the lab starts its own
-# containerd, never the system service.
+# BINDIR/cni; and openssl, whose commands make the serving certificate of the install the
+# tests run as the README shows it. Installs the packages when the machine lacks them; the lab
+# starts its own containerd, never the system service.
 set -euo pipefail
 bin=${1:?usage: install-node.sh BINDIR}
 need=()
 command -v containerd >/dev/null 2>&1 || need+=(containerd)
 command -v runc >/dev/null 2>&1 || need+=(runc)
 [ -x /usr/lib/cni/loopback ] || need+=(containernetworking-plugins)
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
 if [ ${#need[@]} -gt 0 ]; then
 	if [ "$(id -u)" -ne 0 ]; then sudo=sudo; else sudo=; fi
 	echo "installing ${need[*]} (Debian) for the lab's real node"

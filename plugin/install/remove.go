@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
 	appsv1 "k8s.io/api/apps/v1"
@@ -29,6 +30,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 )
 
@@ -109,6 +111,22 @@ func (h *Host) Delete(ctx context.Context, objs []*unstructured.Unstructured, dr
 		results = append(results, Result{Object: got, Operation: Deleted})
 	}
 	return results, nil
+}
+
+// WaitGone waits until none of objs is left in the host (a namespace is deleted only once
+// the host's namespace controller emptied it), polling each in turn. At ctx's end it names
+// those still there.
+func (h *Host) WaitGone(ctx context.Context, objs []*unstructured.Unstructured) error {
+	for _, obj := range objs {
+		err := wait.PollUntilContextCancel(ctx, 500*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+			got, err := h.get(ctx, obj)
+			return got == nil, err
+		})
+		if err != nil {
+			return fmt.Errorf("%s is still being deleted: %w", Ref(obj), err)
+		}
+	}
+	return nil
 }
 
 // NamespaceObject is the chart's Namespace.

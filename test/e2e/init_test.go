@@ -331,9 +331,11 @@ spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
 		t.Errorf("deinit again: %v\n%s", err, stderr)
 	}
 
-	// --delete-data: the namespace goes (it stays Terminating here: no controller manager
-	// empties it).
-	if stdout, stderr, err = run("deinit", "--delete-data"); err != nil || !strings.Contains(stdout, "namespace/fed-system deleted\n") {
+	// --delete-data: the namespace goes, but stays Terminating here (no controller manager
+	// empties it), so the wait ends at its timeout, saying what is left.
+	stdout, stderr, err = run("deinit", "--delete-data", "--wait-timeout=2s")
+	if err == nil || !strings.Contains(stdout, "namespace/fed-system deleted\n") ||
+		!strings.Contains(stderr, "namespace/fed-system is still being deleted") || !strings.Contains(stderr, "--wait=false does not wait") {
 		t.Errorf("deinit --delete-data: %v\n%s%s", err, stdout, stderr)
 	}
 	if ts := get("namespace", "fed-system", "-o", "jsonpath={.metadata.deletionTimestamp}"); ts == "" && get("namespace", "fed-system", "-o", "name") != "" {

@@ -22,7 +22,8 @@ import (
 // TestInstalledFed installs fed as users do, into the lab's install host, whose real node
 // runs its pods from the image make image built: the chart with helm on Badger (the lab's
 // PersistentVolume), upgraded to a new image tag and rolled back; then kubectl fed init on
-// etcd3 with two replicas, whose leader's Pod is deleted. Each install serves fed's API
+// etcd3 with two replicas, whose leader's Pod is deleted (another replica takes the controllers
+// over, propagation goes on, nothing twice). Each install serves fed's API
 // through the host's aggregator, takes the install host as a member (registered in pull mode,
 // its agent a Pod of the same image; then, with two replicas, joined in push mode, since only
 // the replica holding an agent's tunnel reaches its member) and propagates Deployments whose
@@ -171,25 +172,31 @@ func TestInstalledFed(t *testing.T) {
 			in.propagate(t, "web")
 		})
 
-		leader, other := in.leader(t)
+		leader := in.leader(t, "")
+		holder := in.kubectl(t, "get", "-n", "fed-system", "lease", "fed-controllers", "-o", "jsonpath={.spec.holderIdentity}")
 		var took time.Duration
+		var next string
 		in.step(t, "delete the leader's pod "+leader, func() {
 			deleted := time.Now()
 			in.kubectl(t, "delete", "-n", "fed-system", "pod", leader, "--wait=false")
+			// The leader gives the Lease up as it stops; the other replica, or the pod
+			// replacing the deleted one, takes it.
 			waitFor(t, 60*time.Second, func() error {
-				logs, err := runKubectl(in.kubeconfig, "logs", "-n", "fed-system", other)
+				now, err := runKubectl(in.kubeconfig, "get", "-n", "fed-system", "lease", "fed-controllers", "-o", "jsonpath={.spec.holderIdentity}")
 				if err != nil {
 					return err
 				}
-				if !strings.Contains(logs, "Holding the Lease") {
-					return fmt.Errorf("%s does not run the controllers", other)
+				if now = strings.TrimSpace(now); now == "" || now == holder {
+					return fmt.Errorf("the Lease is held by %q", now)
 				}
+				holder = now
 				return nil
 			})
 			took = time.Since(deleted)
+			next = in.leader(t, holder)
 			in.propagate(t, "web-2")
 		})
-		t.Logf("%s took the controllers over %s after %s's pod was deleted (lease 15s)", other, took.Round(100*time.Millisecond), leader)
+		t.Logf("%s took the controllers over %s after %s's pod was deleted (lease 15s)", next, took.Round(100*time.Millisecond), leader)
 		in.kubectl(t, "rollout", "status", "-n", "fed-system", "deployment/fed-apiserver", "--timeout=2m")
 		// Nothing twice: one Work per template in the member's execution namespace.
 		works := in.kubectl(t, "get", "works", "-n", "fed-es-install", "-o", "name")
@@ -294,34 +301,16 @@ func (in *installer) fedPods(t *testing.T) []corev1.Pod {
 	return pods
 }
 
-// propagate applies a Deployment whose pod runs on the node's network and a policy sending
-// it to the install host, and waits until the fleet reports it Available.
+// propagate applies the README's Deployment (testdata/install-web.yaml, renamed) with its
+// policy sending it to the install host, and waits until the fleet reports it Available.
 func (in *installer) propagate(t *testing.T, name string) {
 	t.Helper()
-	manifest := fmt.Sprintf(`apiVersion: v1
-kind: Namespace
-metadata: {name: demo}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: %[1]s, namespace: demo}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: %[1]s}}
-  template:
-    metadata: {labels: {app: %[1]s}}
-    spec:
-      hostNetwork: true
-      containers: [{name: pause, image: %[2]s}]
----
-apiVersion: federation.fedhq.io/v1alpha1
-kind: PropagationPolicy
-metadata: {name: %[1]s, namespace: demo}
-spec:
-  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: %[1]s}]
-  placement: {clusterAffinity: {clusterNames: [install]}}
-`, name, lab.PauseImage)
-	if err := os.WriteFile(filepath.Join(in.dir, name+".yaml"), []byte(manifest), 0o644); err != nil {
+	manifest, err := os.ReadFile(filepath.Join("testdata", "install-web.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	renamed := strings.ReplaceAll(string(manifest), "web", name)
+	if err := os.WriteFile(filepath.Join(in.dir, name+".yaml"), []byte(renamed), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	in.fleet(t, "apply", "-f", name+".yaml")
@@ -354,20 +343,28 @@ func (in *installer) fleetState(t *testing.T) string {
 	return templates + bindings + works
 }
 
-// leader finds which of the two pods of fed-apiserver runs the controllers, by their logs.
-func (in *installer) leader(t *testing.T) (leader, other string) {
+// leader finds which pod of fed-apiserver runs the controllers (under identity, when not
+// empty), by their logs: the pod that took the Lease may not be reported Running yet.
+func (in *installer) leader(t *testing.T, identity string) string {
 	t.Helper()
-	pods := in.fedPods(t)
-	if len(pods) != 2 {
-		t.Fatalf("%d pods of fed-apiserver run, want 2", len(pods))
-	}
-	for i, p := range pods {
-		if strings.Contains(in.kubectl(t, "logs", "-n", "fed-system", p.Name), "Holding the Lease") {
-			return p.Name, pods[1-i].Name
+	var leader string
+	waitFor(t, 30*time.Second, func() error {
+		names, err := runKubectl(in.kubeconfig, "get", "pods", "-n", "fed-system", "-l", "app.kubernetes.io/name=fed-apiserver", "-o", "name")
+		if err != nil {
+			return err
 		}
-	}
-	t.Fatalf("neither pod of fed-apiserver says it holds the Lease")
-	return "", ""
+		for _, name := range strings.Fields(names) {
+			logs, _ := runKubectl(in.kubeconfig, "logs", "-n", "fed-system", name)
+			for _, line := range strings.Split(logs, "\n") {
+				if strings.Contains(line, "Holding the Lease") && strings.Contains(line, identity) {
+					leader = strings.TrimPrefix(name, "pod/")
+					return nil
+				}
+			}
+		}
+		return fmt.Errorf("no pod of fed-apiserver says it holds the Lease %s", identity)
+	})
+	return leader
 }
 
 // uninstall removes whatever an install of the test left, quietly: the workloads, the chart

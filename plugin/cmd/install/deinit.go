@@ -21,8 +21,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
@@ -37,7 +39,9 @@ type DeinitOptions struct {
 	ConfigFlags *genericclioptions.ConfigFlags
 	PrintFlags  *genericclioptions.PrintFlags
 
-	DeleteData bool
+	DeleteData  bool
+	Wait        bool
+	WaitTimeout time.Duration
 
 	dryRun cmdutil.DryRunStrategy
 	host   *install.Host
@@ -45,16 +49,18 @@ type DeinitOptions struct {
 
 // NewCmdDeinit is `kubectl fed deinit`.
 func NewCmdDeinit(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &DeinitOptions{IOStreams: streams, ConfigFlags: configFlags, PrintFlags: cmdline.NewPrintFlags("")}
+	o := &DeinitOptions{IOStreams: streams, ConfigFlags: configFlags, PrintFlags: cmdline.NewPrintFlags(""), Wait: true, WaitTimeout: 5 * time.Minute}
 	cmd := &cobra.Command{
-		Use:                   "deinit [--delete-data] [--dry-run=server|client]",
+		Use:                   "deinit [--delete-data] [--dry-run=server|client] [--wait=false]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Remove fed from the host cluster",
 		Long: `Remove fed from the host cluster: the APIServices first (the host stops serving fed's APIs),
 then fed-apiserver's StatefulSet or Deployment, its PodDisruptionBudget, Service, RBAC,
 service account and the Secret of its serving certificate: every object of fed's chart
 (artifacts/charts/fed), whichever storage mode installed it. Objects that do not exist are
-skipped, so deinit can be run again.
+skipped, so deinit can be run again. As kubectl delete does, deinit then waits until what it
+deleted is gone (--wait-timeout; --wait=false does not), so that kubectl fed init can follow
+at once.
 
 deinit keeps fed's data: the namespace fed-system with the PersistentVolumeClaim of the
 Badger database (templates, policies, clusters) and the members' credentials that
@@ -89,6 +95,8 @@ FILE for each member before deinit.`,
 	}
 	cmdutil.AddDryRunFlag(cmd)
 	cmd.Flags().BoolVar(&o.DeleteData, "delete-data", false, "Also delete the namespace fed-system: the Badger database's volume and the members' credentials with it.")
+	cmd.Flags().BoolVar(&o.Wait, "wait", o.Wait, "Wait until the objects deleted are gone (the namespace, once the host emptied it).")
+	cmd.Flags().DurationVar(&o.WaitTimeout, "wait-timeout", o.WaitTimeout, "How long --wait waits.")
 	return cmd
 }
 
@@ -105,8 +113,13 @@ func (o *DeinitOptions) Complete(cmd *cobra.Command, args []string) error {
 	return err
 }
 
-// Validate has nothing to check: deinit's flags cannot conflict.
-func (o *DeinitOptions) Validate() error { return nil }
+// Validate checks the wait's timeout.
+func (o *DeinitOptions) Validate() error {
+	if o.Wait && o.WaitTimeout <= 0 {
+		return fmt.Errorf("--wait-timeout must be positive")
+	}
+	return nil
+}
 
 // Run deletes the install's objects and says what it keeps.
 func (o *DeinitOptions) Run(ctx context.Context) error {
@@ -139,6 +152,18 @@ func (o *DeinitOptions) Run(ctx context.Context) error {
 	}
 	if len(results) == 0 {
 		cmdline.Progress(o.ErrOut, "No objects of fed's install found in %s", describeHost(o.ConfigFlags))
+	}
+	if o.Wait && o.dryRun == cmdutil.DryRunNone && len(results) > 0 {
+		deleted := make([]*unstructured.Unstructured, len(results))
+		for i, r := range results {
+			deleted[i] = r.Object
+		}
+		cmdline.Progress(o.ErrOut, "Waiting up to %s for the deleted objects to be gone", o.WaitTimeout)
+		ctx, cancel := context.WithTimeout(ctx, o.WaitTimeout)
+		defer cancel()
+		if err := o.host.WaitGone(ctx, deleted); err != nil {
+			return fmt.Errorf("%w (kubectl get shows what it waits for; kubectl fed deinit --wait=false does not wait)", err)
+		}
 	}
 	printKept(o.Out, remains, o.DeleteData)
 	return nil

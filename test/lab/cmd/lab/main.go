@@ -85,6 +85,22 @@ func newCommand() *cobra.Command {
 			return l.PrintStatus(os.Stdout)
 		},
 	})
+	root.AddCommand(&cobra.Command{
+		Use:   "env",
+		Short: "Print the lab's addresses an install on the install host needs, as shell assignments (eval \"$(bin/lab env)\")",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			l, err := lab.New(opts)
+			if err != nil {
+				return err
+			}
+			if !l.RealNode() {
+				return fmt.Errorf("the lab has no install host: make up NODES=real")
+			}
+			fmt.Printf("NODE_IP=%s\nFED_POD_PORT=%d\nINSTALL_API_PORT=%d\nETCD_URL=%s\n", lab.NodeIP, l.FedPodPort(), l.InstallHost.Port, l.EtcdURL())
+			return nil
+		},
+	})
 	for _, verb := range []string{"stop", "start"} {
 		root.AddCommand(&cobra.Command{
 			Use:   verb + " PROCESS",
