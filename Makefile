@@ -126,6 +126,8 @@ image: ## build fed's image as an OCI archive, bin/fed-image.tar (no engine, no 
 # plugins from Debian's packages, and the sandbox image the node's pods need, a pause of the
 # lab's own (no registry is reachable), built as fed's image is.
 NODES ?= kwok
+# Members of make up: member1..3, and light ones past them for the scale benches.
+MEMBERS ?= 3
 
 .PHONY: node-bin
 node-bin: ## what the real node runs: containerd, runc, CNI plugins (Debian) and the lab's pause image
@@ -145,7 +147,7 @@ bin: lab-bin fed-bin ## build the lab's binaries and fed's commands into bin/
 
 .PHONY: up
 up: bin $(if $(filter real,$(NODES)),node-bin image) ## start the local lab (host + member1..3 on loopback; NODES=real adds a real node in an install host); safe to repeat
-	$(BIN)/lab up --dir $(LAB_DIR) --bin $(BIN) --nodes $(NODES)
+	$(BIN)/lab up --dir $(LAB_DIR) --bin $(BIN) --nodes $(NODES) --members $(MEMBERS)
 
 .PHONY: down
 down: ## stop every process the lab started
@@ -182,6 +184,10 @@ test: bin node-bin image $(BIN)/.gotestsum-$(GOTESTSUM_VERSION) $(BIN)/.helm-$(H
 	LAB_NODES=real $(BIN)/gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -timeout $(TEST_TIMEOUT) -count=1 ./...
 	@echo "== fuzzing the override engine for $(FUZZ_TIME)"
 	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZ_TIME) ./controllers/override/
+
+.PHONY: bench-scale
+bench-scale: bin ## what each member costs fed-apiserver, at 3, 10 and 30 members (make up MEMBERS=30 first)
+	go test -run '^$$' -bench ScaleMembers -benchtime 1x -timeout 30m ./test/e2e/
 
 .PHONY: bench
 bench: bin ## benchmarks, each against a baseline measured in the same run

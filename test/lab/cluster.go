@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"k8s.io/client-go/kubernetes"
@@ -27,6 +28,11 @@ type MemberSpec struct {
 	Pods     string // per node
 	// CustomMetrics runs a custom and external metrics adapter in the member.
 	CustomMetrics bool
+	// Light members run a kube-apiserver, kwok and a controller manager with the namespace
+	// controller alone: no other controller, scheduler or metrics-server, so nothing
+	// reconciles what is written there (a Deployment gets no pods). They are the members past the third of make up MEMBERS=N, for the scale
+	// benches, where a member costs what fed keeps for it and what its apiserver serves.
+	Light bool
 }
 
 // Members are the lab's member clusters.
@@ -34,6 +40,22 @@ var Members = []MemberSpec{
 	{Name: "member1", Region: "eu-west", Zone: "eu-west-1a", Provider: "aws", Nodes: 1, CPU: "4", Memory: "8Gi", Pods: "110", CustomMetrics: true},
 	{Name: "member2", Region: "eu-west", Zone: "eu-west-1b", Provider: "gcp", Nodes: 2, CPU: "8", Memory: "16Gi", Pods: "110", CustomMetrics: true},
 	{Name: "member3", Region: "us-east", Zone: "us-east-1a", Provider: "aws", Nodes: 3, CPU: "16", Memory: "64Gi", Pods: "110"},
+}
+
+// MaxMembers bounds a lab's members: each gets a loopback address 127.0.1.N of its own.
+const MaxMembers = 200
+
+// MemberSpecs are the members of a lab of n: Members, then light ones named member4,
+// member5, … with one node each, their regions and zones taking turns.
+func MemberSpecs(n int) []MemberSpec {
+	specs := slices.Clone(Members[:min(n, len(Members))])
+	places := [][2]string{{"eu-west", "eu-west-1c"}, {"us-east", "us-east-1b"}, {"ap-south", "ap-south-1a"}}
+	for i := len(specs); i < n; i++ {
+		p := places[i%len(places)]
+		specs = append(specs, MemberSpec{Name: "member" + strconv.Itoa(i+1), Region: p[0], Zone: p[1], Provider: "aws",
+			Nodes: 1, CPU: "8", Memory: "32Gi", Pods: "110", Light: true})
+	}
+	return specs
 }
 
 // Cluster is one cluster of the lab: a kube-apiserver on its own etcd prefix, and for a member
@@ -167,6 +189,9 @@ func (c *Cluster) file(name string) string { return filepath.Join(c.Dir, name) }
 
 // processes returns the cluster's programs in start order.
 func (c *Cluster) processes(l *Lab) []*process {
+	if c.Member != nil && c.Member.Light {
+		return []*process{c.apiserver(l), c.controllerManager(l), c.kwok(l)}
+	}
 	procs := []*process{c.apiserver(l), c.controllerManager(l)}
 	if c.Member != nil {
 		procs = append(procs, c.scheduler(l), c.kwok(l), c.metricsServer(l))
@@ -247,6 +272,11 @@ func (c *Cluster) controllerManager(l *Lab) *process {
 		// renews at 70 to 90% of the 8 minutes): the lab's
 		// agents renew theirs all along, as they would once a year with the default.
 		args = append(args, "--controllers=*,bootstrapsigner,tokencleaner", "--cluster-signing-duration=3m")
+	}
+	if c.Member != nil && c.Member.Light {
+		// A light member's namespaces must go when deleted (unjoin deletes fed-system),
+		// and nothing else runs there.
+		args = append(args, "--controllers=namespace")
 	}
 	return l.process(c.Name+"-controller-manager", "kube-controller-manager", args)
 }

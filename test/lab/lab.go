@@ -5,6 +5,7 @@
 package lab
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -36,6 +37,9 @@ type Options struct {
 	// RealNode adds the real node (node.go): a kubelet with containerd, whose pods run, in
 	// a cluster of its own, the install host.
 	RealNode bool
+	// Members is how many member clusters the lab runs: 3 when 0; those past the third are
+	// light (MemberSpec.Light).
+	Members int
 }
 
 // Lab is a running (or stopped) local lab.
@@ -61,9 +65,11 @@ type state struct {
 	CustomMetricsWritePorts map[string]int `json:"customMetricsWritePorts,omitempty"`
 	// RealNode says whether the lab was last brought up with the real node, NodePort is
 	// its kubelet's port and FedPodPort the one fed-apiserver's pods serve on there.
-	RealNode   bool `json:"realNode,omitempty"`
-	NodePort   int  `json:"nodePort,omitempty"`
-	FedPodPort int  `json:"fedPodPort,omitempty"`
+	RealNode bool `json:"realNode,omitempty"`
+	// Members is how many members the lab was last brought up with, when not 3.
+	Members    int `json:"members,omitempty"`
+	NodePort   int `json:"nodePort,omitempty"`
+	FedPodPort int `json:"fedPodPort,omitempty"`
 }
 
 // New returns the lab described by opts and the state kept in opts.Dir (ports are chosen on
@@ -72,7 +78,8 @@ func New(opts Options) (*Lab, error) {
 	if opts.Out == nil {
 		opts.Out = io.Discard
 	}
-	if opts.Timeout == 0 {
+	defaultTimeout := opts.Timeout == 0
+	if defaultTimeout {
 		opts.Timeout = 3 * time.Minute
 	}
 	dir, err := filepath.Abs(opts.Dir)
@@ -88,11 +95,36 @@ func New(opts Options) (*Lab, error) {
 		return nil, err
 	}
 	l.Host = l.cluster("host", nil, 0)
-	for i := range Members {
-		l.Members = append(l.Members, l.cluster(Members[i].Name, &Members[i], i+1))
+	// The members asked for, and those a larger lab still runs, which stay until make down
+	// (as the real node does).
+	n := cmp.Or(opts.Members, len(Members))
+	if n < len(Members) || n > MaxMembers {
+		return nil, fmt.Errorf("a lab runs %d to %d members, not %d", len(Members), MaxMembers, n)
+	}
+	specs := MemberSpecs(max(n, l.state.Members))
+	for i := range specs {
+		l.Members = append(l.Members, l.cluster(specs[i].Name, &specs[i], i+1))
+	}
+	if len(l.Members) > n && !l.anyRunning(l.Members[n:]) {
+		l.Members = l.Members[:n]
+	}
+	if defaultTimeout {
+		l.opts.Timeout += time.Duration(len(l.Members)-len(Members)) * 10 * time.Second
 	}
 	l.InstallHost = l.cluster(installHostName, nil, 0)
 	return l, nil
+}
+
+// anyRunning tells whether a process of one of the clusters runs.
+func (l *Lab) anyRunning(clusters []*Cluster) bool {
+	for _, c := range clusters {
+		for _, p := range c.processes(l) {
+			if p.alive() {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (l *Lab) cluster(name string, member *MemberSpec, index int) *Cluster {
@@ -180,6 +212,8 @@ func (l *Lab) allocatePorts() error {
 		hold(&c.Port, "127.0.0.1")
 		if c.Member != nil {
 			hold(&c.KubeletPort, c.KubeletIP)
+		}
+		if c.Member != nil && !c.Member.Light {
 			hold(&c.MetricsPort, "127.0.0.1")
 		}
 		if c.Member != nil && c.Member.CustomMetrics {
@@ -202,6 +236,10 @@ func (l *Lab) allocatePorts() error {
 		if c.Member != nil && c.Member.CustomMetrics {
 			s.CustomMetricsPorts[c.Name], s.CustomMetricsWritePorts[c.Name] = c.CustomMetricsPort, c.CustomMetricsWritePort
 		}
+	}
+	s.Members = 0
+	if len(l.Members) != len(Members) {
+		s.Members = len(l.Members)
 	}
 	data, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
@@ -373,10 +411,22 @@ func (l *Lab) Up(ctx context.Context) error {
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, len(l.Clusters())+1)
+	// Light members start a few at a time: two dozen kube-apiservers starting at once leave
+	// each too little of the machine's cores to be ready in time.
+	light := make(chan struct{}, 4)
 	for i, c := range l.Clusters() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if c.Member != nil && c.Member.Light {
+				select {
+				case light <- struct{}{}:
+					defer func() { <-light }()
+				case <-ctx.Done():
+					errs[i] = fmt.Errorf("%s: not started: %w", c.Name, ctx.Err())
+					return
+				}
+			}
 			errs[i] = l.upCluster(ctx, c, etcd)
 		}()
 	}
@@ -443,6 +493,9 @@ func (l *Lab) upCluster(ctx context.Context, c *Cluster, etcd *process) error {
 	}
 	if err := l.waitFor(ctx, c.Name+" nodes ready", watched, c.nodesReady); err != nil {
 		return err
+	}
+	if c.Member.Light {
+		return nil
 	}
 	if err := c.registerMetricsServer(ctx); err != nil {
 		return err

@@ -1,0 +1,228 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+
+	"github.com/fedhq/fed/apis/generated/clientset/versioned"
+	"github.com/fedhq/fed/test/lab"
+)
+
+// scaleCounts are the fleet sizes the scale benches measure, as far as the lab has members
+// (make up MEMBERS=30).
+var scaleCounts = []int{3, 10, 30}
+
+// BenchmarkScaleMembers measures what each member costs fed-apiserver, at 3, 10 and 30
+// members: the join of all of them, from the first command until the last is Ready (the
+// joins run at once, as a script would start them); then, once the lab is quiet,
+// fed-apiserver's RSS and Go heap, its goroutines, the watches it holds open in the
+// members (counted by the members' apiservers, less what they served before fed joined),
+// and the CPU it uses in a minute with nothing to do. The lab's members are joined again as
+// make up joined them at the end. make bench-scale runs it.
+func BenchmarkScaleMembers(b *testing.B) {
+	var counts []int
+	for _, n := range scaleCounts {
+		if n <= len(theLab.Members) {
+			counts = append(counts, n)
+		}
+	}
+	if len(counts) < 2 {
+		b.Skipf("the lab runs %d members: make up MEMBERS=30 for the scale benches", len(theLab.Members))
+	}
+	cfg, err := theLab.Host.RESTConfig()
+	if err != nil {
+		b.Fatal(err)
+	}
+	fed, err := versioned.NewForConfig(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	bin := buildKubectlFed(b)
+	b.Cleanup(func() {
+		unjoinAll(b, fed, bin)
+		if err := theLab.JoinMembers(context.Background()); err != nil {
+			b.Error(err)
+		}
+	})
+	unjoinAll(b, fed, bin)
+	waitQuiet(time.Minute)
+	baseline := map[string]int{}
+	for _, m := range theLab.Members[:counts[len(counts)-1]] {
+		baseline[m.Name] = memberWatches(b, m)
+	}
+	type row struct {
+		members          int
+		join             time.Duration
+		rss, heap        uint64
+		goroutines       int
+		watches          int
+		cpuPerMinute     time.Duration
+		watchesPerMember float64
+	}
+	var rows []row
+	for _, n := range counts {
+		unjoinAll(b, fed, bin)
+		waitQuiet(time.Minute)
+		members := theLab.Members[:n]
+		start := time.Now()
+		joinAll(b, bin, members)
+		r := row{members: n, join: time.Since(start)}
+		waitQuiet(2 * time.Minute)
+		time.Sleep(10 * time.Second) // the first probes and resyncs after the joins
+		mem, err := theLab.ProcessMemory("fed-apiserver")
+		if err != nil {
+			b.Fatal(err)
+		}
+		r.rss = mem.RSS
+		metrics := fedRuntime(b)
+		r.heap, r.goroutines = uint64(metrics["go_memstats_heap_inuse_bytes"]), int(metrics["go_goroutines"])
+		for _, m := range members {
+			r.watches += memberWatches(b, m) - baseline[m.Name]
+		}
+		r.watchesPerMember = float64(r.watches) / float64(n)
+		mark := markCPU()
+		time.Sleep(time.Minute)
+		r.cpuPerMinute = cpuSince(mark).roles["fed-apiserver"]
+		rows = append(rows, r)
+		b.Logf("%d members: joined in %.1fs; idle: RSS %d MiB, heap %d MiB, %d goroutines, %d watches in the members (%.1f each), CPU %.2fs a minute",
+			n, r.join.Seconds(), r.rss>>20, r.heap>>20, r.goroutines, r.watches, r.watchesPerMember, r.cpuPerMinute.Seconds())
+	}
+	first, last := rows[0], rows[len(rows)-1]
+	added := float64(last.members - first.members)
+	perMember := func(a, b uint64) float64 { return (float64(b) - float64(a)) / added / (1 << 20) }
+	fmt.Printf("\nfed-apiserver by member count (joins run at once; idle figures after the lab is quiet):\n")
+	fmt.Printf("%-8s %-10s %-9s %-9s %-11s %-16s %s\n", "members", "join", "RSS", "heap", "goroutines", "member watches", "CPU/min idle")
+	for _, r := range rows {
+		fmt.Printf("%-8d %-10s %-9s %-9s %-11d %-16s %.2fs\n", r.members, fmt.Sprintf("%.1fs", r.join.Seconds()),
+			fmt.Sprintf("%d MiB", r.rss>>20), fmt.Sprintf("%d MiB", r.heap>>20), r.goroutines,
+			fmt.Sprintf("%d (%.1f each)", r.watches, r.watchesPerMember), r.cpuPerMinute.Seconds())
+	}
+	fmt.Printf("per member added (%d to %d): RSS %.1f MiB (target under 15 MB), heap %.1f MiB, %.1f goroutines, CPU %.2fs a minute; join of %d: %.1fs (target under 10 s)\n",
+		first.members, last.members, perMember(first.rss, last.rss), perMember(first.heap, last.heap),
+		float64(last.goroutines-first.goroutines)/added, (last.cpuPerMinute-first.cpuPerMinute).Seconds()/added, last.members, last.join.Seconds())
+	b.ReportMetric(perMember(first.rss, last.rss), "RSS-MiB/member")
+	b.ReportMetric(last.join.Seconds(), "join-s")
+}
+
+// joinAll joins the members at once, each as make up does, and waits for every join (which
+// waits until its Cluster is Ready).
+func joinAll(b *testing.B, bin string, members []*lab.Cluster) {
+	b.Helper()
+	var wg sync.WaitGroup
+	errs := make([]error, len(members))
+	for i, m := range members {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.Command(bin, "--kubeconfig", theLab.Host.Kubeconfig, "join", m.Name, "--cluster-kubeconfig", m.Kubeconfig,
+				"--region", m.Member.Region, "--zone", m.Member.Zone, "--provider", m.Member.Provider, "--timeout", "2m")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				errs[i] = fmt.Errorf("joining %s: %w\n%s", m.Name, err, out)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// unjoinAll unjoins every member of the fleet at once and waits until no Cluster is left.
+func unjoinAll(b *testing.B, fed versioned.Interface, bin string) {
+	b.Helper()
+	ctx := context.Background()
+	list, err := fed.ClusterV1alpha1().Clusters().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for _, c := range list.Items {
+		m := theLab.Member(c.Name)
+		if m == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if out, err := exec.Command(bin, "--kubeconfig", theLab.Host.Kubeconfig, "unjoin", c.Name, "--cluster-kubeconfig", m.Kubeconfig).CombinedOutput(); err != nil {
+				b.Errorf("unjoin %s: %v\n%s", c.Name, err, out)
+			}
+		}()
+	}
+	wg.Wait()
+	waitFor(b, 2*time.Minute, func() error {
+		for _, c := range list.Items {
+			if _, err := fed.ClusterV1alpha1().Clusters().Get(ctx, c.Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("cluster %s is still there: %v", c.Name, err)
+			}
+		}
+		return nil
+	})
+}
+
+// memberWatches is how many watches a member's apiserver serves now.
+func memberWatches(b *testing.B, m *lab.Cluster) int {
+	b.Helper()
+	cfg, err := m.RESTConfig()
+	if err != nil {
+		b.Fatal(err)
+	}
+	rc, err := rest.UnversionedRESTClientFor(withCodecs(cfg))
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw, err := rc.Get().AbsPath("/metrics").DoRaw(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return int(sumMetrics(string(raw), "apiserver_longrunning_requests", `verb="WATCH"`)["apiserver_longrunning_requests"])
+}
+
+// fedRuntime is fed-apiserver's Go runtime figures, off its /metrics.
+func fedRuntime(b *testing.B) map[string]float64 {
+	b.Helper()
+	raw, err := fedMetrics(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return sumMetrics(raw, "go_")
+}
+
+// sumMetrics sums the samples of a /metrics text whose name starts with prefix and whose
+// labels hold every one of labels, by metric name.
+func sumMetrics(raw, prefix string, labels ...string) map[string]float64 {
+	sums := map[string]float64{}
+	sc := bufio.NewScanner(strings.NewReader(raw))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+lines:
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, prefix) {
+			continue
+		}
+		fields := strings.Fields(line)
+		name, labelText, _ := strings.Cut(fields[0], "{")
+		for _, l := range labels {
+			if !strings.Contains(labelText, l) {
+				continue lines
+			}
+		}
+		if v, err := strconv.ParseFloat(fields[len(fields)-1], 64); err == nil {
+			sums[name] += v
+		}
+	}
+	return sums
+}
