@@ -327,7 +327,7 @@ func (in *installer) unpropagate(t *testing.T) {
 	t.Helper()
 	in.fleet(t, "delete", "namespace", "demo", "--timeout=2m")
 	waitFor(t, 2*time.Minute, func() error {
-		if out, _ := in.try(filepath.Join(in.root, "bin", "kubectl"), "--kubeconfig", in.kubeconfig, "get", "namespace", "demo", "--ignore-not-found", "-o", "name"); out != "" {
+		if out, _ := runKubectl(in.kubeconfig, "get", "namespace", "demo", "--ignore-not-found", "-o", "name"); out != "" {
 			return fmt.Errorf("the install host still has %s", out)
 		}
 		return nil
@@ -371,13 +371,12 @@ func (in *installer) leader(t *testing.T, identity string) string {
 // by either tool, fed's data (the namespace, the Badger volume's claim, the etcd prefix), and
 // makes the lab's volume available again.
 func (in *installer) uninstall(t *testing.T) {
-	kubectl := filepath.Join(in.root, "bin", "kubectl")
-	_, _ = in.try(kubectl, "--kubeconfig", in.kubeconfig, "delete", "namespace", "demo", "--ignore-not-found", "--wait=false")
+	_, _ = runKubectl(in.kubeconfig, "delete", "namespace", "demo", "--ignore-not-found", "--wait=false")
 	_, _ = in.try(filepath.Join(in.root, "bin", "helm"), "--kubeconfig", in.kubeconfig, "uninstall", "fed", "--namespace", "fed-system", "--ignore-not-found", "--wait")
 	_, _ = in.try(in.kubectlFed, "--kubeconfig", in.kubeconfig, "deinit", "--delete-data")
-	_, _ = in.try(kubectl, "--kubeconfig", in.kubeconfig, "delete", "clusterrolebinding", "fed-agent", "--ignore-not-found")
+	_, _ = runKubectl(in.kubeconfig, "delete", "clusterrolebinding", "fed-agent", "--ignore-not-found")
 	waitFor(t, 2*time.Minute, func() error {
-		out, err := in.try(kubectl, "--kubeconfig", in.kubeconfig, "get", "namespace", "fed-system", "demo", "--ignore-not-found", "-o", "name")
+		out, err := runKubectl(in.kubeconfig, "get", "namespace", "fed-system", "demo", "--ignore-not-found", "-o", "name")
 		if err == nil && out != "" {
 			return fmt.Errorf("still there: %s", out)
 		}

@@ -58,15 +58,11 @@ func TestLeaderElectionEtcd3(t *testing.T) {
 	}
 	// leading reads leader_election_master_status off a replica's /metrics.
 	leading := func(f *lab.FedServer) (bool, error) {
-		rc, err := rest.UnversionedRESTClientFor(withCodecs(clients[f]))
+		raw, err := serverMetrics(ctx, clients[f])
 		if err != nil {
 			return false, err
 		}
-		raw, err := rc.Get().AbsPath("/metrics").DoRaw(ctx)
-		if err != nil {
-			return false, err
-		}
-		return strings.Contains(string(raw), `leader_election_master_status{name="`+lease+`"} 1`), nil
+		return strings.Contains(raw, `leader_election_master_status{name="`+lease+`"} 1`), nil
 	}
 	leader := func() (*lab.FedServer, error) {
 		var holders []*lab.FedServer

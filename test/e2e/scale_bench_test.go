@@ -13,7 +13,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
 
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	"github.com/fedhq/fed/test/lab"
@@ -76,7 +75,7 @@ func BenchmarkScaleMembers(b *testing.B) {
 		waitQuiet(time.Minute)
 		members := theLab.Members[:n]
 		start := time.Now()
-		joinAll(b, bin, members)
+		joinAll(b, members)
 		r := row{members: n, join: time.Since(start)}
 		waitQuiet(2 * time.Minute)
 		time.Sleep(10 * time.Second) // the first probes and resyncs after the joins
@@ -117,7 +116,7 @@ func BenchmarkScaleMembers(b *testing.B) {
 
 // joinAll joins the members at once, each as make up does, and waits for every join (which
 // waits until its Cluster is Ready).
-func joinAll(b *testing.B, bin string, members []*lab.Cluster) {
+func joinAll(b *testing.B, members []*lab.Cluster) {
 	b.Helper()
 	var wg sync.WaitGroup
 	errs := make([]error, len(members))
@@ -125,11 +124,7 @@ func joinAll(b *testing.B, bin string, members []*lab.Cluster) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cmd := exec.Command(bin, "--kubeconfig", theLab.Host.Kubeconfig, "join", m.Name, "--cluster-kubeconfig", m.Kubeconfig,
-				"--region", m.Member.Region, "--zone", m.Member.Zone, "--provider", m.Member.Provider, "--timeout", "2m")
-			if out, err := cmd.CombinedOutput(); err != nil {
-				errs[i] = fmt.Errorf("joining %s: %w\n%s", m.Name, err, out)
-			}
+			errs[i] = theLab.Join(context.Background(), m, 2*time.Minute)
 		}()
 	}
 	wg.Wait()
@@ -180,15 +175,11 @@ func memberWatches(b *testing.B, m *lab.Cluster) int {
 	if err != nil {
 		b.Fatal(err)
 	}
-	rc, err := rest.UnversionedRESTClientFor(withCodecs(cfg))
+	raw, err := serverMetrics(context.Background(), cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
-	raw, err := rc.Get().AbsPath("/metrics").DoRaw(context.Background())
-	if err != nil {
-		b.Fatal(err)
-	}
-	return int(sumMetrics(string(raw), "apiserver_longrunning_requests", `verb="WATCH"`)["apiserver_longrunning_requests"])
+	return int(sumMetrics(raw, "apiserver_longrunning_requests", `verb="WATCH"`)["apiserver_longrunning_requests"])
 }
 
 // fedRuntime is fed-apiserver's Go runtime figures, off its /metrics.

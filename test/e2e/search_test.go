@@ -603,11 +603,16 @@ func fedMetrics(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
+	return serverMetrics(ctx, cfg)
+}
+
+// serverMetrics is the /metrics of the server cfg names.
+func serverMetrics(ctx context.Context, cfg *rest.Config) (string, error) {
+	rc, err := rest.UnversionedRESTClientFor(withCodecs(cfg))
 	if err != nil {
 		return "", err
 	}
-	body, err := cs.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	body, err := rc.Get().AbsPath("/metrics").DoRaw(ctx)
 	return string(body), err
 }
 

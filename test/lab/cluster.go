@@ -30,8 +30,9 @@ type MemberSpec struct {
 	CustomMetrics bool
 	// Light members run a kube-apiserver, kwok and a controller manager with the namespace
 	// controller alone: no other controller, scheduler or metrics-server, so nothing
-	// reconciles what is written there (a Deployment gets no pods). They are the members past the third of make up MEMBERS=N, for the scale
-	// benches, where a member costs what fed keeps for it and what its apiserver serves.
+	// reconciles what is written there (a Deployment gets no pods). They are the members
+	// past the third of make up MEMBERS=N, for the scale benches, where a member costs what
+	// fed keeps for it and what its apiserver serves.
 	Light bool
 }
 

@@ -255,13 +255,22 @@ func (l *Lab) JoinMembers(ctx context.Context) error {
 			return err
 		}
 		start := time.Now()
-		cmd := exec.CommandContext(ctx, filepath.Join(l.opts.BinDir, "kubectl-fed"), "--kubeconfig", l.Host.Kubeconfig,
-			"join", m.Name, "--cluster-kubeconfig", m.Kubeconfig,
-			"--region", m.Member.Region, "--zone", m.Member.Zone, "--provider", m.Member.Provider, "--timeout", "60s")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("joining %s: %w\n%s", m.Name, err, out)
+		if err := l.Join(ctx, m, time.Minute); err != nil {
+			return err
 		}
 		fmt.Fprintf(l.opts.Out, "%s joined and Ready (%.1fs)\n", m.Name, time.Since(start).Seconds())
+	}
+	return nil
+}
+
+// Join joins member m with `kubectl fed join` under its own name, with its region, zone and
+// provider, and waits up to timeout until its Cluster is Ready.
+func (l *Lab) Join(ctx context.Context, m *Cluster, timeout time.Duration) error {
+	cmd := exec.CommandContext(ctx, filepath.Join(l.opts.BinDir, "kubectl-fed"), "--kubeconfig", l.Host.Kubeconfig,
+		"join", m.Name, "--cluster-kubeconfig", m.Kubeconfig,
+		"--region", m.Member.Region, "--zone", m.Member.Zone, "--provider", m.Member.Provider, "--timeout", timeout.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("joining %s: %w\n%s", m.Name, err, out)
 	}
 	return nil
 }

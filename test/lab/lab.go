@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -65,11 +66,11 @@ type state struct {
 	CustomMetricsWritePorts map[string]int `json:"customMetricsWritePorts,omitempty"`
 	// RealNode says whether the lab was last brought up with the real node, NodePort is
 	// its kubelet's port and FedPodPort the one fed-apiserver's pods serve on there.
-	RealNode bool `json:"realNode,omitempty"`
+	RealNode   bool `json:"realNode,omitempty"`
+	NodePort   int  `json:"nodePort,omitempty"`
+	FedPodPort int  `json:"fedPodPort,omitempty"`
 	// Members is how many members the lab was last brought up with, when not 3.
-	Members    int `json:"members,omitempty"`
-	NodePort   int `json:"nodePort,omitempty"`
-	FedPodPort int `json:"fedPodPort,omitempty"`
+	Members int `json:"members,omitempty"`
 }
 
 // New returns the lab described by opts and the state kept in opts.Dir (ports are chosen on
@@ -117,14 +118,7 @@ func New(opts Options) (*Lab, error) {
 
 // anyRunning tells whether a process of one of the clusters runs.
 func (l *Lab) anyRunning(clusters []*Cluster) bool {
-	for _, c := range clusters {
-		for _, p := range c.processes(l) {
-			if p.alive() {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(clusters, func(c *Cluster) bool { return anyAlive(c.processes(l)) })
 }
 
 func (l *Lab) cluster(name string, member *MemberSpec, index int) *Cluster {

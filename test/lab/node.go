@@ -79,14 +79,7 @@ func (l *Lab) nodeProcesses() []*process {
 }
 
 // nodeRunning tells whether a process of the real node the state records runs.
-func (l *Lab) nodeRunning() bool {
-	for _, p := range l.nodeProcesses() {
-		if p.alive() {
-			return true
-		}
-	}
-	return false
-}
+func (l *Lab) nodeRunning() bool { return anyAlive(l.nodeProcesses()) }
 
 func (l *Lab) containerd() *process {
 	return l.process(installHostName+"-containerd", "containerd", []string{"--config=" + l.nodeFile("containerd.toml")})

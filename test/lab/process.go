@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -113,6 +114,9 @@ func (p *process) alive() bool {
 	_, ok := p.pid()
 	return ok
 }
+
+// anyAlive tells whether one of procs runs.
+func anyAlive(procs []*process) bool { return slices.ContainsFunc(procs, (*process).alive) }
 
 // procStat reads a process's state and parent from /proc/PID/stat ("pid (comm) S ppid ...":
 // they follow the parenthesised command name, which may hold spaces).

@@ -59,7 +59,7 @@ func newCommand() *cobra.Command {
 			return nil
 		},
 	}
-	up.Flags().IntVar(&opts.Members, "members", 3, "how many member clusters: member1..3 as the tests know them, and light ones past them (a kube-apiserver and kwok each, no controllers), for the scale benches")
+	up.Flags().IntVar(&opts.Members, "members", 3, "how many member clusters: member1..3 as the tests know them, and light ones past them (a kube-apiserver, kwok and a namespace controller each), for the scale benches")
 	up.Flags().StringVar(&nodes, "nodes", "kwok", "kwok, or real to add a real node (a kubelet with containerd, whose pods run) in a cluster of its own, the install host")
 	root.AddCommand(up)
 	root.AddCommand(&cobra.Command{
