@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -245,6 +246,21 @@ func (l *Lab) JoinMembers(ctx context.Context) error {
 	fed, err := fedclient.NewForConfig(cfg)
 	if err != nil {
 		return err
+	}
+	// A larger lab's light members that this one no longer runs (make up MEMBERS=30, make
+	// down, make up) leave the fleet: their Clusters would stay, never Ready.
+	clusters, err := fed.ClusterV1alpha1().Clusters().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	for _, c := range clusters.Items {
+		n, err := strconv.Atoi(strings.TrimPrefix(c.Name, "member"))
+		if err != nil || n <= len(l.Members) || c.Name != "member"+strconv.Itoa(n) {
+			continue
+		}
+		if err := fed.ClusterV1alpha1().Clusters().Delete(ctx, c.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("removing %s, which the lab no longer runs: %w", c.Name, err)
+		}
 	}
 	for _, m := range l.Members {
 		_, err := fed.ClusterV1alpha1().Clusters().Get(ctx, m.Name, metav1.GetOptions{})
