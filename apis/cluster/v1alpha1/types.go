@@ -74,13 +74,15 @@ type ClusterSpec struct {
 
 	// SecretRef names the Secret in the host cluster that holds the credentials
 	// fed uses to reach the member: a "token" and a "caBundle" key, or a
-	// "kubeconfig" key. Required in Push mode.
+	// "kubeconfig" key. Its namespace must be fed-system, where only fleet
+	// admins read Secrets. Required in Push mode.
 	// +optional
 	SecretRef *LocalSecretReference `json:"secretRef,omitempty" protobuf:"bytes,4,opt,name=secretRef"`
 
 	// ImpersonatorSecretRef names the Secret in the host cluster that holds the
 	// token of the member's service account allowed to impersonate users; the
-	// proxy subresource uses it to act on the member as the calling user.
+	// proxy subresource uses it to act on the member as the calling user. Its
+	// namespace must be fed-system.
 	// +optional
 	ImpersonatorSecretRef *LocalSecretReference `json:"impersonatorSecretRef,omitempty" protobuf:"bytes,5,opt,name=impersonatorSecretRef"`
 

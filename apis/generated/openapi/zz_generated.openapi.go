@@ -787,13 +787,13 @@ func schema_fed_apis_cluster_v1alpha1_ClusterSpec(ref common.ReferenceCallback) 
 					},
 					"secretRef": {
 						SchemaProps: spec.SchemaProps{
-							Description: "SecretRef names the Secret in the host cluster that holds the credentials fed uses to reach the member: a \"token\" and a \"caBundle\" key, or a \"kubeconfig\" key. Required in Push mode.",
+							Description: "SecretRef names the Secret in the host cluster that holds the credentials fed uses to reach the member: a \"token\" and a \"caBundle\" key, or a \"kubeconfig\" key. Its namespace must be fed-system, where only fleet admins read Secrets. Required in Push mode.",
 							Ref:         ref(v1alpha1.LocalSecretReference{}.OpenAPIModelName()),
 						},
 					},
 					"impersonatorSecretRef": {
 						SchemaProps: spec.SchemaProps{
-							Description: "ImpersonatorSecretRef names the Secret in the host cluster that holds the token of the member's service account allowed to impersonate users; the proxy subresource uses it to act on the member as the calling user.",
+							Description: "ImpersonatorSecretRef names the Secret in the host cluster that holds the token of the member's service account allowed to impersonate users; the proxy subresource uses it to act on the member as the calling user. Its namespace must be fed-system.",
 							Ref:         ref(v1alpha1.LocalSecretReference{}.OpenAPIModelName()),
 						},
 					},

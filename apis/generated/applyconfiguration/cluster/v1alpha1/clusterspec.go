@@ -40,11 +40,13 @@ type ClusterSpecApplyConfiguration struct {
 	APIEndpoint *string `json:"apiEndpoint,omitempty"`
 	// SecretRef names the Secret in the host cluster that holds the credentials
 	// fed uses to reach the member: a "token" and a "caBundle" key, or a
-	// "kubeconfig" key. Required in Push mode.
+	// "kubeconfig" key. Its namespace must be fed-system, where only fleet
+	// admins read Secrets. Required in Push mode.
 	SecretRef *LocalSecretReferenceApplyConfiguration `json:"secretRef,omitempty"`
 	// ImpersonatorSecretRef names the Secret in the host cluster that holds the
 	// token of the member's service account allowed to impersonate users; the
-	// proxy subresource uses it to act on the member as the calling user.
+	// proxy subresource uses it to act on the member as the calling user. Its
+	// namespace must be fed-system.
 	ImpersonatorSecretRef *LocalSecretReferenceApplyConfiguration `json:"impersonatorSecretRef,omitempty"`
 	// InsecureSkipTLSVerification turns off verification of the member API
 	// server's certificate. For test clusters only.
