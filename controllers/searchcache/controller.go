@@ -277,6 +277,10 @@ func (c *Controller) reconcileSources(ctx context.Context) error {
 	for _, r := range registries {
 		wants = append(wants, c.wants(r, clusters)...)
 	}
+	// A want that failed (a member not reached, its discovery not read, a kind it does
+	// not serve yet) is tried again: nothing else may change to bring it back (after a
+	// restart, a member slow to answer its first discovery left its kinds uncached).
+	failed := slices.ContainsFunc(wants, func(w want) bool { return w.err != nil })
 	des := desired(wants)
 	kinds := map[schema.GroupResource]store.Kind{}
 	for src, w := range des {
@@ -336,8 +340,14 @@ func (c *Controller) reconcileSources(ctx context.Context) error {
 	for _, r := range registries {
 		c.queue.Add(r.Name)
 	}
+	if failed {
+		return reconciler.RequeueAfter(sourcesRetry, nil)
+	}
 	return nil
 }
+
+// sourcesRetry is how soon the sources are reconciled again after a want failed.
+const sourcesRetry = 15 * time.Second
 
 // forget removes a source that is no longer wanted: its objects too, unless another
 // source holds them now.
