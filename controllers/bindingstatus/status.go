@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -73,25 +74,43 @@ func FullyApplied(items []federationv1alpha1.AggregatedStatusItem, generation in
 	case len(items) == 0:
 		c.Status, c.Reason, c.Message = metav1.ConditionFalse, "NotScheduled", "no cluster is chosen yet"
 	case len(failed) > 0:
-		c.Status, c.Reason, c.Message = metav1.ConditionFalse, "ApplyFailed", joinMessages(failed)
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, "ApplyFailed", listed(failed)
 	case len(pending) > 0:
-		c.Status, c.Reason, c.Message = metav1.ConditionFalse, "Applying", "not applied yet in "+joinMessages(pending)
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, "Applying", "not applied yet in "+listed(pending)
 	default:
 		c.Status, c.Reason, c.Message = metav1.ConditionTrue, "FullyApplied", fmt.Sprintf("applied in all %d clusters", len(items))
 	}
 	return c
 }
 
-func joinMessages(s []string) string {
-	out := ""
-	for i, m := range s {
-		if i > 0 {
-			out += "; "
+// maxListed is how many clusters a message names before it counts the rest, and
+// maxItem how long one cluster's part of it may be: a binding over 1,000 clusters with
+// dispatching suspended said so for each, over the 32 KiB a condition's message may hold,
+// and its status could not be written at all.
+const (
+	maxListed = 10
+	maxItem   = 2000
+)
+
+// capped is items with each one cut to maxItem bytes, the first maxListed of them, and
+// "and N more" counting the others.
+func capped(items []string) []string {
+	out := make([]string, 0, min(len(items), maxListed)+1)
+	for i, it := range items {
+		if i == maxListed {
+			out = append(out, fmt.Sprintf("and %d more", len(items)-maxListed))
+			break
 		}
-		out += m
+		if len(it) > maxItem {
+			it = strings.ToValidUTF8(it[:maxItem], "") + "..."
+		}
+		out = append(out, it)
 	}
 	return out
 }
+
+// listed is capped(items) joined with "; ".
+func listed(items []string) string { return strings.Join(capped(items), "; ") }
 
 // refusedReasons are the reasons of a Work's Applied condition that mean the member (or
 // fed, for the cluster) refused what the Work holds: trying again brings nothing until
@@ -100,7 +119,8 @@ func joinMessages(s []string) string {
 var refusedReasons = map[string]bool{applied.ReasonFailed: true, applied.ReasonConflict: true, applied.ReasonOverrideFailed: true}
 
 // Refusals are the clusters whose Work of its current generation, made of the template's
-// generation, was refused, with why ("cluster X: ..."), in the order of the clusters. A
+// generation, was refused, with why ("cluster X: ..."), in the order of the clusters (the
+// first maxListed, and how many more). A
 // refusal of a Work the binding controller has not rewritten for a newer generation of the
 // template yet is not one of the template's current change.
 func Refusals(targets []federationv1alpha1.TargetCluster, works map[string]*federationv1alpha1.Work, templateGeneration int64) []string {
@@ -119,7 +139,7 @@ func Refusals(targets []federationv1alpha1.TargetCluster, works map[string]*fede
 		}
 	}
 	sort.Strings(out)
-	return out
+	return capped(out)
 }
 
 // madeOf is the template generation a Work's manifest was made of (the stamp of its first

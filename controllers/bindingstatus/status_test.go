@@ -18,11 +18,15 @@ package bindingstatus
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 )
@@ -98,5 +102,30 @@ func TestRefusals(t *testing.T) {
 	works["m3"] = work(2, metav1.ConditionFalse, "OverrideFailed", 2)
 	if got := Refusals(targets, works, 8); !reflect.DeepEqual(got, []string{"cluster m3: why OverrideFailed"}) {
 		t.Errorf("Refusals with an override failing = %q", got)
+	}
+}
+
+// A binding over 1,000 clusters none of which applied its Work (dispatching suspended) gets
+// a FullyApplied condition the API takes: ten clusters named, the others counted, each
+// cluster's message cut, all within a condition message's 32 KiB.
+func TestFullyAppliedManyClusters(t *testing.T) {
+	long := strings.Repeat("x", 5000)
+	var items []federationv1alpha1.AggregatedStatusItem
+	for i := range 1000 {
+		items = append(items, federationv1alpha1.AggregatedStatusItem{ClusterName: fmt.Sprintf("sim-%04d", i), AppliedMessage: "dispatching is suspended " + long})
+	}
+	c := FullyApplied(items, 1)
+	if errs := metav1validation.ValidateConditions([]metav1.Condition{{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message,
+		LastTransitionTime: metav1.Now(), ObservedGeneration: c.ObservedGeneration}}, field.NewPath("conditions")); len(errs) > 0 {
+		t.Fatalf("the API refuses the condition: %v", errs)
+	}
+	if !strings.HasPrefix(c.Message, "sim-0000: dispatching is suspended") || !strings.HasSuffix(c.Message, "; and 990 more") || strings.Contains(c.Message, "sim-0010") {
+		t.Errorf("message %.200q ... %q", c.Message, c.Message[len(c.Message)-40:])
+	}
+	for i := range items {
+		items[i].AppliedMessage = ""
+	}
+	if c := FullyApplied(items, 1); c.Message != "not applied yet in sim-0000; sim-0001; sim-0002; sim-0003; sim-0004; sim-0005; sim-0006; sim-0007; sim-0008; sim-0009; and 990 more" {
+		t.Errorf("pending: %q", c.Message)
 	}
 }
