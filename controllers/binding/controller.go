@@ -142,6 +142,24 @@ func NewController(d Deps) (*Controller, error) {
 		c.queue.Add(key{Namespace: obj.GetNamespace(), Name: federationv1alpha1.BindingName(obj.GetKind(), obj.GetName())})
 		c.dependencyChanged(obj)
 	})
+	// A Work written just before its binding went may reach the informer only after the
+	// binding's last reconcile read the binding's Works there (under load, seconds later),
+	// and would stay, its member's object too: its arrival reconciles the binding again,
+	// which removes it.
+	if _, err := d.Works.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: func(obj any) {
+		w, ok := obj.(*federationv1alpha1.Work)
+		if !ok {
+			return
+		}
+		if ns, name, ok := works.BindingOf(w); ok {
+			k := key{Namespace: ns, Name: name}
+			if _, err := c.bindings.Get(k); apierrors.IsNotFound(err) {
+				c.queue.Add(k)
+			}
+		}
+	}}); err != nil {
+		return nil, err
+	}
 	if err := c.watchOverrides(d.OverridePolicies, d.ClusterOverridePolicies, d.Clusters); err != nil {
 		return nil, err
 	}

@@ -480,3 +480,67 @@ spec:
 	expectOutput(t, 30*time.Second, m1, "2", replicas...)
 	expectOutput(t, 30*time.Second, m2, "2", replicas...)
 }
+
+// TestPropagationCreateDeleteAtOnce deletes each of 40 Deployments right after creating it
+// (after 0 to 200 ms), under a policy that Duplicates them to the three members: whichever
+// of fed's steps each delete lands in, nothing of them may stay, no binding, no Work and no
+// member object. (A Work written just before its binding went could reach the Works'
+// informer after the binding's last reconcile and stay, with its member's object.)
+func TestPropagationCreateDeleteAtOnce(t *testing.T) {
+	ctx := context.Background()
+	c, err := newPropagationClients()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := testNamespace(t, theLab.Host.Kubeconfig)
+	if _, err := c.fed.FederationV1alpha1().PropagationPolicies(ns).Create(ctx, benchPolicy(), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var g errgroup.Group
+	g.SetLimit(8)
+	for i := range 40 {
+		g.Go(func() error {
+			d := benchDeployment(i)
+			if _, err := c.fleet.AppsV1().Deployments(ns).Create(ctx, d, metav1.CreateOptions{}); err != nil {
+				return err
+			}
+			time.Sleep(time.Duration(i%9) * 25 * time.Millisecond)
+			return c.fleet.AppsV1().Deployments(ns).Delete(ctx, d.Name, metav1.DeleteOptions{})
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, time.Minute, func() error {
+		bindings, err := c.fed.FederationV1alpha1().ResourceBindings(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		if len(bindings.Items) > 0 {
+			return fmt.Errorf("%d bindings left", len(bindings.Items))
+		}
+		works, err := c.fed.FederationV1alpha1().Works("").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		var left []string
+		for _, w := range works.Items {
+			if strings.HasPrefix(w.Name, ns+".") {
+				left = append(left, w.Namespace+"/"+w.Name)
+			}
+		}
+		if len(left) > 0 {
+			return fmt.Errorf("Works left: %v", left)
+		}
+		for _, m := range labMembers {
+			l, err := c.members[m].AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return err
+			}
+			if len(l.Items) > 0 {
+				return fmt.Errorf("%s still has %d Deployments", m, len(l.Items))
+			}
+		}
+		return nil
+	})
+}
