@@ -128,11 +128,10 @@ func NewController(d Deps) (*Controller, error) {
 			c.queue.Add(key{Name: o.Name})
 		}
 	}
-	handler := cache.ResourceEventHandlerFuncs{
-		AddFunc:    enqueue,
-		UpdateFunc: func(_, obj any) { enqueue(obj) },
-		DeleteFunc: enqueue,
-	}
+	// Only a binding's spec (and its deletion) says what its Works hold: its status, which
+	// bindingstatus writes as the Works change, would have every Work of the binding made
+	// again at each write, a cost of the clusters squared over a binding's propagation.
+	handler := reconciler.SpecChanges(enqueue)
 	for _, inf := range access.Informers() {
 		if _, err := inf.AddEventHandler(handler); err != nil {
 			return nil, err
