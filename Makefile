@@ -186,8 +186,8 @@ test: bin node-bin image $(BIN)/.gotestsum-$(GOTESTSUM_VERSION) $(BIN)/.helm-$(H
 	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZ_TIME) ./controllers/override/
 
 .PHONY: bench-scale
-bench-scale: bin ## what each member costs fed-apiserver, at 3, 10 and 30 members (make up MEMBERS=30 first)
-	go test -run '^$$' -bench ScaleMembers -benchtime 1x -timeout 30m ./test/e2e/
+bench-scale: bin ## fed at 3, 10 and 30 members (make up MEMBERS=30 first), and 100 and 1,000 simulated
+	go test -run '^$$' -bench 'Scale(Members|Fleet|Simulated)' -benchtime 1x -timeout 120m ./test/e2e/
 
 .PHONY: bench
 bench: bin ## benchmarks, each against a baseline measured in the same run

@@ -10,8 +10,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
+	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	"github.com/fedhq/fed/test/lab"
 )
 
@@ -23,7 +25,47 @@ import (
 // the member's controllers. Each iteration starts member2 again and waits, untimed, for
 // the workload to be back 2/2.
 func BenchmarkFailover(b *testing.B) {
-	ctx := context.Background()
+	f := newFailoverBench(b)
+	var notReadyAt, taintAt, movedAt []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		f.waitBack(b)
+		b.StartTimer()
+		notReady, tainted, moved := f.stopMember2(b)
+		b.StopTimer()
+		notReadyAt, taintAt, movedAt = append(notReadyAt, notReady), append(taintAt, tainted), append(movedAt, moved)
+		b.Logf("iteration %d: not Ready %s, NoExecute %s, 4 ready in member1 %s after the stop (%s after the taint)", i+1,
+			notReady.Round(10*time.Millisecond), tainted.Round(10*time.Millisecond), moved.Round(10*time.Millisecond), (moved - tainted).Round(10*time.Millisecond))
+		restartControlPlane(b, "member2")
+		b.StartTimer()
+	}
+	b.StopTimer()
+	b.ReportMetric(meanSeconds(notReadyAt), "s-to-not-ready")
+	b.ReportMetric(meanSeconds(taintAt), "s-to-taint")
+	b.ReportMetric(meanSeconds(movedAt), "s-to-ready-elsewhere")
+	b.ReportMetric(meanSeconds(movedAt)-meanSeconds(taintAt), "s-taint-to-ready")
+	b.ReportMetric(0, "ns/op")
+	b.Logf("the lab's --failover-eviction-timeout is %s; fed probes a member every 5 s and marks it not Ready after 2 failed probes (1 s apart)", lab.EvictionTimeout)
+}
+
+func meanSeconds(ds []time.Duration) float64 {
+	var sum time.Duration
+	for _, d := range ds {
+		sum += d
+	}
+	return (sum / time.Duration(len(ds))).Seconds()
+}
+
+// failoverBench is a Deployment of 4 replicas Divided 2/2 over member1 and member2 by
+// static weights, without tolerations of the health taints, in a namespace of its own.
+type failoverBench struct {
+	ns     string
+	fed    versioned.Interface
+	m1, m2 kubernetes.Interface
+}
+
+func newFailoverBench(b *testing.B) *failoverBench {
 	ns := testNamespace(b, theLab.Host.Kubeconfig)
 	kubectlStdin(b, theLab.FleetKubeconfig(), fmt.Sprintf(`apiVersion: apps/v1
 kind: Deployment
@@ -51,88 +93,70 @@ spec:
 `, staticWeights(map[string]int{"member1": 1, "member2": 1})), "apply", "-n", ns, "-f", "-")
 	b.Cleanup(func() { _, _ = runKubectl(theLab.FleetKubeconfig(), "delete", "deploy", "bench", "-n", ns) })
 	_, fed := hostClients(b)
-	m1, m2 := memberClient(b, "member1"), memberClient(b, "member2")
-	cluster := func() *clusterv1alpha1.Cluster {
-		c, err := fed.ClusterV1alpha1().Clusters().Get(ctx, "member2", metav1.GetOptions{})
-		if err != nil {
-			return nil
+	return &failoverBench{ns: ns, fed: fed, m1: memberClient(b, "member1"), m2: memberClient(b, "member2")}
+}
+
+func (f *failoverBench) cluster() *clusterv1alpha1.Cluster {
+	c, err := f.fed.ClusterV1alpha1().Clusters().Get(context.Background(), "member2", metav1.GetOptions{})
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
+func isClusterReady(c *clusterv1alpha1.Cluster) bool {
+	return c != nil && meta.IsStatusConditionTrue(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
+}
+
+func clusterNoExecute(c *clusterv1alpha1.Cluster) bool {
+	return c != nil && slices.ContainsFunc(c.Spec.Taints, func(t corev1.Taint) bool {
+		return t.Effect == corev1.TaintEffectNoExecute && t.Key == clusterv1alpha1.TaintClusterUnreachable
+	})
+}
+
+// waitBack waits until member2 is Ready and untainted and each member runs 2 ready replicas.
+func (f *failoverBench) waitBack(b *testing.B) {
+	ctx := context.Background()
+	waitFor(b, 3*time.Minute, func() error {
+		if c := f.cluster(); !isClusterReady(c) || clusterNoExecute(c) {
+			return fmt.Errorf("member2 is not Ready and untainted yet")
 		}
-		return c
-	}
-	ready := func(c *clusterv1alpha1.Cluster) bool {
-		return c != nil && meta.IsStatusConditionTrue(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
-	}
-	noExecute := func(c *clusterv1alpha1.Cluster) bool {
-		return c != nil && slices.ContainsFunc(c.Spec.Taints, func(t corev1.Taint) bool {
-			return t.Effect == corev1.TaintEffectNoExecute && t.Key == clusterv1alpha1.TaintClusterUnreachable
-		})
-	}
-	var notReadyAt, taintAt, movedAt []time.Duration
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		waitFor(b, 3*time.Minute, func() error {
-			if c := cluster(); !ready(c) || noExecute(c) {
-				return fmt.Errorf("member2 is not Ready and untainted yet")
-			}
-			for _, m := range []struct {
-				name string
-				uid  func() (string, int32, error)
-			}{
-				{"member1", func() (string, int32, error) { return memberDeployment(ctx, m1, ns, "bench") }},
-				{"member2", func() (string, int32, error) { return memberDeployment(ctx, m2, ns, "bench") }},
-			} {
-				if uid, n, err := m.uid(); err != nil || uid == "" || n != 2 {
-					return fmt.Errorf("%s runs %d ready replicas (%v), want 2", m.name, n, err)
-				}
-			}
-			return nil
-		})
-		b.StartTimer()
-		start := time.Now()
-		// The lab stops a kube-apiserver gracefully, which takes seconds: it is watched
-		// meanwhile, every 25 ms.
-		stopped := make(chan error, 1)
-		go func() { stopped <- theLab.StopProcess("member2-apiserver") }()
-		var notReady, tainted time.Duration
-		for deadline := start.Add(2 * time.Minute); ; time.Sleep(25 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				b.Fatalf("member1 does not run 4 ready replicas 2 minutes after member2 stopped")
-			}
-			c := cluster()
-			if notReady == 0 && c != nil && !ready(c) {
-				notReady = time.Since(start)
-			}
-			if tainted == 0 && noExecute(c) {
-				tainted = time.Since(start)
-			}
-			if _, n, err := memberDeployment(ctx, m1, ns, "bench"); err == nil && n == 4 && tainted > 0 {
-				break
+		for name, cs := range map[string]kubernetes.Interface{"member1": f.m1, "member2": f.m2} {
+			if uid, n, err := memberDeployment(ctx, cs, f.ns, "bench"); err != nil || uid == "" || n != 2 {
+				return fmt.Errorf("%s runs %d ready replicas (%v), want 2", name, n, err)
 			}
 		}
-		if err := <-stopped; err != nil {
-			b.Fatal(err)
+		return nil
+	})
+}
+
+// stopMember2 stops member2's kube-apiserver and times, from the stop, member2's Ready
+// condition leaving True, its NoExecute taint, and all 4 replicas ready in member1. The
+// member stays stopped.
+func (f *failoverBench) stopMember2(b *testing.B) (notReady, tainted, moved time.Duration) {
+	ctx := context.Background()
+	start := time.Now()
+	// The lab stops a kube-apiserver gracefully, which takes seconds: it is watched
+	// meanwhile, every 25 ms.
+	stopped := make(chan error, 1)
+	go func() { stopped <- theLab.StopProcess("member2-apiserver") }()
+	for deadline := start.Add(2 * time.Minute); ; time.Sleep(25 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			b.Fatalf("member1 does not run 4 ready replicas 2 minutes after member2 stopped")
 		}
-		moved := time.Since(start)
-		b.StopTimer()
-		notReadyAt, taintAt, movedAt = append(notReadyAt, notReady), append(taintAt, tainted), append(movedAt, moved)
-		b.Logf("iteration %d: not Ready %s, NoExecute %s, 4 ready in member1 %s after the stop (%s after the taint)", i+1,
-			notReady.Round(10*time.Millisecond), tainted.Round(10*time.Millisecond), moved.Round(10*time.Millisecond), (moved - tainted).Round(10*time.Millisecond))
-		restartControlPlane(b, "member2")
-		b.StartTimer()
-	}
-	b.StopTimer()
-	mean := func(ds []time.Duration) float64 {
-		var sum time.Duration
-		for _, d := range ds {
-			sum += d
+		c := f.cluster()
+		if notReady == 0 && c != nil && !isClusterReady(c) {
+			notReady = time.Since(start)
 		}
-		return (sum / time.Duration(len(ds))).Seconds()
+		if tainted == 0 && clusterNoExecute(c) {
+			tainted = time.Since(start)
+		}
+		if _, n, err := memberDeployment(ctx, f.m1, f.ns, "bench"); err == nil && n == 4 && tainted > 0 {
+			break
+		}
 	}
-	b.ReportMetric(mean(notReadyAt), "s-to-not-ready")
-	b.ReportMetric(mean(taintAt), "s-to-taint")
-	b.ReportMetric(mean(movedAt), "s-to-ready-elsewhere")
-	b.ReportMetric(mean(movedAt)-mean(taintAt), "s-taint-to-ready")
-	b.ReportMetric(0, "ns/op")
-	b.Logf("the lab's --failover-eviction-timeout is %s; fed probes a member every 5 s and marks it not Ready after 2 failed probes (1 s apart)", lab.EvictionTimeout)
+	if err := <-stopped; err != nil {
+		b.Fatal(err)
+	}
+	return notReady, tainted, time.Since(start)
 }

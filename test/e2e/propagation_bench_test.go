@@ -110,15 +110,30 @@ type propagationClients struct {
 	server kubernetes.Interface
 	// templates is how many Deployments a run propagates (propagationTemplates unless set).
 	templates int
+	// memberNames are the members a run propagates to and watches (the lab's three unless
+	// set); their clients are in members.
+	memberNames []string
+	// divided, when set, has a run's policy divide each template's replicas over the
+	// members by equal weights, each template with one replica per member, instead of
+	// duplicating templates of 0 replicas.
+	divided bool
+	// afterPropagation, when set, is called once every member object exists, before the
+	// templates are deleted.
+	afterPropagation func(ctx context.Context, ns string) error
 }
 
-func newPropagationClients() (*propagationClients, error) {
+// newPropagationClients reaches the fleet, fed-apiserver, and the named members of the lab
+// (member1..3 when none is named).
+func newPropagationClients(names ...string) (*propagationClients, error) {
+	if len(names) == 0 {
+		names = labMembers
+	}
 	cfg, err := clientConfigFor(theLab.FleetKubeconfig())
 	if err != nil {
 		return nil, err
 	}
 	cfg.QPS, cfg.Burst = 500, 1000
-	c := &propagationClients{members: map[string]kubernetes.Interface{}, templates: propagationTemplates}
+	c := &propagationClients{members: map[string]kubernetes.Interface{}, templates: propagationTemplates, memberNames: names}
 	if c.fleet, err = kubernetes.NewForConfig(cfg); err != nil {
 		return nil, err
 	}
@@ -132,7 +147,7 @@ func newPropagationClients() (*propagationClients, error) {
 	if c.server, err = kubernetes.NewForConfig(scfg); err != nil {
 		return nil, err
 	}
-	for _, m := range labMembers {
+	for _, m := range names {
 		mcfg, err := clientConfigFor(memberKubeconfig(m))
 		if err != nil {
 			return nil, err
@@ -192,7 +207,7 @@ func (c *propagationClients) run(ctx context.Context, b *testing.B, paused bool)
 	if err != nil {
 		return r, err
 	}
-	memberBefore, err := countRequests(ctx, c.members[labMembers[0]])
+	memberBefore, err := countRequests(ctx, c.members[c.memberNames[0]])
 	if err != nil {
 		return r, err
 	}
@@ -207,7 +222,14 @@ func (c *propagationClients) run(ctx context.Context, b *testing.B, paused bool)
 	b.StartTimer()
 	cpuBefore := markCPU()
 	policyCreated := time.Now()
-	if _, err := c.fed.FederationV1alpha1().PropagationPolicies(ns).Create(ctx, benchPolicy(), metav1.CreateOptions{}); err != nil {
+	policy := benchPolicy()
+	if c.divided {
+		policy.Spec.Placement.ReplicaScheduling = &federationv1alpha1.ReplicaSchedulingStrategy{
+			ReplicaSchedulingType:     federationv1alpha1.ReplicaSchedulingTypeDivided,
+			ReplicaDivisionPreference: federationv1alpha1.ReplicaDivisionPreferenceWeighted,
+		}
+	}
+	if _, err := c.fed.FederationV1alpha1().PropagationPolicies(ns).Create(ctx, policy, metav1.CreateOptions{}); err != nil {
 		return r, err
 	}
 	if err := arrived.waitFor(ctx, c.templates, c.timeout(10*time.Minute)); err != nil {
@@ -219,7 +241,7 @@ func (c *propagationClients) run(ctx context.Context, b *testing.B, paused bool)
 	if err != nil {
 		return r, err
 	}
-	memberAfter, err := countRequests(ctx, c.members[labMembers[0]])
+	memberAfter, err := countRequests(ctx, c.members[c.memberNames[0]])
 	if err != nil {
 		return r, err
 	}
@@ -239,6 +261,11 @@ func (c *propagationClients) run(ctx context.Context, b *testing.B, paused bool)
 	}
 	r.all, r.first, r.latencies = arrived.since(policyCreated, bound)
 	r.bindings = bound.last().Sub(policyCreated)
+	if c.afterPropagation != nil {
+		if err := c.afterPropagation(ctx, ns); err != nil {
+			return r, err
+		}
+	}
 
 	start = time.Now()
 	if err := c.deleteTemplates(ctx, ns); err != nil {
@@ -319,7 +346,7 @@ func (c *propagationClients) direct(ctx context.Context, paused bool) (directRun
 	var r directRun
 	ns := fmt.Sprintf("bench-direct-%d", time.Now().UnixNano()%1_000_000_000)
 	defer c.deleteMemberNamespace(ns)
-	for _, m := range labMembers {
+	for _, m := range c.memberNames {
 		if _, err := c.members[m].CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 			return r, err
 		}
@@ -340,7 +367,7 @@ func (c *propagationClients) direct(ctx context.Context, paused bool) (directRun
 	cpuBefore := markCPU()
 	start := time.Now()
 	var g errgroup.Group
-	for _, m := range labMembers {
+	for _, m := range c.memberNames {
 		deployments := c.members[m].AppsV1().Deployments(ns)
 		g.Go(func() error {
 			var each errgroup.Group
@@ -368,7 +395,7 @@ func (c *propagationClients) direct(ctx context.Context, paused bool) (directRun
 	}
 	r.exist, r.existCPU = arrived.last().Sub(start), cpuSince(cpuBefore)
 	if paused {
-		for _, m := range labMembers {
+		for _, m := range c.memberNames {
 			if err := c.members[m].AppsV1().Deployments(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
 				return r, err
 			}
@@ -388,10 +415,10 @@ func (c *propagationClients) direct(ctx context.Context, paused bool) (directRun
 func (c *propagationClients) deleteMemberNamespace(ns string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	for _, m := range labMembers {
+	for _, m := range c.memberNames {
 		_ = c.members[m].CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
 	}
-	for _, m := range labMembers {
+	for _, m := range c.memberNames {
 		for ctx.Err() == nil {
 			if _, err := c.members[m].CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); apierrors.IsNotFound(err) {
 				break
@@ -407,7 +434,11 @@ func (c *propagationClients) createTemplates(ctx context.Context, ns string) err
 	g.SetLimit(propagationWriters)
 	for i := range c.templates {
 		g.Go(func() error {
-			_, err := c.fleet.AppsV1().Deployments(ns).Create(ctx, benchDeployment(i), metav1.CreateOptions{})
+			d := benchDeployment(i)
+			if c.divided {
+				d.Spec.Replicas = ptr.To(int32(len(c.memberNames)))
+			}
+			_, err := c.fleet.AppsV1().Deployments(ns).Create(ctx, d, metav1.CreateOptions{})
 			return err
 		})
 	}
@@ -438,7 +469,7 @@ func (c *propagationClients) cleanUp(ns string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	_ = c.fleet.AppsV1().Deployments(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
-	for _, m := range labMembers {
+	for _, m := range c.memberNames {
 		for ctx.Err() == nil {
 			l, err := c.members[m].AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{Limit: 1})
 			if err != nil || len(l.Items) == 0 {
@@ -627,8 +658,8 @@ func (a *arrivals) since(start time.Time, bound *arrivals) (last, first time.Dur
 
 // watchMembers watches the namespace's Deployments in every member from now on.
 func (c *propagationClients) watchMembers(ctx context.Context, ns string) (*arrivals, error) {
-	a := newArrivals(labMembers)
-	for _, m := range labMembers {
+	a := newArrivals(c.memberNames)
+	for _, m := range c.memberNames {
 		deployments := c.members[m].AppsV1().Deployments(ns)
 		l, err := deployments.List(ctx, metav1.ListOptions{})
 		if err != nil {
@@ -744,7 +775,8 @@ func percentile(sorted []time.Duration, q float64) time.Duration {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// pauseMemberControllers stops the members' controller managers; resume starts them again.
+// pauseMemberControllers stops the controller managers of member1..3; resume starts them
+// again. The lab's light members run only the namespace controller, which is left running.
 func pauseMemberControllers() (resume func(), err error) {
 	var stopped []string
 	resume = func() {

@@ -55,7 +55,7 @@ func BenchmarkScaleMembers(b *testing.B) {
 		}
 	})
 	unjoinAll(b, fed, bin)
-	waitQuiet(time.Minute)
+	settleIdle(b)
 	baseline := map[string]int{}
 	for _, m := range theLab.Members[:counts[len(counts)-1]] {
 		baseline[m.Name] = memberWatches(b, m)
@@ -112,6 +112,14 @@ func BenchmarkScaleMembers(b *testing.B) {
 		float64(last.goroutines-first.goroutines)/added, (last.cpuPerMinute-first.cpuPerMinute).Seconds()/added, last.members, last.join.Seconds())
 	b.ReportMetric(perMember(first.rss, last.rss), "RSS-MiB/member")
 	b.ReportMetric(last.join.Seconds(), "join-s")
+}
+
+// settleIdle waits, with no member joined, until the lab is quiet, and measures what it uses
+// idle then, which waitQuiet allows for afterwards.
+func settleIdle(b *testing.B) {
+	waitQuiet(time.Minute)
+	time.Sleep(20 * time.Second)
+	b.Logf("the lab uses %.2f cores idle, with %d members not joined", measureIdle(10*time.Second), len(theLab.Members))
 }
 
 // joinAll joins the members at once, each as make up does, and waits for every join (which
