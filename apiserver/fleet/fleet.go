@@ -37,6 +37,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
@@ -111,6 +112,9 @@ type Fleet struct {
 	set      atomic.Pointer[servedSet]
 	ready    chan struct{}
 	once     sync.Once
+	// emptied are the deleted namespaces the finalizer's last round found empty (its
+	// goroutine's alone).
+	emptied map[types.UID]bool
 }
 
 // New returns the fleet; it serves once Start has read the host's kinds.

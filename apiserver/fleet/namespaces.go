@@ -34,6 +34,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/authentication/user"
@@ -283,8 +284,21 @@ func (f *Fleet) finalizeNamespace(ns *unstructured.Unstructured) error {
 		return err
 	}
 	if len(remaining) > 0 || failure != nil {
+		delete(f.emptied, ns.GetUID())
 		return failure // again on the next round, once they are gone
 	}
+	// A create admitted before the namespace was deleted may be stored after a round found
+	// it empty, and would stay in a namespace that is gone, unseen until one of the same
+	// name comes back (an execution namespace does, with a cluster joined again). So the
+	// namespace goes once two rounds in a row, a second apart, found it empty.
+	if !f.emptied[ns.GetUID()] {
+		if f.emptied == nil {
+			f.emptied = map[types.UID]bool{}
+		}
+		f.emptied[ns.GetUID()] = true
+		return nil
+	}
+	delete(f.emptied, ns.GetUID())
 	obj, err := s.storage.main.Get(request.WithNamespace(systemContext, ""), name, &metav1.GetOptions{})
 	if err != nil {
 		return client404(err)

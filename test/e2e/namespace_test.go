@@ -17,11 +17,18 @@ limitations under the License.
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/sync/errgroup"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // recreateWithin is how soon templates in a fleet namespace deleted and made again are in
@@ -131,4 +138,53 @@ spec:
 	t.Logf("the conflict was over %v after the member's object went", time.Since(start).Round(100*time.Millisecond))
 	expectOutput(t, 5*time.Second, m1, "nginx:fleet true", "get", "deploy", "web", "-n", ns, "-o",
 		"jsonpath={.spec.template.spec.containers[0].image} {.metadata.labels.federation\\.fedhq\\.io/managed}")
+}
+
+// TestNamespaceDeletedWhileWritten deletes a fleet namespace while eight writers keep
+// creating ConfigMap templates in it, then makes it again at once: the new namespace holds
+// none of them. (A create admitted just before the deletion but stored after the finalizer
+// last found the namespace empty stayed, unseen, and came back with the namespace.)
+func TestNamespaceDeletedWhileWritten(t *testing.T) {
+	ctx := context.Background()
+	c, err := newPropagationClients()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := testNamespace(t, theLab.Host.Kubeconfig)
+	configMaps := c.fleet.CoreV1().ConfigMaps(ns)
+	var g errgroup.Group
+	var created atomic.Int64
+	for w := range 8 {
+		g.Go(func() error {
+			for i := 0; ; i++ {
+				cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("w%d-%d", w, i)}}
+				if _, err := configMaps.Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+					if apierrors.IsForbidden(err) || apierrors.IsNotFound(err) {
+						return nil // being terminated, or gone
+					}
+					return err
+				}
+				created.Add(1)
+			}
+		})
+	}
+	time.Sleep(time.Second)
+	kubectl(t, theLab.FleetKubeconfig(), "delete", "namespace", ns)
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	kubectl(t, theLab.FleetKubeconfig(), "create", "namespace", ns)
+	left, err := configMaps.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, cm := range left.Items {
+		if strings.HasPrefix(cm.Name, "w") {
+			names = append(names, cm.Name)
+		}
+	}
+	if len(names) > 0 {
+		t.Errorf("the namespace made again holds %d of the %d ConfigMaps created in the one deleted: %v", len(names), created.Load(), names)
+	}
 }
