@@ -30,32 +30,7 @@ var scaleCounts = []int{3, 10, 30}
 // and the CPU it uses in a minute with nothing to do. The lab's members are joined again as
 // make up joined them at the end. make bench-scale runs it.
 func BenchmarkScaleMembers(b *testing.B) {
-	var counts []int
-	for _, n := range scaleCounts {
-		if n <= len(theLab.Members) {
-			counts = append(counts, n)
-		}
-	}
-	if len(counts) < 2 {
-		b.Skipf("the lab runs %d members: make up MEMBERS=30 for the scale benches", len(theLab.Members))
-	}
-	cfg, err := theLab.Host.RESTConfig()
-	if err != nil {
-		b.Fatal(err)
-	}
-	fed, err := versioned.NewForConfig(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	bin := buildKubectlFed(b)
-	b.Cleanup(func() {
-		unjoinAll(b, fed, bin)
-		if err := theLab.JoinMembers(context.Background()); err != nil {
-			b.Error(err)
-		}
-	})
-	unjoinAll(b, fed, bin)
-	settleIdle(b)
+	counts, fed, bin := startScale(b)
 	baseline := map[string]int{}
 	for _, m := range theLab.Members[:counts[len(counts)-1]] {
 		baseline[m.Name] = memberWatches(b, m)
@@ -112,6 +87,32 @@ func BenchmarkScaleMembers(b *testing.B) {
 		float64(last.goroutines-first.goroutines)/added, (last.cpuPerMinute-first.cpuPerMinute).Seconds()/added, last.members, last.join.Seconds())
 	b.ReportMetric(perMember(first.rss, last.rss), "RSS-MiB/member")
 	b.ReportMetric(last.join.Seconds(), "join-s")
+}
+
+// startScale begins a scale bench: the counts of scaleCounts the lab has members for (it
+// skips the bench with fewer than two), fed's client and kubectl-fed; every member is
+// unjoined and the lab idle, and the members are joined again as make up joined them when
+// the bench ends.
+func startScale(b *testing.B) (counts []int, fed versioned.Interface, bin string) {
+	for _, n := range scaleCounts {
+		if n <= len(theLab.Members) {
+			counts = append(counts, n)
+		}
+	}
+	if len(counts) < 2 {
+		b.Skipf("the lab runs %d members: make up MEMBERS=30 for the scale benches", len(theLab.Members))
+	}
+	_, fed = hostClients(b)
+	bin = buildKubectlFed(b)
+	b.Cleanup(func() {
+		unjoinAll(b, fed, bin)
+		if err := theLab.JoinMembers(context.Background()); err != nil {
+			b.Error(err)
+		}
+	})
+	unjoinAll(b, fed, bin)
+	settleIdle(b)
+	return counts, fed, bin
 }
 
 // settleIdle waits, with no member joined, until the lab is quiet, and measures what it uses

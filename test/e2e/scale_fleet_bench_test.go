@@ -13,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	searchv1alpha1 "github.com/fedhq/fed/apis/search/v1alpha1"
 )
 
@@ -40,24 +39,7 @@ const scalePodsPerMember = 100
 //
 // make bench-scale runs it.
 func BenchmarkScaleFleet(b *testing.B) {
-	counts := scaleMemberCounts(b)
-	cfg, err := theLab.Host.RESTConfig()
-	if err != nil {
-		b.Fatal(err)
-	}
-	fed, err := versioned.NewForConfig(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	bin := buildKubectlFed(b)
-	b.Cleanup(func() {
-		unjoinAll(b, fed, bin)
-		if err := theLab.JoinMembers(context.Background()); err != nil {
-			b.Error(err)
-		}
-	})
-	unjoinAll(b, fed, bin)
-	settleIdle(b)
+	counts, fed, bin := startScale(b)
 	ctx := context.Background()
 	listNS := fmt.Sprintf("bench-scale-list-%d", time.Now().UnixNano()%1_000_000)
 	var pods errgroup.Group
@@ -119,21 +101,6 @@ func BenchmarkScaleFleet(b *testing.B) {
 		b.Logf("%d members (lab quiet after %s): %s", n, quiet.Round(time.Second), r)
 	}
 	reportScaleFleet(b, rows)
-}
-
-// scaleMemberCounts are the counts of scaleCounts the lab has members for; the bench is
-// skipped with fewer than two of them.
-func scaleMemberCounts(b *testing.B) []int {
-	var counts []int
-	for _, n := range scaleCounts {
-		if n <= len(theLab.Members) {
-			counts = append(counts, n)
-		}
-	}
-	if len(counts) < 2 {
-		b.Skipf("the lab runs %d members: make up MEMBERS=30 for the scale benches", len(theLab.Members))
-	}
-	return counts
 }
 
 // scaleRow is what BenchmarkScaleFleet measured at one member count.
