@@ -36,12 +36,10 @@ func BenchmarkScaleMembers(b *testing.B) {
 		baseline[m.Name] = memberWatches(b, m)
 	}
 	type row struct {
+		fedIdle
 		members          int
 		join             time.Duration
-		rss, heap        uint64
-		goroutines       int
 		watches          int
-		cpuPerMinute     time.Duration
 		watchesPerMember float64
 	}
 	var rows []row
@@ -54,20 +52,11 @@ func BenchmarkScaleMembers(b *testing.B) {
 		r := row{members: n, join: time.Since(start)}
 		waitQuiet(2 * time.Minute)
 		time.Sleep(10 * time.Second) // the first probes and resyncs after the joins
-		mem, err := theLab.ProcessMemory("fed-apiserver")
-		if err != nil {
-			b.Fatal(err)
-		}
-		r.rss = mem.RSS
-		metrics := fedRuntime(b)
-		r.heap, r.goroutines = uint64(metrics["go_memstats_heap_inuse_bytes"]), int(metrics["go_goroutines"])
 		for _, m := range members {
 			r.watches += memberWatches(b, m) - baseline[m.Name]
 		}
 		r.watchesPerMember = float64(r.watches) / float64(n)
-		mark := markCPU()
-		time.Sleep(time.Minute)
-		r.cpuPerMinute = cpuSince(mark).roles["fed-apiserver"]
+		r.fedIdle = measureFedIdle(b)
 		rows = append(rows, r)
 		b.Logf("%d members: joined in %.1fs; idle: RSS %d MiB, heap %d MiB, %d goroutines, %d watches in the members (%.1f each), CPU %.2fs a minute",
 			n, r.join.Seconds(), r.rss>>20, r.heap>>20, r.goroutines, r.watches, r.watchesPerMember, r.cpuPerMinute.Seconds())
@@ -189,6 +178,29 @@ func memberWatches(b *testing.B, m *lab.Cluster) int {
 		b.Fatal(err)
 	}
 	return int(sumMetrics(raw, "apiserver_longrunning_requests", `verb="WATCH"`)["apiserver_longrunning_requests"])
+}
+
+// fedIdle is fed-apiserver at rest: its RSS, Go heap in use and goroutines, and the CPU it
+// uses in a minute.
+type fedIdle struct {
+	rss, heap    uint64
+	goroutines   int
+	cpuPerMinute time.Duration
+}
+
+// measureFedIdle reads fedIdle now, its CPU over the minute that follows.
+func measureFedIdle(b *testing.B) fedIdle {
+	b.Helper()
+	mem, err := theLab.ProcessMemory("fed-apiserver")
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := fedRuntime(b)
+	idle := fedIdle{rss: mem.RSS, heap: uint64(m["go_memstats_heap_inuse_bytes"]), goroutines: int(m["go_goroutines"])}
+	mark := markCPU()
+	time.Sleep(time.Minute)
+	idle.cpuPerMinute = cpuSince(mark).roles["fed-apiserver"]
+	return idle
 }
 
 // fedRuntime is fed-apiserver's Go runtime figures, off its /metrics.

@@ -95,8 +95,7 @@ func BenchmarkScaleFleet(b *testing.B) {
 			b.Fatal(err)
 		}
 		r.list = scaleListing(ctx, b, bin, listNS, names)
-		nr, tainted, moved := scaleFailover(b)
-		r.notReady, r.tainted, r.moved = nr, tainted, moved
+		r.notReady, r.tainted, r.moved = scaleFailover(b)
 		rows = append(rows, r)
 		b.Logf("%d members (lab quiet after %s): %s", n, quiet.Round(time.Second), r)
 	}

@@ -21,6 +21,7 @@ import (
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 )
 
 const (
@@ -59,27 +60,16 @@ func BenchmarkScaleSimulated(b *testing.B) {
 	removeSimulated(b)
 	waitQuiet(2 * time.Minute)
 	type row struct {
+		fedIdle
 		clusters, added int
 		ready           time.Duration
-		rss, heap       uint64
-		goroutines      int
-		cpuPerMinute    time.Duration
 		fanout          time.Duration
 		works           int
 		fanoutCPU       cpuUse
 	}
 	idle := func(r *row) {
 		time.Sleep(10 * time.Second)
-		mem, err := theLab.ProcessMemory("fed-apiserver")
-		if err != nil {
-			b.Fatal(err)
-		}
-		r.rss = mem.RSS
-		m := fedRuntime(b)
-		r.heap, r.goroutines = uint64(m["go_memstats_heap_inuse_bytes"]), int(m["go_goroutines"])
-		mark := markCPU()
-		time.Sleep(time.Minute)
-		r.cpuPerMinute = cpuSince(mark).roles["fed-apiserver"]
+		r.fedIdle = measureFedIdle(b)
 	}
 	clusters, err := fed.ClusterV1alpha1().Clusters().List(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -93,7 +83,7 @@ func BenchmarkScaleSimulated(b *testing.B) {
 	for _, n := range simCounts {
 		r := row{added: n - made}
 		start := time.Now()
-		if err := createSimulated(ctx, b, host, made, n); err != nil {
+		if err := createSimulated(ctx, host, fed, made, n); err != nil {
 			b.Fatal(err)
 		}
 		waitFor(b, 10*time.Minute, func() error {
@@ -147,8 +137,7 @@ func BenchmarkScaleSimulated(b *testing.B) {
 
 // createSimulated creates the simulated Clusters from+1..to, each with a copy of the
 // credentials of a lab member, in turn, 16 at a time.
-func createSimulated(ctx context.Context, b *testing.B, host kubernetes.Interface, from, to int) error {
-	_, fed := hostClients(b)
+func createSimulated(ctx context.Context, host kubernetes.Interface, fed versioned.Interface, from, to int) error {
 	var sources []*clusterv1alpha1.Cluster
 	var secrets []*corev1.Secret
 	for _, m := range theLab.Members {
