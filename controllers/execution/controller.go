@@ -122,8 +122,8 @@ func NewController(d Deps) (*Controller, error) {
 		namespaces:  d.Namespaces,
 		results:     d.Results,
 		recorder:    d.Recorder,
-		queue:       reconciler.NewQueue[types.NamespacedName]("execution"),
 	}
+	c.queue = reconciler.NewLanedQueue("execution", 3, c.lane)
 	enqueue := func(obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
@@ -151,6 +151,22 @@ func NewController(d Deps) (*Controller, error) {
 	}
 	d.Members.AddHandler(c.memberObjectChanged)
 	return c, nil
+}
+
+// lane orders the Works waiting to be applied: first the Works fed applied before, whose
+// objects run in a member and changed (replicas moved to it from a failed member, a
+// template changed, an object someone else changed); then new Works; last the Works being
+// deleted. A burst of templates created or deleted does not hold back a workload that is
+// moving.
+func (c *Controller) lane(k types.NamespacedName) int {
+	w, _ := c.works.Get(k)
+	switch {
+	case w == nil || w.DeletionTimestamp != nil:
+		return 2
+	case meta.FindStatusCondition(w.Status.Conditions, federationv1alpha1.WorkConditionApplied) == nil:
+		return 1
+	}
+	return 0
 }
 
 // memberObjectChanged brings a managed member object that someone else changed or deleted

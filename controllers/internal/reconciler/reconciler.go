@@ -94,6 +94,53 @@ func NewQueue[K comparable](name string) workqueue.TypedRateLimitingInterface[K]
 		workqueue.TypedRateLimitingQueueConfig[K]{Name: name})
 }
 
+// NewLanedQueue is NewQueue with lanes: lane tells which lane, from 0 to lanes-1, a key
+// joins when it is added and not already waiting, and a worker takes the oldest key of the
+// first lane that has one. So a burst of keys in a later lane (thousands of member objects
+// to delete) does not hold back one in an earlier lane (a workload to move off a failed
+// member). lane runs under the queue's lock: it must only read (an informer's cache).
+func NewLanedQueue[K comparable](name string, lanes int, lane func(K) int) workqueue.TypedRateLimitingInterface[K] {
+	q := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[K]{Name: name, Queue: &laned[K]{lanes: make([][]K, lanes), lane: lane}})
+	return workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.NewTypedItemExponentialFailureRateLimiter[K](5*time.Millisecond, 30*time.Second),
+		workqueue.TypedRateLimitingQueueConfig[K]{Name: name, DelayingQueue: workqueue.NewTypedDelayingQueueWithConfig(
+			workqueue.TypedDelayingQueueConfig[K]{Name: name, Queue: q})})
+}
+
+// laned is the workqueue.Queue of NewLanedQueue: one FIFO per lane.
+type laned[K comparable] struct {
+	lanes [][]K
+	lane  func(K) int
+}
+
+func (l *laned[K]) Touch(K) {}
+
+func (l *laned[K]) Push(k K) {
+	i := min(max(l.lane(k), 0), len(l.lanes)-1)
+	l.lanes[i] = append(l.lanes[i], k)
+}
+
+func (l *laned[K]) Len() int {
+	n := 0
+	for _, q := range l.lanes {
+		n += len(q)
+	}
+	return n
+}
+
+func (l *laned[K]) Pop() K {
+	var zero K
+	for i, q := range l.lanes {
+		if len(q) == 0 {
+			continue
+		}
+		k := q[0]
+		q[0] = zero // the backing array does not keep the key
+		l.lanes[i] = q[1:]
+		return k
+	}
+	return zero // the workqueue pops only when Len is above 0
+}
+
 // Run waits for the informers, then reconciles the keys of q with workers until ctx
 // ends, and shuts q down. A key whose reconcile fails is retried with backoff, and the
 // error logged with what ("Scheduling a binding"). A write conflict is not an error: the

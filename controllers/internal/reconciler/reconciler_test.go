@@ -19,6 +19,7 @@ package reconciler
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -82,5 +83,40 @@ func TestSpecChanges(t *testing.T) {
 	h.OnDelete(gen("deleted", 1))
 	if want := []string{"added", "spec", "deleted"}; len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
 		t.Errorf("called for %v, want %v", got, want)
+	}
+}
+
+// TestLanedQueue: workers get every key of an earlier lane before any of a later one, each
+// lane in the order its keys came; a key added again while it waits keeps its place, and one
+// added after a delay joins its lane when it arrives.
+func TestLanedQueue(t *testing.T) {
+	lane := map[string]int{"delete-1": 2, "delete-2": 2, "new-1": 1, "update-1": 0, "update-2": 0, "later": 0, "out-of-range": 7}
+	q := NewLanedQueue("test", 3, func(k string) int { return lane[k] })
+	defer q.ShutDown()
+	for _, k := range []string{"delete-1", "new-1", "delete-2", "update-1", "new-1", "out-of-range", "update-2"} {
+		q.Add(k)
+	}
+	q.AddAfter("later", 50*time.Millisecond)
+	if q.Len() != 6 {
+		t.Fatalf("%d keys wait, want 6 (new-1 once)", q.Len())
+	}
+	var got []string
+	for range 6 {
+		k, _ := q.Get()
+		got = append(got, k)
+		q.Done(k)
+	}
+	want := []string{"update-1", "update-2", "new-1", "delete-1", "delete-2", "out-of-range"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("workers got %v, want %v", got, want)
+	}
+	q.Add("delete-1")
+	time.Sleep(100 * time.Millisecond) // "later" arrives in lane 0, after delete-1 in lane 2
+	for _, want := range []string{"later", "delete-1"} {
+		if k, _ := q.Get(); k != want {
+			t.Fatalf("a worker got %s, want %s", k, want)
+		} else {
+			q.Done(k)
+		}
 	}
 }
