@@ -21,7 +21,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/discovery"
 	coordinationinformers "k8s.io/client-go/informers/coordination/v1"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
@@ -113,6 +112,8 @@ type Controller struct {
 	renewals map[string]renewal
 	// roomsRead is when each pull cluster's nodes were last read through its tunnel.
 	roomsRead map[string]time.Time
+	// apis are the members' discovery documents, read again only when they change.
+	apis *apiDocs
 }
 
 // Deps are what the cluster controller works with, in fed-apiserver (NewController) or
@@ -179,6 +180,7 @@ func newController(client versioned.Interface, clusters clusterinformers.Cluster
 		failures:  map[string]int{},
 		renewals:  map[string]renewal{},
 		roomsRead: map[string]time.Time{},
+		apis:      newAPIDocs(),
 	}
 	_, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: c.enqueue,
@@ -274,6 +276,7 @@ func (c *Controller) reconcile(ctx context.Context, name string) (time.Duration,
 		delete(c.failures, name)
 		delete(c.renewals, name)
 		delete(c.roomsRead, name)
+		c.apis.forget(name)
 		c.mu.Unlock()
 		c.members.Forget(name)
 		c.rooms.Delete(name)
@@ -419,7 +422,7 @@ func (c *Controller) probe(ctx context.Context, name string) (obs observation, c
 	if err := res.Error(); err != nil {
 		return observation{health: notReady, message: fmt.Sprintf("%s/readyz: HTTP %d: %v", cfg.Host, code, err)}, false
 	}
-	obs, err = observe(ctx, cs)
+	obs, err = observe(ctx, cs, func() ([]clusterv1alpha1.APIEnablement, error) { return c.apis.enablements(ctx, name, cs) })
 	if err != nil {
 		h := unreachable
 		if errors.As(err, new(apierrors.APIStatus)) { // it answered, with an error
@@ -430,15 +433,15 @@ func (c *Controller) probe(ctx context.Context, name string) (obs observation, c
 	return obs, false
 }
 
-// observe reads what the status records of a ready member.
-func observe(ctx context.Context, cs kubernetes.Interface) (observation, error) {
+// observe reads what the status records of a ready member; apis reads its APIs.
+func observe(ctx context.Context, cs kubernetes.Interface, apis func() ([]clusterv1alpha1.APIEnablement, error)) (observation, error) {
 	version, err := cs.Discovery().ServerVersion()
 	if err != nil {
 		return observation{}, fmt.Errorf("reading the server version: %w", err)
 	}
-	_, lists, err := cs.Discovery().ServerGroupsAndResources()
-	if err != nil && !discovery.IsGroupDiscoveryFailedError(err) {
-		return observation{}, fmt.Errorf("discovering APIs: %w", err)
+	enablements, err := apis()
+	if err != nil {
+		return observation{}, err
 	}
 	nodes, pods, err := nodesAndPods(ctx, cs)
 	if err != nil {
@@ -449,7 +452,7 @@ func observe(ctx context.Context, cs kubernetes.Interface) (observation, error) 
 	return observation{
 		health:            healthy,
 		kubernetesVersion: version.GitVersion,
-		apiEnablements:    apiEnablements(lists),
+		apiEnablements:    enablements,
 		nodeSummary:       nodeSummary,
 		resourceSummary:   &clusterv1alpha1.ResourceSummary{Allocatable: allocatable, Allocated: allocated, Allocating: allocating},
 		nodes:             nodeRoom(nodes, pods),

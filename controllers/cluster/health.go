@@ -253,6 +253,11 @@ func apiEnablements(lists []*metav1.APIResourceList) []clusterv1alpha1.APIEnable
 		slices.SortFunc(e.Resources, func(a, b clusterv1alpha1.APIResource) int { return strings.Compare(a.Name, b.Name) })
 		out = append(out, e)
 	}
+	return sortEnablements(out)
+}
+
+// sortEnablements sorts group versions by name.
+func sortEnablements(out []clusterv1alpha1.APIEnablement) []clusterv1alpha1.APIEnablement {
 	slices.SortFunc(out, func(a, b clusterv1alpha1.APIEnablement) int { return strings.Compare(a.GroupVersion, b.GroupVersion) })
 	return out
 }

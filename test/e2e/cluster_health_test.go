@@ -293,3 +293,63 @@ func TestClusterHealthCredentials(t *testing.T) {
 	}
 	expect("token rejected: not ready", 10*time.Second, metav1.ConditionFalse, "ClusterNotReady", clusterv1alpha1.TaintClusterNotReady)
 }
+
+// TestClusterAPIsFollowMember: a CRD made in member3 shows in its Cluster's
+// status.apiEnablements within a few probes, and leaves it once deleted. fed reads a
+// member's discovery with the ETag of its last answer; this is the document changing between
+// two unchanged (304) answers.
+func TestClusterAPIsFollowMember(t *testing.T) {
+	ctx := context.Background()
+	member := theLab.Member("member3")
+	if member == nil {
+		t.Fatal("the lab has no member3")
+	}
+	_, fed := hostClients(t)
+	group := fmt.Sprintf("e2e-apis-%d.example.io", time.Now().UnixNano()%1_000_000_000)
+	crd := fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gadgets.%[1]s
+spec:
+  group: %[1]s
+  scope: Namespaced
+  names: {plural: gadgets, singular: gadget, kind: Gadget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+`, group)
+	kubectlStdin(t, member.Kubeconfig, crd, "apply", "-f", "-")
+	t.Cleanup(func() { _, _ = runKubectl(member.Kubeconfig, "delete", "crd", "gadgets."+group, "--ignore-not-found") })
+	serves := func() (bool, error) {
+		c, err := fed.ClusterV1alpha1().Clusters().Get(ctx, "member3", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, e := range c.Status.APIEnablements {
+			if e.GroupVersion == group+"/v1" {
+				return slices.ContainsFunc(e.Resources, func(r clusterv1alpha1.APIResource) bool { return r.Name == "gadgets" && r.Kind == "Gadget" }), nil
+			}
+		}
+		return false, nil
+	}
+	start := time.Now()
+	waitFor(t, 30*time.Second, func() error {
+		if ok, err := serves(); err != nil || !ok {
+			return fmt.Errorf("member3's apiEnablements lack %s/v1 gadgets (%v)", group, err)
+		}
+		return nil
+	})
+	t.Logf("in apiEnablements %s after the CRD was made", time.Since(start).Round(100*time.Millisecond))
+	kubectl(t, member.Kubeconfig, "delete", "crd", "gadgets."+group)
+	start = time.Now()
+	waitFor(t, 30*time.Second, func() error {
+		if ok, err := serves(); err != nil || ok {
+			return fmt.Errorf("member3's apiEnablements still have %s/v1 gadgets (%v)", group, err)
+		}
+		return nil
+	})
+	t.Logf("out of apiEnablements %s after the CRD was deleted", time.Since(start).Round(100*time.Millisecond))
+}
