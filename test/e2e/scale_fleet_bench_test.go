@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
@@ -19,6 +20,41 @@ import (
 // scalePodsPerMember is how many pods each member holds for the listing figures of
 // BenchmarkScaleFleet.
 const scalePodsPerMember = 100
+
+// scaleListPrefix begins the names of the namespaces of BenchmarkScaleFleet's pods.
+const scaleListPrefix = "bench-scale-list-"
+
+// deleteNamespaces deletes a member's namespaces whose names begin with prefix and waits
+// until they are gone.
+func deleteNamespaces(ctx context.Context, client kubernetes.Interface, prefix string) error {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	for {
+		list, err := client.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		left := 0
+		for _, ns := range list.Items {
+			if strings.HasPrefix(ns.Name, prefix) {
+				left++
+				if ns.DeletionTimestamp == nil {
+					if err := client.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+						return err
+					}
+				}
+			}
+		}
+		if left == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%d namespaces %s… are still there: %w", left, prefix, ctx.Err())
+		case <-time.After(time.Second):
+		}
+	}
+}
 
 // BenchmarkScaleFleet measures fed's write path, its listings and its failover at 3, 10 and
 // 30 members (make up MEMBERS=30), the members joined as make up joins them, each figure
@@ -41,7 +77,7 @@ const scalePodsPerMember = 100
 func BenchmarkScaleFleet(b *testing.B) {
 	counts, fed, bin := startScale(b)
 	ctx := context.Background()
-	listNS := fmt.Sprintf("bench-scale-list-%d", time.Now().UnixNano()%1_000_000)
+	listNS := fmt.Sprintf("%s%d", scaleListPrefix, time.Now().UnixNano()%1_000_000)
 	var pods errgroup.Group
 	for _, m := range theLab.Members[:counts[len(counts)-1]] {
 		cfg, err := clientConfigFor(m.Kubeconfig)
@@ -55,6 +91,11 @@ func BenchmarkScaleFleet(b *testing.B) {
 		}
 		b.Cleanup(func() { _ = client.CoreV1().Namespaces().Delete(context.Background(), listNS, metav1.DeleteOptions{}) })
 		pods.Go(func() error {
+			// The pods of a run that stopped with a member down stay there, and would leave
+			// member1 (one node of 110 pods) no room for the failover's replicas.
+			if err := deleteNamespaces(ctx, client, scaleListPrefix); err != nil {
+				return fmt.Errorf("%s: %w", m.Name, err)
+			}
 			if err := createPods(ctx, client, listNS, scalePodsPerMember); err != nil {
 				return fmt.Errorf("%s: %w", m.Name, err)
 			}
@@ -243,8 +284,16 @@ func scaleListing(ctx context.Context, b *testing.B, bin, ns string, members []s
 func scaleFailover(b *testing.B) (notReady, tainted, moved time.Duration) {
 	f := newFailoverBench(b)
 	f.waitBack(b)
+	// A run that fails with member2 stopped starts it again, so that the clean-up can unjoin it.
+	down := true
+	b.Cleanup(func() {
+		if down {
+			restartControlPlane(b, "member2")
+		}
+	})
 	notReady, tainted, moved = f.stopMember2(b)
 	restartControlPlane(b, "member2")
+	down = false
 	f.waitBack(b)
 	return notReady, tainted, moved
 }
