@@ -7,12 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	"github.com/fedhq/fed/test/lab"
 )
@@ -159,4 +161,96 @@ func (f *failoverBench) stopMember2(b *testing.B) (notReady, tainted, moved time
 		b.Fatal(err)
 	}
 	return notReady, tainted, time.Since(start)
+}
+
+// BenchmarkFailoverUnderDeletion is BenchmarkFailover while fed has thousands of member
+// objects to delete: 1,000 ConfigMaps Duplicated to member1..3 (3,000 member objects, no
+// controller acts on them) are deleted at once and member2 is stopped right after. Beside
+// it, in the same run, the same failover with nothing else to do. Execution's queue takes
+// the Works it applied before (member1's, given member2's replicas) ahead of the Works
+// being deleted.
+func BenchmarkFailoverUnderDeletion(b *testing.B) {
+	ctx := context.Background()
+	f := newFailoverBench(b)
+	down := false
+	b.Cleanup(func() {
+		if down {
+			restartControlPlane(b, "member2")
+		}
+	})
+	failover := func(what string) time.Duration {
+		f.waitBack(b)
+		down = true
+		notReady, tainted, moved := f.stopMember2(b)
+		b.Logf("%s: not Ready %s, NoExecute %s, 4 ready in member1 %s after the stop (%s after the taint)", what,
+			notReady.Round(10*time.Millisecond), tainted.Round(10*time.Millisecond), moved.Round(10*time.Millisecond), (moved - tainted).Round(10*time.Millisecond))
+		restartControlPlane(b, "member2")
+		down = false
+		return moved - tainted
+	}
+	quiet := failover("nothing else to do")
+
+	ns := testNamespace(b, theLab.Host.Kubeconfig)
+	cfg, err := clientConfigFor(theLab.FleetKubeconfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg.QPS, cfg.Burst = 500, 1000
+	fleet, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	const n, selector = 1000, "bench=mass"
+	members := []string{"member1", "member2", "member3"}
+	policy := &federationv1alpha1.PropagationPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "mass"},
+		Spec: federationv1alpha1.PropagationSpec{
+			ResourceSelectors: []federationv1alpha1.ResourceSelector{{APIVersion: "v1", Kind: "ConfigMap",
+				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"bench": "mass"}}}},
+			Placement: federationv1alpha1.Placement{ClusterAffinity: &federationv1alpha1.ClusterAffinity{ClusterNames: members}},
+		},
+	}
+	if _, err := f.fed.FederationV1alpha1().PropagationPolicies(ns).Create(ctx, policy, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	var g errgroup.Group
+	g.SetLimit(propagationWriters)
+	for i := range n {
+		g.Go(func() error {
+			_, err := fleet.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{
+				ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("mass-%04d", i), Labels: map[string]string{"bench": "mass"}},
+				Data:       map[string]string{"i": fmt.Sprint(i)},
+			}, metav1.CreateOptions{})
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		b.Fatal(err)
+	}
+	count := func(member string) int {
+		l, err := memberClient(b, member).CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+		if err != nil {
+			return -1
+		}
+		return len(l.Items)
+	}
+	waitFor(b, 5*time.Minute, func() error {
+		for _, m := range members {
+			if c := count(m); c != n {
+				return fmt.Errorf("%s has %d of the %d ConfigMaps", m, c, n)
+			}
+		}
+		return nil
+	})
+	f.waitBack(b)
+	go func() {
+		_ = fleet.CoreV1().ConfigMaps(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: selector})
+	}()
+	b.ResetTimer()
+	busy := failover("1,000 templates (3,000 member objects) being deleted")
+	b.StopTimer()
+	b.Logf("when member1 ran the 4 replicas, member1 and member3 still had %d and %d of the ConfigMaps to delete", count("member1"), count("member3"))
+	b.ReportMetric(quiet.Seconds(), "s-taint-to-ready-quiet")
+	b.ReportMetric(busy.Seconds(), "s-taint-to-ready-deleting")
+	b.ReportMetric(0, "ns/op")
 }

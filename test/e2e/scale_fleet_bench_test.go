@@ -295,6 +295,9 @@ func scaleFailover(b *testing.B) (notReady, tainted, moved time.Duration) {
 	restartControlPlane(b, "member2")
 	down = false
 	f.waitBack(b)
+	// Its 4 pods go, so that member1 (one node of 110 pods, 100 of them the listing's) has
+	// room for the next count's.
+	kubectl(b, theLab.FleetKubeconfig(), "delete", "deploy", "bench", "-n", f.ns)
 	return notReady, tainted, moved
 }
 

@@ -143,8 +143,11 @@ func (l *laned[K]) Pop() K {
 
 // Run waits for the informers, then reconciles the keys of q with workers until ctx
 // ends, and shuts q down. A key whose reconcile fails is retried with backoff, and the
-// error logged with what ("Scheduling a binding"). A write conflict is not an error: the
-// informer brings the newer object, which queues the key again.
+// error logged with what ("Scheduling a binding"). A write conflict is not an error: the key
+// is reconciled again shortly, from the newer object once the informer has it. (Waiting for
+// the newer object's event is not enough: a controller that ignores status writes would
+// never hear of one that only changed the status, and a Work whose finalizer execution
+// failed to remove that way stayed, with its namespace terminating, for good.)
 func Run[K comparable](ctx context.Context, q workqueue.TypedRateLimitingInterface[K], workers int, synced []cache.InformerSynced,
 	what string, reconcile func(context.Context, K) error) {
 	defer utilruntime.HandleCrash()
@@ -164,9 +167,9 @@ func Run[K comparable](ctx context.Context, q workqueue.TypedRateLimitingInterfa
 			case errors.As(err, &again):
 				q.Forget(k)
 				q.AddAfter(k, again.after)
-			case err == nil || apierrors.IsConflict(err):
+			case err == nil:
 				q.Forget(k)
-			case errors.Is(err, ErrRetrySoon):
+			case errors.Is(err, ErrRetrySoon) || apierrors.IsConflict(err):
 				q.Forget(k)
 				q.AddAfter(k, retrySoon)
 			default:

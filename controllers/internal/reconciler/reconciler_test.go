@@ -30,8 +30,8 @@ import (
 )
 
 // TestRunRetries: each outcome of a reconcile brings its key back as documented — a failure
-// with backoff, RequeueAfter after its delay, ErrRetrySoon shortly, a conflict and success
-// not at all.
+// with backoff, RequeueAfter after its delay, ErrRetrySoon and a write conflict shortly,
+// success not at all.
 func TestRunRetries(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -42,7 +42,7 @@ func TestRunRetries(t *testing.T) {
 		"fails":    {errors.New("boom"), nil},
 		"requeued": {RequeueAfter(50*time.Millisecond, nil), nil},
 		"soon":     {ErrRetrySoon, nil},
-		"conflict": {apierrors.NewConflict(schema.GroupResource{Resource: "things"}, "conflict", errors.New("stale"))},
+		"conflict": {apierrors.NewConflict(schema.GroupResource{Resource: "things"}, "conflict", errors.New("stale")), nil},
 		"done":     {nil},
 	}
 	go Run(ctx, q, 2, nil, "Testing", func(_ context.Context, k string) error {
@@ -61,7 +61,7 @@ func TestRunRetries(t *testing.T) {
 	time.Sleep(time.Second)
 	mu.Lock()
 	defer mu.Unlock()
-	for k, want := range map[string]int{"fails": 2, "requeued": 2, "soon": 2, "conflict": 1, "done": 1} {
+	for k, want := range map[string]int{"fails": 2, "requeued": 2, "soon": 2, "conflict": 2, "done": 1} {
 		if calls[k] != want {
 			t.Errorf("%s reconciled %d times, want %d", k, calls[k], want)
 		}
