@@ -215,7 +215,7 @@ bench: bin ## benchmarks, each against a baseline measured in the same run
 	go test -run '^$$' -bench PropagationMemory -benchtime 1x -timeout 60m ./test/e2e/
 	@echo "== failover: member2's kube-apiserver stopped under a Deployment Divided 2/2 over member1 and member2, until member2 is not Ready, tainted NoExecute (the lab's --failover-eviction-timeout is 10s), and all 4 replicas are ready in member1 (the issue: replicas elsewhere within tolerationSeconds + 30 s)"
 	go test -run '^$$' -bench '^BenchmarkFailover$$' -benchtime 3x -timeout 15m ./test/e2e/
-	@echo "== failover while fed deletes 3,000 member objects (1,000 ConfigMaps Duplicated to 3 members, deleted at once just before member2 stops), beside the same failover with nothing else to do, in the same run"
+	@echo "== failover while fed deletes 12,000 member objects (4,000 ConfigMaps Duplicated to 3 members, deleted at once just before member2 stops), beside the same failover with nothing else to do, in the same run"
 	go test -run '^$$' -bench '^BenchmarkFailoverUnderDeletion$$' -benchtime 1x -timeout 15m ./test/e2e/
 	@echo "== multi-cluster services: a provider's new endpoint (a pod of nginx's in member1) until a consumer's (member3's) imported EndpointSlice has it, from watches on both (target: the issue's removal within 5 s)"
 	go test -run '^$$' -bench MCSEndpointSync -benchtime 20x ./test/e2e/

@@ -111,8 +111,8 @@ func NewController(d Deps) (*Controller, error) {
 		synced:      []cache.InformerSynced{d.Bindings.HasSynced, d.Works.Informer().HasSynced},
 		recorder:    d.Recorder,
 		interpreter: d.Interpreter,
-		queue:       reconciler.NewQueue[key]("binding"),
 	}
+	c.queue = reconciler.NewLanedQueue("binding", 3, c.lane)
 	if d.AsAuthor != nil {
 		c.asAuthor = newAuthorChecks(d.AsAuthor)
 	}
@@ -171,6 +171,21 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 }
 
 // reconcile makes the Works of one binding what its spec says and reports their state.
+// lane orders the bindings waiting, as execution orders the Works: first the bindings that
+// have Works already (placed again: replicas moved off a failed member, a template changed),
+// then new ones, last the ones gone or being deleted, whose Works go. A thousand templates
+// deleted at once do not hold back a workload moving off a failed member.
+func (c *Controller) lane(k key) int {
+	m, _, err := c.bindings.Peek(k)
+	if err != nil || m == nil || m.GetDeletionTimestamp() != nil {
+		return 2
+	}
+	if works, err := c.works.OfBinding(k.Namespace, k.Name); err != nil || len(works) == 0 {
+		return 1
+	}
+	return 0
+}
+
 func (c *Controller) reconcile(ctx context.Context, k key) error {
 	works, err := c.works.OfBinding(k.Namespace, k.Name)
 	if err != nil {

@@ -164,8 +164,9 @@ func (f *failoverBench) stopMember2(b *testing.B) (notReady, tainted, moved time
 }
 
 // BenchmarkFailoverUnderDeletion is BenchmarkFailover while fed has thousands of member
-// objects to delete: 1,000 ConfigMaps Duplicated to member1..3 (3,000 member objects, no
-// controller acts on them) are deleted at once and member2 is stopped right after. Beside
+// objects to delete: 4,000 ConfigMaps Duplicated to member1..3 (12,000 member objects, no
+// controller acts on them; about a minute of deletions) are deleted at once and member2 is
+// stopped right after. Beside
 // it, in the same run, the same failover with nothing else to do. Execution's queue takes
 // the Works it applied before (member1's, given member2's replicas) ahead of the Works
 // being deleted.
@@ -200,7 +201,7 @@ func BenchmarkFailoverUnderDeletion(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	const n, selector = 1000, "bench=mass"
+	const n, selector = 4000, "bench=mass"
 	members := []string{"member1", "member2", "member3"}
 	policy := &federationv1alpha1.PropagationPolicy{
 		ObjectMeta: metav1.ObjectMeta{Name: "mass"},
@@ -247,7 +248,7 @@ func BenchmarkFailoverUnderDeletion(b *testing.B) {
 		_ = fleet.CoreV1().ConfigMaps(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: selector})
 	}()
 	b.ResetTimer()
-	busy := failover("1,000 templates (3,000 member objects) being deleted")
+	busy := failover("4,000 templates (12,000 member objects) being deleted")
 	b.StopTimer()
 	b.Logf("when member1 ran the 4 replicas, member1 and member3 still had %d and %d of the ConfigMaps to delete", count("member1"), count("member3"))
 	b.ReportMetric(quiet.Seconds(), "s-taint-to-ready-quiet")
