@@ -170,7 +170,6 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	reconciler.Run(ctx, c.queue, workers, c.synced, "Syncing the Works of a binding", c.reconcile)
 }
 
-// reconcile makes the Works of one binding what its spec says and reports their state.
 // lane orders the bindings waiting, as execution orders the Works: first the bindings that
 // have Works already (placed again: replicas moved off a failed member, a template changed),
 // then new ones, last the ones gone or being deleted, whose Works go. A thousand templates
@@ -186,6 +185,7 @@ func (c *Controller) lane(k key) int {
 	return 0
 }
 
+// reconcile makes the Works of one binding what its spec says and reports their state.
 func (c *Controller) reconcile(ctx context.Context, k key) error {
 	works, err := c.works.OfBinding(k.Namespace, k.Name)
 	if err != nil {

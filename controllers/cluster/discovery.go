@@ -21,12 +21,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
+	"slices"
 	"sync"
 
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -43,11 +44,18 @@ type apiDocs struct {
 	docs map[string]*memberDocs // cluster → its documents
 }
 
-// memberDocs are one member's documents: /api's and /apis's, by path.
+// memberDocs are one member's documents. A member's probes run one at a time (the
+// workqueue hands its key to one worker at a time), so its documents need no lock of their
+// own.
 type memberDocs struct {
-	host string // the endpoint they came from; another endpoint reads afresh
-	etag map[string]string
-	apis map[string][]clusterv1alpha1.APIEnablement
+	host   string              // the endpoint they came from; another endpoint reads afresh
+	byPath map[string]document // /api's and /apis's
+}
+
+// document is what one discovery document said, and its ETag.
+type document struct {
+	etag string
+	apis []clusterv1alpha1.APIEnablement
 }
 
 // discoveryPaths are the two documents of aggregated discovery: the core group's and the
@@ -63,6 +71,18 @@ func (a *apiDocs) forget(name string) {
 	delete(a.docs, name)
 }
 
+// member returns a member's documents as read from host, none if they came from another.
+func (a *apiDocs) member(name, host string) *memberDocs {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	d := a.docs[name]
+	if d == nil || d.host != host {
+		d = &memberDocs{host: host}
+		a.docs[name] = d
+	}
+	return d
+}
+
 // enablements reads a member's APIs from its aggregated discovery, each document asked for
 // with the ETag of its last answer. A member that does not answer with aggregated discovery
 // (older than Kubernetes 1.27, or in front of a proxy that drops the content type) is read
@@ -73,88 +93,62 @@ func (a *apiDocs) enablements(ctx context.Context, name string, cs kubernetes.In
 	if !ok || rc == nil || rc.Client == nil {
 		return legacyEnablements(cs)
 	}
-	a.mu.Lock()
-	d := a.docs[name]
-	host := rc.Get().URL().Host
-	if d == nil || d.host != host {
-		d = &memberDocs{host: host, etag: map[string]string{}, apis: map[string][]clusterv1alpha1.APIEnablement{}}
-		a.docs[name] = d
-	}
-	etags := map[string]string{}
-	for p, e := range d.etag {
-		etags[p] = e
-	}
-	a.mu.Unlock()
-
+	d := a.member(name, rc.Get().URL().Host)
+	read := make(map[string]document, len(discoveryPaths))
 	var out []clusterv1alpha1.APIEnablement
-	read := map[string][]clusterv1alpha1.APIEnablement{}
-	newTags := map[string]string{}
 	for _, path := range discoveryPaths {
-		apis, etag, unchanged, aggregated, err := readDocument(ctx, rc, path, etags[path])
+		doc, aggregated, err := readDocument(ctx, rc, path, d.byPath[path])
 		if err != nil {
 			return nil, err
 		}
 		if !aggregated {
 			return legacyEnablements(cs)
 		}
-		if unchanged {
-			a.mu.Lock()
-			apis = d.apis[path]
-			a.mu.Unlock()
-		} else {
-			read[path], newTags[path] = apis, etag
-		}
-		out = append(out, apis...)
+		read[path] = doc
+		out = append(out, doc.apis...)
 	}
-	a.mu.Lock()
-	for path, apis := range read {
-		d.apis[path], d.etag[path] = apis, newTags[path]
-	}
-	a.mu.Unlock()
+	d.byPath = read
 	return sortEnablements(out), nil
 }
 
-// readDocument GETs one aggregated discovery document, with If-None-Match when etag is
-// set. unchanged is a 304; aggregated is false when the member answered with another format.
-func readDocument(ctx context.Context, rc *rest.RESTClient, path, etag string) (apis []clusterv1alpha1.APIEnablement, newTag string, unchanged, aggregated bool, err error) {
+// readDocument GETs one aggregated discovery document, with If-None-Match when last has an
+// ETag, and returns last again when the member answers that it is unchanged (304).
+// aggregated is false when the member answered with another format.
+func readDocument(ctx context.Context, rc *rest.RESTClient, path string, last document) (doc document, aggregated bool, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rc.Get().AbsPath(path).URL().String(), nil)
 	if err != nil {
-		return nil, "", false, false, err
+		return document{}, false, err
 	}
 	req.Header.Set("Accept", discovery.AcceptV2+","+runtimeJSON)
-	if etag != "" {
-		req.Header.Set("If-None-Match", etag)
+	if last.etag != "" {
+		req.Header.Set("If-None-Match", last.etag)
 	}
 	resp, err := rc.Client.Do(req)
 	if err != nil {
-		return nil, "", false, false, fmt.Errorf("discovering APIs: %w", err)
+		return document{}, false, fmt.Errorf("discovering APIs: %w", err)
 	}
 	defer func() { _ = resp.Body.Close() }()
-	if resp.StatusCode == http.StatusNotModified && etag != "" {
+	if resp.StatusCode == http.StatusNotModified && last.etag != "" {
 		_, _ = io.Copy(io.Discard, resp.Body)
-		return nil, etag, true, true, nil
+		return last, true, nil
 	}
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return nil, "", false, false, fmt.Errorf("discovering APIs: %s: %w", path, err)
+		return document{}, false, fmt.Errorf("discovering APIs: %s: %w", path, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, "", false, false, fmt.Errorf("discovering APIs: %s: HTTP %d: %s", path, resp.StatusCode, truncate(body))
+		return document{}, false, fmt.Errorf("discovering APIs: %s: HTTP %d: %s", path, resp.StatusCode, truncate(body))
 	}
 	_, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if err != nil || params["g"] != apidiscoveryv2.SchemeGroupVersion.Group || params["v"] != apidiscoveryv2.SchemeGroupVersion.Version {
-		return nil, "", false, false, nil
+		return document{}, false, nil
 	}
 	var list apidiscoveryv2.APIGroupDiscoveryList
 	if err := json.Unmarshal(body, &list); err != nil {
-		return nil, "", false, false, fmt.Errorf("discovering APIs: %s: %w", path, err)
+		return document{}, false, fmt.Errorf("discovering APIs: %s: %w", path, err)
 	}
 	_, lists, _ := discovery.SplitGroupsAndResources(list) // the failed group versions are left out
-	resourceLists := make([]*metav1.APIResourceList, 0, len(lists))
-	for _, l := range lists {
-		resourceLists = append(resourceLists, l)
-	}
-	return apiEnablements(resourceLists), resp.Header.Get("ETag"), false, true, nil
+	return document{etag: resp.Header.Get("ETag"), apis: apiEnablements(slices.Collect(maps.Values(lists)))}, true, nil
 }
 
 // runtimeJSON is the plain JSON a member without aggregated discovery answers with.
