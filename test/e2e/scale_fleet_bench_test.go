@@ -284,16 +284,7 @@ func scaleListing(ctx context.Context, b *testing.B, bin, ns string, members []s
 func scaleFailover(b *testing.B) (notReady, tainted, moved time.Duration) {
 	f := newFailoverBench(b)
 	f.waitBack(b)
-	// A run that fails with member2 stopped starts it again, so that the clean-up can unjoin it.
-	down := true
-	b.Cleanup(func() {
-		if down {
-			restartControlPlane(b, "member2")
-		}
-	})
-	notReady, tainted, moved = f.stopMember2(b)
-	restartControlPlane(b, "member2")
-	down = false
+	notReady, tainted, moved = f.stopAndRestart(b)
 	f.waitBack(b)
 	// Its 4 pods go, so that member1 (one node of 110 pods, 100 of them the listing's) has
 	// room for the next count's.
