@@ -79,7 +79,7 @@ type Controller struct {
 	ctx     context.Context
 	running map[store.Source]*running
 	// collected: sources the store held from before the start that no registry wants
-	// have been dropped.
+	// have been dropped (all but those whose want has not succeeded yet).
 	collected bool
 }
 
@@ -320,14 +320,22 @@ func (c *Controller) reconcileSources(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		kept := false
 		for _, src := range held {
-			if _, ok := des[src]; !ok {
-				if err := c.forget(ctx, des, src); err != nil {
-					return err
-				}
+			if _, ok := des[src]; ok {
+				continue
+			}
+			if undecided(wants, src) {
+				// Its want failed (after a restart, the member's discovery not read
+				// yet): keep its objects and checkpoint, to resume rather than list.
+				kept = true
+				continue
+			}
+			if err := c.forget(ctx, des, src); err != nil {
+				return err
 			}
 		}
-		c.collected = true
+		c.collected = !kept
 	}
 	for src, w := range des {
 		if _, ok := c.running[src]; ok {
@@ -344,6 +352,14 @@ func (c *Controller) reconcileSources(ctx context.Context) error {
 		return reconciler.RequeueAfter(sourcesRetry, nil)
 	}
 	return nil
+}
+
+// undecided tells whether a held source may still be wanted: a want of its cluster and
+// group failed, so which source that want asks for is not known yet.
+func undecided(wants []want, src store.Source) bool {
+	return slices.ContainsFunc(wants, func(w want) bool {
+		return w.err != nil && w.cluster == src.Cluster && w.gvk.Group == src.Resource.Group
+	})
 }
 
 // sourcesRetry is how soon the sources are reconciled again after a want failed.

@@ -65,3 +65,27 @@ func TestDesiredMergesNamespacesIntoOneSource(t *testing.T) {
 		}
 	}
 }
+
+func TestUndecidedKeepsWhatAFailedWantMayAskFor(t *testing.T) {
+	apps := schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
+	core := schema.GroupVersionKind{Version: "v1", Kind: "Pod"}
+	unread := errors.New("cluster member1 does not serve apps/v1, Kind=Deployment: discovery not read")
+	wants := []want{
+		{cluster: "member1", gvk: apps, err: unread},
+		{cluster: "member1", gvk: core, source: store.Source{Cluster: "member1", Resource: schema.GroupResource{Resource: "pods"}}},
+	}
+	for _, tc := range []struct {
+		src  store.Source
+		kept bool
+	}{
+		// The failed want may still ask for it once member1's discovery is read.
+		{store.Source{Cluster: "member1", Resource: schema.GroupResource{Group: "apps", Resource: "deployments"}, Namespace: "a"}, true},
+		// No want of member2 failed, none of member1's core group: no longer wanted.
+		{store.Source{Cluster: "member2", Resource: schema.GroupResource{Group: "apps", Resource: "deployments"}}, false},
+		{store.Source{Cluster: "member1", Resource: schema.GroupResource{Resource: "configmaps"}}, false},
+	} {
+		if got := undecided(wants, tc.src); got != tc.kept {
+			t.Errorf("undecided(%s) = %v, want %v", tc.src, got, tc.kept)
+		}
+	}
+}
