@@ -50,6 +50,10 @@ type Config struct {
 	// HostClientConfig reaches the host cluster (--kubeconfig, or in-cluster). Without it
 	// the embedded controllers do not run.
 	HostClientConfig *rest.Config
+	// ClientCAFromHost: the server's client CA is the host's, read from
+	// kube-system/extension-apiserver-authentication once it serves (no --client-ca-file);
+	// requests wait until it is trusted.
+	ClientCAFromHost bool
 	// SearchCache is the search cache (search/store), open while the server runs with a
 	// host; nil without one.
 	SearchCache *store.Store
@@ -170,6 +174,12 @@ func (c *Config) Complete() CompletedConfig {
 		cache := &search.Cache{Store: c.SearchCache, MinRequestTimeout: time.Duration(gc.MinRequestTimeout) * time.Second}
 		searchCache, fleetProxy = cache, &search.Proxy{Cache: cache, Members: members}
 	}
+	var gate *clientCAGate
+	if c.ClientCAFromHost && c.HostClientConfig != nil && gc.SecureServing != nil {
+		if host, err := kubernetes.NewForConfig(c.HostClientConfig); err == nil {
+			gate = newClientCAGate(gc.SecureServing.ClientCA, host)
+		}
+	}
 	buildChain := gc.BuildHandlerChainFunc
 	gc.BuildHandlerChainFunc = func(apiHandler http.Handler, conf *genericapiserver.Config) http.Handler {
 		routed := fleet.Route(apiHandler, func() http.Handler {
@@ -185,7 +195,7 @@ func (c *Config) Complete() CompletedConfig {
 			}
 			return fleetProxy
 		})
-		return buildChain(endAtShutdown(routed, conf.ShutdownInitiatedNotify(), conf.LongRunningFunc), conf)
+		return gate.wrap(buildChain(endAtShutdown(routed, conf.ShutdownInitiatedNotify(), conf.LongRunningFunc), conf))
 	}
 	return CompletedConfig{&completedConfig{GenericConfig: gc.Complete(), HostClientConfig: c.HostClientConfig, SearchCache: c.SearchCache,
 		Metrics: c.Metrics, HPASyncPeriod: c.HPASyncPeriod, Failover: c.Failover, EventTTL: c.EventTTL, LeaderElection: c.LeaderElection, fleet: fleetHandler, quota: quota, members: members, fleetProxy: fleetProxy,

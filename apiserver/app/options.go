@@ -286,6 +286,9 @@ func (o *Options) Config() (*apiserver.Config, func() error, error) {
 	}
 	cfg := &apiserver.Config{GenericConfig: c, HostClientConfig: host, Metrics: o.Metrics, HPASyncPeriod: o.HPASyncPeriod, Failover: o.Failover, EventTTL: o.EventTTL,
 		Agents: agentsAuthorizer}
+	if a := o.Recommended.Authentication; a != nil {
+		cfg.ClientCAFromHost = a.ClientCert.ClientCA == "" && !a.SkipInClusterLookup
+	}
 	if le := o.LeaderElection; le.LeaderElect && o.backend() == BackendEtcd3 {
 		cfg.LeaderElection = &controllers.LeaderElection{Namespace: le.ResourceNamespace, Name: le.ResourceName,
 			LeaseDuration: le.LeaseDuration.Duration, RenewDeadline: le.RenewDeadline.Duration, RetryPeriod: le.RetryPeriod.Duration}
