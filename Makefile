@@ -185,6 +185,14 @@ test: bin node-bin image $(BIN)/.gotestsum-$(GOTESTSUM_VERSION) $(BIN)/.helm-$(H
 	@echo "== fuzzing the override engine for $(FUZZ_TIME)"
 	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZ_TIME) ./controllers/override/
 
+# make soak: SOAK is how long, SEED the seed (a random one when unset, printed).
+SOAK ?= 10m
+SEED ?= $(shell od -An -N3 -tu4 /dev/urandom | tr -d ' ')
+
+.PHONY: soak
+soak: bin ## random operations under injected faults on the lab, checked after each quiet period (SOAK=10m SEED=n)
+	SOAK=$(SOAK) SEED=$(SEED) go test -run '^TestSoak$$' -count=1 -v -timeout 4h ./test/e2e/
+
 .PHONY: bench-scale
 bench-scale: bin ## fed at 3, 10 and 30 members (make up MEMBERS=30 first), and 100 and 1,000 simulated
 	go test -run '^$$' -bench 'Scale(Members|Fleet|Simulated)' -benchtime 1x -timeout 120m ./test/e2e/

@@ -307,6 +307,25 @@ func (l *Lab) KillProcess(name string) error {
 	return p.stop(0)
 }
 
+// PauseProcess stops one process of a running lab with SIGSTOP (a hung disk or a long
+// pause of its runtime, as its clients see it) until ResumeProcess.
+func (l *Lab) PauseProcess(name string) error { return l.signal(name, syscall.SIGSTOP) }
+
+// ResumeProcess lets a paused process run again (SIGCONT).
+func (l *Lab) ResumeProcess(name string) error { return l.signal(name, syscall.SIGCONT) }
+
+func (l *Lab) signal(name string, sig syscall.Signal) error {
+	p, err := l.find(name)
+	if err != nil {
+		return err
+	}
+	pid, ok := p.pid()
+	if !ok {
+		return fmt.Errorf("%s does not run", name)
+	}
+	return syscall.Kill(pid, sig)
+}
+
 // StartProcess starts one stopped process of the lab again, with the same ports and state.
 func (l *Lab) StartProcess(name string) error {
 	p, err := l.find(name)

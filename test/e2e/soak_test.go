@@ -1,0 +1,923 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/utils/ptr"
+
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	"github.com/fedhq/fed/apis/generated/clientset/versioned"
+)
+
+// TestSoak runs the users' operations at random against the lab while it injects faults,
+// and after every period of operations waits for fed to converge and checks what must
+// always hold (soakCheck). SOAK is how long it runs for each seed (50 s by default);
+// SEED fixes the seed, else it runs seed 1 and one taken from the clock. A violation prints
+// the seed and the last operations, to replay with SEED.
+func TestSoak(t *testing.T) {
+	duration := 50 * time.Second
+	if s := os.Getenv("SOAK"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			t.Fatalf("SOAK=%q: %v (a duration, e.g. 10m)", s, err)
+		}
+		duration = d
+	}
+	seeds := []int64{1, time.Now().UnixNano() % 1_000_000}
+	if s := os.Getenv("SEED"); s != "" {
+		seed, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			t.Fatalf("SEED=%q: %v (an integer)", s, err)
+		}
+		seeds = []int64{seed}
+	}
+	t.Run("the checker sees what is wrong", testSoakChecker)
+	for _, seed := range seeds {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			s := newSoak(t, seed)
+			s.run(duration)
+		})
+	}
+}
+
+// The kinds of template the soak writes, with how it makes one.
+var soakKinds = []struct {
+	gvr  schema.GroupVersionResource
+	kind string
+}{
+	{schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, "ConfigMap"},
+	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, "Deployment"},
+	{schema.GroupVersionResource{Version: "v1", Resource: "services"}, "Service"},
+}
+
+const (
+	soakGroupLabel    = "soak-group"
+	soakOverrideLabel = "soak-override"
+	soakGroups        = 3
+	soakNames         = 4 // templates of each kind in a namespace
+	soakPolicies      = 3 // PropagationPolicies in a namespace
+)
+
+type soak struct {
+	t      *testing.T
+	seed   int64
+	rng    *rand.Rand
+	ctx    context.Context
+	fleet  dynamic.Interface
+	fed    versioned.Interface
+	member map[string]dynamic.Interface
+	// namespaces are the fleet namespaces the run uses (made, deleted, made again).
+	namespaces []string
+	history    []string
+	// mu guards what the undoing of faults shares with the operations: the faults in
+	// force, the history and the figures.
+	mu     sync.Mutex
+	faults map[string]*fault
+	// recreate are namespaces an operation found gone, to be made again.
+	recreate map[string]bool
+	stats  struct {
+		ops, failed int
+		// refused counts the failed operations by the API's reason (NotFound, Conflict,
+		// ServiceUnavailable while fed-apiserver is down, ...).
+		refused map[string]int
+		faults  map[string]int
+		checks      int
+		converge    time.Duration
+	}
+	// checked is what the last check compared: templates and member objects.
+	checked struct{ templates, objects int }
+	// goroutines is fed-apiserver's count after the first convergence.
+	goroutines int
+}
+
+func newSoak(t *testing.T, seed int64) *soak {
+	s := &soak{t: t, seed: seed, rng: rand.New(rand.NewSource(seed)), ctx: context.Background(), member: map[string]dynamic.Interface{}, faults: map[string]*fault{}, recreate: map[string]bool{}}
+	s.stats.faults, s.stats.refused = map[string]int{}, map[string]int{}
+	cfg, err := clientConfigFor(theLab.FleetKubeconfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.QPS, cfg.Burst = 100, 200
+	if s.fleet, err = dynamic.NewForConfig(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if s.fed, err = versioned.NewForConfig(cfg); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range labMembers {
+		mc, err := theLab.Member(m).RESTConfig()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.member[m], err = dynamic.NewForConfig(mc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := fmt.Sprintf("soak-%d-%d", seed, time.Now().UnixNano()%100_000)
+	for _, suffix := range []string{"a", "b"} {
+		s.namespaces = append(s.namespaces, run+"-"+suffix)
+	}
+	t.Cleanup(s.cleanUp)
+	return s
+}
+
+// record adds an operation to the history a violation prints.
+func (s *soak) record(format string, args ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.recordLocked(format, args...)
+}
+
+func (s *soak) recordLocked(format string, args ...any) {
+	line := time.Now().Format("15:04:05.000") + " " + fmt.Sprintf(format, args...)
+	s.history = append(s.history, line)
+	if len(s.history) > 200 {
+		s.history = s.history[len(s.history)-200:]
+	}
+}
+
+// fail reports a violation with how to replay it.
+func (s *soak) fail(err error) {
+	s.t.Helper()
+	s.mu.Lock()
+	history := strings.Join(s.history, "\n  ")
+	s.mu.Unlock()
+	s.t.Fatalf("soak seed %d (replay: make soak SEED=%d): %v\nthe last operations:\n  %s", s.seed, s.seed, err, history)
+}
+
+// run alternates periods of operations under faults with quiet periods, each ended by the
+// check, until d has passed; then deletes its namespaces and checks that nothing is left.
+func (s *soak) run(d time.Duration) {
+	for _, ns := range s.namespaces {
+		s.createNamespace(ns)
+	}
+	end := time.Now().Add(d)
+	for time.Now().Before(end) {
+		busy := time.Now().Add(time.Duration(15+s.rng.Intn(20)) * time.Second)
+		for time.Now().Before(busy) && time.Now().Before(end) {
+			s.step()
+			time.Sleep(time.Duration(s.rng.Intn(150)) * time.Millisecond)
+		}
+		s.quiet()
+	}
+	for _, ns := range s.namespaces {
+		s.op(fmt.Sprintf("delete namespace %s", ns), s.fleet.Resource(namespacesGVR).Delete(s.ctx, ns, metav1.DeleteOptions{}))
+	}
+	s.quiet()
+	s.t.Logf("seed %d: %d operations (%d refused or failed: %v), faults %v, %d checks, longest convergence %s",
+		s.seed, s.stats.ops, s.stats.failed, s.stats.refused, s.stats.faults, s.stats.checks, s.stats.converge.Round(100*time.Millisecond))
+	if os.Getenv("SOAK_HISTORY") != "" {
+		s.t.Logf("the last operations:\n  %s", strings.Join(s.history, "\n  "))
+	}
+}
+
+var namespacesGVR = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+
+// op records an operation and its outcome. Errors are expected (a fault, a namespace
+// being deleted, a name taken): what matters is what the check finds afterwards.
+func (s *soak) op(what string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stats.ops++
+	if err != nil {
+		s.stats.failed++
+		reason := string(apierrors.ReasonForError(err))
+		if reason == "" {
+			reason = "other"
+		}
+		s.stats.refused[reason]++
+		// A user whose namespace is gone makes it again.
+		if _, rest, ok := strings.Cut(err.Error(), `namespaces "`); ok && strings.Contains(rest, "not found") {
+			s.recreate[strings.SplitN(rest, `"`, 2)[0]] = true
+		}
+		msg := err.Error()
+		if len(msg) > 120 {
+			msg = msg[:120] + "…"
+		}
+		s.recordLocked("%s: %s", what, msg)
+		return
+	}
+	s.recordLocked("%s", what)
+}
+
+func (s *soak) pick(n int) int { return s.rng.Intn(n) }
+
+// clusters is a random non-empty subset of the members, in order.
+func (s *soak) clusters() []string {
+	var out []string
+	for len(out) == 0 {
+		out = out[:0]
+		for _, m := range labMembers {
+			if s.rng.Intn(2) == 0 {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}
+
+// step runs one operation, chosen by weight.
+func (s *soak) step() {
+	ns := s.namespaces[s.pick(len(s.namespaces))]
+	if s.recreate[ns] && s.pick(3) == 0 {
+		delete(s.recreate, ns)
+		s.createNamespace(ns)
+		return
+	}
+	switch r := s.pick(100); {
+	case r < 35:
+		s.applyTemplate(ns)
+	case r < 45:
+		s.deleteTemplate(ns, false)
+	case r < 50:
+		s.deleteTemplate(ns, true)
+	case r < 68:
+		s.applyPolicy(ns)
+	case r < 74:
+		s.deletePolicy(ns)
+	case r < 82:
+		s.applyOverride(ns)
+	case r < 86:
+		s.deleteOverride(ns)
+	case r < 88:
+		s.deleteTemplate(ns, true)
+	case r < 89:
+		if s.pick(4) == 0 {
+			s.op("delete namespace "+ns, s.fleet.Resource(namespacesGVR).Delete(s.ctx, ns, metav1.DeleteOptions{}))
+			s.recreate[ns] = true
+		}
+	case r < 98:
+		s.applyTemplate(ns)
+	default:
+		s.fault()
+	}
+}
+
+func (s *soak) createNamespace(ns string) {
+	o := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}}
+	_, err := s.fleet.Resource(namespacesGVR).Create(s.ctx, o, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return
+	}
+	s.op("create namespace "+ns, err)
+}
+
+// template is the template of kind k named name, version v, in group g.
+func soakTemplate(k int, ns, name string, v, g int) *unstructured.Unstructured {
+	labels := map[string]any{soakGroupLabel: fmt.Sprintf("g%d", g), "app": name}
+	meta := map[string]any{"name": name, "namespace": ns, "labels": labels}
+	switch soakKinds[k].kind {
+	case "ConfigMap":
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta,
+			"data": map[string]any{"v": strconv.Itoa(v)}}}
+	case "Deployment":
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta,
+			"spec": map[string]any{
+				"replicas": int64(1 + v%4),
+				"selector": map[string]any{"matchLabels": map[string]any{"app": name}},
+				"template": map[string]any{
+					"metadata": map[string]any{"labels": map[string]any{"app": name}},
+					"spec": map[string]any{"containers": []any{map[string]any{"name": "app", "image": fmt.Sprintf("soak:%d", v),
+						"resources": map[string]any{"requests": map[string]any{"cpu": "10m"}}}}},
+				}}}}
+	default:
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Service", "metadata": meta,
+			"spec": map[string]any{"selector": map[string]any{"app": name},
+				"ports": []any{map[string]any{"port": int64(8000 + v%100)}}}}}
+	}
+}
+
+// applyTemplate creates or changes a template: a new version, maybe another group.
+func (s *soak) applyTemplate(ns string) {
+	k, name := s.pick(len(soakKinds)), fmt.Sprintf("t%d", s.pick(soakNames))
+	o := soakTemplate(k, ns, name, s.pick(1000), s.pick(soakGroups))
+	res := s.fleet.Resource(soakKinds[k].gvr).Namespace(ns)
+	what := fmt.Sprintf("apply %s %s/%s %s", soakKinds[k].kind, ns, name, o.GetLabels()[soakGroupLabel])
+	_, err := res.Apply(s.ctx, name, o, metav1.ApplyOptions{FieldManager: "soak", Force: true})
+	s.op(what, err)
+}
+
+// deleteTemplate deletes a template, and with again makes it again at once, same name.
+func (s *soak) deleteTemplate(ns string, again bool) {
+	k, name := s.pick(len(soakKinds)), fmt.Sprintf("t%d", s.pick(soakNames))
+	res := s.fleet.Resource(soakKinds[k].gvr).Namespace(ns)
+	err := res.Delete(s.ctx, name, metav1.DeleteOptions{})
+	if !again {
+		s.op(fmt.Sprintf("delete %s %s/%s", soakKinds[k].kind, ns, name), err)
+		return
+	}
+	o := soakTemplate(k, ns, name, s.pick(1000), s.pick(soakGroups))
+	_, cerr := res.Apply(s.ctx, name, o, metav1.ApplyOptions{FieldManager: "soak", Force: true})
+	s.op(fmt.Sprintf("delete and create %s %s/%s %s", soakKinds[k].kind, ns, name, o.GetLabels()[soakGroupLabel]), errors.Join(err, cerr))
+}
+
+// selectors select the group's templates of every kind the soak writes.
+func soakSelectors(g int) []federationv1alpha1.ResourceSelector {
+	var out []federationv1alpha1.ResourceSelector
+	for _, k := range soakKinds {
+		out = append(out, federationv1alpha1.ResourceSelector{
+			APIVersion:    k.gvr.GroupVersion().String(),
+			Kind:          k.kind,
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{soakGroupLabel: fmt.Sprintf("g%d", g)}},
+		})
+	}
+	return out
+}
+
+// applyPolicy creates or changes a PropagationPolicy: its group, clusters, priority and
+// how it schedules replicas.
+func (s *soak) applyPolicy(ns string) {
+	name, g, clusters := fmt.Sprintf("p%d", s.pick(soakPolicies)), s.pick(soakGroups), s.clusters()
+	kind := federationv1alpha1.ReplicaSchedulingTypeDuplicated
+	if s.pick(3) == 0 {
+		kind = federationv1alpha1.ReplicaSchedulingTypeDivided
+	}
+	spec := federationv1alpha1.PropagationSpec{
+		ResourceSelectors: soakSelectors(g),
+		Priority:          ptr.To(int32(s.pick(3))),
+		Placement: federationv1alpha1.Placement{
+			ClusterAffinity:   &federationv1alpha1.ClusterAffinity{ClusterNames: clusters},
+			ReplicaScheduling: &federationv1alpha1.ReplicaSchedulingStrategy{ReplicaSchedulingType: kind},
+		},
+	}
+	if kind == federationv1alpha1.ReplicaSchedulingTypeDivided {
+		spec.Placement.ReplicaScheduling.ReplicaDivisionPreference = federationv1alpha1.ReplicaDivisionPreferenceAggregated
+	}
+	policies := s.fed.FederationV1alpha1().PropagationPolicies(ns)
+	what := fmt.Sprintf("apply PropagationPolicy %s/%s g%d %v %s priority %d", ns, name, g, clusters, kind, *spec.Priority)
+	p, err := policies.Get(s.ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		_, err = policies.Create(s.ctx, &federationv1alpha1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec}, metav1.CreateOptions{})
+	case err == nil:
+		p.Spec = spec
+		_, err = policies.Update(s.ctx, p, metav1.UpdateOptions{})
+	}
+	s.op(what, err)
+}
+
+func (s *soak) deletePolicy(ns string) {
+	name := fmt.Sprintf("p%d", s.pick(soakPolicies))
+	s.op(fmt.Sprintf("delete PropagationPolicy %s/%s", ns, name), s.fed.FederationV1alpha1().PropagationPolicies(ns).Delete(s.ctx, name, metav1.DeleteOptions{}))
+}
+
+// applyOverride creates or changes the OverridePolicy of a group (one per group, so that
+// a template has one at most): a label with a new value, in some clusters.
+func (s *soak) applyOverride(ns string) {
+	g, clusters, v := s.pick(soakGroups), s.clusters(), fmt.Sprintf("v%d", s.pick(1000))
+	name := fmt.Sprintf("o-g%d", g)
+	spec := federationv1alpha1.OverrideSpec{
+		ResourceSelectors: soakSelectors(g),
+		OverrideRules: []federationv1alpha1.RuleWithCluster{{
+			TargetCluster: &federationv1alpha1.ClusterAffinity{ClusterNames: clusters},
+			Overriders: federationv1alpha1.Overriders{LabelsOverrider: []federationv1alpha1.LabelAnnotationOverrider{{
+				Operator: federationv1alpha1.OverriderOpAdd, Value: map[string]string{soakOverrideLabel: v},
+			}}},
+		}},
+	}
+	overrides := s.fed.FederationV1alpha1().OverridePolicies(ns)
+	what := fmt.Sprintf("apply OverridePolicy %s/%s %v %s", ns, name, clusters, v)
+	o, err := overrides.Get(s.ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		_, err = overrides.Create(s.ctx, &federationv1alpha1.OverridePolicy{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec}, metav1.CreateOptions{})
+	case err == nil:
+		o.Spec = spec
+		_, err = overrides.Update(s.ctx, o, metav1.UpdateOptions{})
+	}
+	s.op(what, err)
+}
+
+func (s *soak) deleteOverride(ns string) {
+	name := fmt.Sprintf("o-g%d", s.pick(soakGroups))
+	s.op(fmt.Sprintf("delete OverridePolicy %s/%s", ns, name), s.fed.FederationV1alpha1().OverridePolicies(ns).Delete(s.ctx, name, metav1.DeleteOptions{}))
+}
+
+// fault injects one fault that is not in force yet, undone a few seconds later whatever
+// the operations are doing: fed-apiserver killed (kill -9), a member's kube-apiserver killed,
+// the lab's etcd paused (SIGSTOP: the host's and members' storage hangs).
+func (s *soak) fault() {
+	switch s.pick(3) {
+	case 0:
+		s.inject("kill fed-apiserver", time.Duration(1+s.pick(8))*time.Second,
+			func() error { return theLab.KillProcess("fed-apiserver") },
+			func() error { return theLab.StartProcess("fed-apiserver") })
+	case 1:
+		m := labMembers[s.pick(len(labMembers))] + "-apiserver"
+		s.inject("kill "+m, time.Duration(5+s.pick(25))*time.Second,
+			func() error { return theLab.KillProcess(m) },
+			func() error { return theLab.StartProcess(m) })
+	default:
+		s.inject("pause etcd", time.Duration(1+s.pick(6))*time.Second,
+			func() error { return theLab.PauseProcess("etcd") },
+			func() error { return theLab.ResumeProcess("etcd") })
+	}
+}
+
+// fault is one fault in force and how it is undone.
+type fault struct {
+	timer *time.Timer
+	undo  func() error
+}
+
+// inject does a fault unless it is in force, and undoes it after d.
+func (s *soak) inject(name string, d time.Duration, do, undo func() error) {
+	s.mu.Lock()
+	if _, ok := s.faults[name]; ok {
+		s.mu.Unlock()
+		return
+	}
+	f := &fault{undo: undo}
+	s.faults[name] = f
+	s.stats.faults[strings.Fields(name)[0]]++
+	s.mu.Unlock()
+	s.op(fmt.Sprintf("%s for %s", name, d), do())
+	f.timer = time.AfterFunc(d, func() { s.undo(name) })
+}
+
+// undo ends a fault now, if it is still in force.
+func (s *soak) undo(name string) {
+	s.mu.Lock()
+	f, ok := s.faults[name]
+	delete(s.faults, name)
+	s.mu.Unlock()
+	if !ok {
+		return
+	}
+	if f.timer != nil {
+		f.timer.Stop()
+	}
+	s.op("undo "+name, f.undo())
+}
+
+// undoFaults ends every fault, and waits until every process of the lab is ready again.
+func (s *soak) undoFaults() {
+	s.mu.Lock()
+	var names []string
+	for name := range s.faults {
+		names = append(names, name)
+	}
+	s.mu.Unlock()
+	for _, name := range names {
+		s.undo(name)
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, 3*time.Minute)
+	defer cancel()
+	if err := theLab.Up(ctx); err != nil {
+		s.fail(fmt.Errorf("starting the lab again: %w", err))
+	}
+}
+
+// cleanUp leaves the lab as it found it: every process running, the namespaces gone.
+func (s *soak) cleanUp() {
+	_ = theLab.ResumeProcess("etcd")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	_ = theLab.Up(ctx)
+	for _, ns := range s.namespaces {
+		_ = s.fleet.Resource(namespacesGVR).Delete(ctx, ns, metav1.DeleteOptions{})
+	}
+}
+
+// quiet undoes every fault, waits until every member is Ready again, then until the check
+// passes (at most four minutes), and records how long that took.
+func (s *soak) quiet() {
+	s.undoFaults()
+	start := time.Now()
+	s.record("quiet: checking")
+	var err error
+	for deadline := start.Add(4 * time.Minute); ; {
+		if err = s.check(); err == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	s.stats.checks++
+	if err != nil {
+		s.fail(err)
+	}
+	took := time.Since(start)
+	s.record("quiet: converged in %s (%d templates, %d member objects)", took.Round(100*time.Millisecond), s.checked.templates, s.checked.objects)
+	s.stats.converge = max(s.stats.converge, took)
+	s.checkGoroutines()
+}
+
+// checkGoroutines compares fed-apiserver's goroutines with their count after the first
+// convergence: a leak grows with every period.
+func (s *soak) checkGoroutines() {
+	var n int
+	waitFor(s.t, 30*time.Second, func() error {
+		metrics, err := fedMetrics(s.ctx)
+		if err != nil {
+			return err
+		}
+		for _, line := range strings.Split(metrics, "\n") {
+			if v, ok := strings.CutPrefix(line, "go_goroutines "); ok {
+				n, err = strconv.Atoi(strings.TrimSpace(v))
+				return err
+			}
+		}
+		return errors.New("no go_goroutines in fed-apiserver's metrics")
+	})
+	if s.goroutines == 0 {
+		s.goroutines = n
+		return
+	}
+	// Members' watches and workers come and go; a leak is per operation, and grows far past this.
+	if limit := s.goroutines*3/2 + 300; n > limit {
+		s.fail(fmt.Errorf("fed-apiserver has %d goroutines, %d after the first quiet period", n, s.goroutines))
+	}
+}
+
+// check is the invariant checker: what must hold once fed has converged.
+func (s *soak) check() error {
+	clusters, err := s.fed.ClusterV1alpha1().Clusters().List(s.ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	for _, c := range clusters.Items {
+		if slices.Contains(labMembers, c.Name) && !meta.IsStatusConditionTrue(c.Status.Conditions, "Ready") {
+			return fmt.Errorf("cluster %s is not Ready", c.Name)
+		}
+	}
+	works, err := s.works()
+	if err != nil {
+		return err
+	}
+	s.checked.templates, s.checked.objects = 0, 0
+	var errs []error
+	for _, ns := range s.namespaces {
+		errs = append(errs, s.checkNamespace(ns, works)...)
+		if len(errs) > 20 {
+			break
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// works are the Works of every member by the binding they name ("namespace/name"): the
+// members that have one.
+func (s *soak) works() (map[string][]string, error) {
+	out := map[string][]string{}
+	for _, m := range labMembers {
+		l, err := s.fed.FederationV1alpha1().Works(federationv1alpha1.ExecutionNamespace(m)).List(s.ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range l.Items {
+			if b := w.Annotations[federationv1alpha1.AnnotationBinding]; b != "" {
+				out[b] = append(out[b], m)
+				if !meta.IsStatusConditionTrue(w.Status.Conditions, federationv1alpha1.WorkConditionApplied) {
+					out[b] = append(out[b], m+"(not applied)")
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// checkNamespace checks one namespace of the run: gone (nothing of it left anywhere), or
+// every template where its policy, overrides and schedule say, and nothing else.
+func (s *soak) checkNamespace(ns string, works map[string][]string) []error {
+	var errs []error
+	nsObj, err := s.fleet.Resource(namespacesGVR).Get(s.ctx, ns, metav1.GetOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return []error{err}
+	}
+	gone := apierrors.IsNotFound(err)
+	if !gone && nsObj.GetDeletionTimestamp() != nil {
+		return []error{fmt.Errorf("namespace %s is still being deleted", ns)}
+	}
+	for b := range works {
+		if strings.HasPrefix(b, ns+"/") && gone {
+			errs = append(errs, fmt.Errorf("Work of %s left after its namespace was deleted (in %v)", b, works[b]))
+		}
+	}
+	var policies []federationv1alpha1.PropagationPolicy
+	var overrides []federationv1alpha1.OverridePolicy
+	bindings := map[string]federationv1alpha1.ResourceBinding{}
+	if !gone {
+		pl, err := s.fed.FederationV1alpha1().PropagationPolicies(ns).List(s.ctx, metav1.ListOptions{})
+		if err != nil {
+			return []error{err}
+		}
+		policies = pl.Items
+		ol, err := s.fed.FederationV1alpha1().OverridePolicies(ns).List(s.ctx, metav1.ListOptions{})
+		if err != nil {
+			return []error{err}
+		}
+		overrides = ol.Items
+		bl, err := s.fed.FederationV1alpha1().ResourceBindings(ns).List(s.ctx, metav1.ListOptions{})
+		if err != nil {
+			return []error{err}
+		}
+		for _, b := range bl.Items {
+			bindings[b.Name] = b
+		}
+	}
+	seen := map[string]bool{} // bindings of a template
+	for _, k := range soakKinds {
+		templates := map[string]*unstructured.Unstructured{}
+		if !gone {
+			l, err := s.fleet.Resource(k.gvr).Namespace(ns).List(s.ctx, metav1.ListOptions{LabelSelector: soakGroupLabel})
+			if err != nil {
+				return []error{err}
+			}
+			for i := range l.Items {
+				templates[l.Items[i].GetName()] = &l.Items[i]
+			}
+		}
+		// Where each template should be, with the label an override gives it there.
+		want := map[string]map[string]*unstructured.Unstructured{} // member, name
+		for _, m := range labMembers {
+			want[m] = map[string]*unstructured.Unstructured{}
+		}
+		for name, tmpl := range templates {
+			bname := federationv1alpha1.BindingName(k.kind, name)
+			b, ok := bindings[bname]
+			s.checked.templates++
+			placed, err := s.checkBinding(tmpl, k.kind, policies, b, ok, works[ns+"/"+bname])
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if ok {
+				seen[bname] = true
+			}
+			for m, replicas := range placed {
+				want[m][name] = soakExpected(tmpl, replicas, overrides, m)
+			}
+		}
+		for _, m := range labMembers {
+			errs = append(errs, s.checkMember(m, ns, k.gvr, want[m])...)
+		}
+	}
+	for name, b := range bindings {
+		if !seen[name] && b.DeletionTimestamp == nil {
+			errs = append(errs, fmt.Errorf("binding %s/%s of %s %s, which is gone or not its template", ns, name, b.Spec.Resource.Kind, b.Spec.Resource.Name))
+		}
+	}
+	return errs
+}
+
+// checkBinding checks a template's binding against its policies and Works, and returns
+// the members that should hold the template, with their replicas.
+func (s *soak) checkBinding(tmpl *unstructured.Unstructured, kind string, policies []federationv1alpha1.PropagationPolicy, b federationv1alpha1.ResourceBinding, exists bool, workMembers []string) (map[string]int64, error) {
+	key := fmt.Sprintf("%s %s/%s", kind, tmpl.GetNamespace(), tmpl.GetName())
+	var matching []string
+	for _, p := range policies {
+		if p.DeletionTimestamp == nil && soakSelects(p.Spec.ResourceSelectors, kind, tmpl.GetLabels()) {
+			matching = append(matching, p.Name)
+		}
+	}
+	if !exists {
+		if len(matching) > 0 {
+			return nil, fmt.Errorf("%s is selected by %v and has no binding", key, matching)
+		}
+		if len(workMembers) > 0 {
+			return nil, fmt.Errorf("%s has Works in %v and no binding", key, workMembers)
+		}
+		return nil, nil
+	}
+	if b.Spec.Resource.UID != tmpl.GetUID() {
+		return nil, fmt.Errorf("%s: its binding is of template UID %s, the template's is %s", key, b.Spec.Resource.UID, tmpl.GetUID())
+	}
+	claimed := b.Labels[federationv1alpha1.LabelPolicyName]
+	switch {
+	case len(matching) > 0 && !slices.Contains(matching, claimed):
+		return nil, fmt.Errorf("%s is selected by %v, its binding is of policy %q", key, matching, claimed)
+	case len(matching) == 0 && claimed != "":
+		return nil, fmt.Errorf("%s is selected by no policy, its binding is still of %q", key, claimed)
+	}
+	// A Duplicated workload runs the template's replicas in each cluster; a Divided one
+	// the binding's share.
+	replicas, hasReplicas, _ := unstructured.NestedInt64(tmpl.Object, "spec", "replicas")
+	divided := b.Spec.Placement != nil && b.Spec.Placement.ReplicaScheduling != nil &&
+		b.Spec.Placement.ReplicaScheduling.ReplicaSchedulingType == federationv1alpha1.ReplicaSchedulingTypeDivided
+	placed := map[string]int64{}
+	var names []string
+	var sum int64
+	for _, c := range b.Spec.Clusters {
+		placed[c.Name] = replicas
+		if divided {
+			placed[c.Name] = int64(c.Replicas)
+		}
+		names = append(names, c.Name)
+		sum += int64(c.Replicas)
+	}
+	if claimed != "" {
+		i := slices.IndexFunc(policies, func(p federationv1alpha1.PropagationPolicy) bool { return p.Name == claimed })
+		p := policies[i]
+		target := p.Spec.Placement.ClusterAffinity.ClusterNames
+		if !meta.IsStatusConditionTrue(b.Status.Conditions, federationv1alpha1.BindingConditionScheduled) {
+			return nil, fmt.Errorf("%s: its binding is not Scheduled: %v", key, b.Status.Conditions)
+		}
+		switch {
+		case divided && hasReplicas:
+			if sum != replicas || slices.ContainsFunc(names, func(n string) bool { return !slices.Contains(target, n) }) {
+				return nil, fmt.Errorf("%s: policy %s divides %d replicas over %v, the binding has %v", key, claimed, replicas, target, b.Spec.Clusters)
+			}
+		default:
+			if !sameSet(names, target) {
+				return nil, fmt.Errorf("%s: policy %s places it in %v, the binding in %v", key, claimed, target, names)
+			}
+		}
+	}
+	var works []string
+	for _, m := range workMembers {
+		if strings.HasSuffix(m, "(not applied)") {
+			return nil, fmt.Errorf("%s: the Work in %s is not applied", key, strings.TrimSuffix(m, "(not applied)"))
+		}
+		works = append(works, m)
+	}
+	if !sameSet(works, names) {
+		return nil, fmt.Errorf("%s: placed in %v, Works in %v", key, names, works)
+	}
+	if len(names) > 0 && !meta.IsStatusConditionTrue(b.Status.Conditions, federationv1alpha1.BindingConditionFullyApplied) {
+		return nil, fmt.Errorf("%s: its binding is not FullyApplied: %v", key, b.Status.Conditions)
+	}
+	return placed, nil
+}
+
+// soakSelects tells whether selectors select a template of kind with labels.
+func soakSelects(selectors []federationv1alpha1.ResourceSelector, kind string, labels map[string]string) bool {
+	return slices.ContainsFunc(selectors, func(sel federationv1alpha1.ResourceSelector) bool {
+		if sel.Kind != kind || sel.LabelSelector == nil {
+			return false
+		}
+		for k, v := range sel.LabelSelector.MatchLabels {
+			if labels[k] != v {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
+
+// soakExpected is what member m should hold of a template: its content, its replicas
+// there (workloads), and the override label when the group's override targets m.
+func soakExpected(tmpl *unstructured.Unstructured, replicas int64, overrides []federationv1alpha1.OverridePolicy, m string) *unstructured.Unstructured {
+	want := tmpl.DeepCopy()
+	if _, ok, _ := unstructured.NestedInt64(want.Object, "spec", "replicas"); ok {
+		_ = unstructured.SetNestedField(want.Object, replicas, "spec", "replicas")
+	}
+	labels := want.GetLabels()
+	for _, o := range overrides {
+		if o.DeletionTimestamp != nil || !soakSelects(o.Spec.ResourceSelectors, tmpl.GetKind(), tmpl.GetLabels()) {
+			continue
+		}
+		for _, r := range o.Spec.OverrideRules {
+			if r.TargetCluster == nil || slices.Contains(r.TargetCluster.ClusterNames, m) {
+				for _, l := range r.Overriders.LabelsOverrider {
+					for k, v := range l.Value {
+						labels[k] = v
+					}
+				}
+			}
+		}
+	}
+	want.SetLabels(labels)
+	return want
+}
+
+// checkMember compares what member m holds of fed's in ns of one kind with want.
+func (s *soak) checkMember(m, ns string, gvr schema.GroupVersionResource, want map[string]*unstructured.Unstructured) []error {
+	l, err := s.member[m].Resource(gvr).Namespace(ns).List(s.ctx, metav1.ListOptions{LabelSelector: federationv1alpha1.LabelManaged + "=true"})
+	if err != nil {
+		return []error{fmt.Errorf("listing %s in %s: %w", gvr.Resource, m, err)}
+	}
+	var errs []error
+	have := map[string]bool{}
+	for _, o := range l.Items {
+		have[o.GetName()] = true
+		s.checked.objects++
+		w, ok := want[o.GetName()]
+		if !ok {
+			errs = append(errs, fmt.Errorf("%s has %s %s/%s of fed's that no binding places there", m, gvr.Resource, ns, o.GetName()))
+			continue
+		}
+		if got := o.GetAnnotations()[federationv1alpha1.AnnotationTemplateUID]; got != string(w.GetUID()) {
+			errs = append(errs, fmt.Errorf("%s: %s %s/%s is of template %s, the template is %s", m, gvr.Resource, ns, o.GetName(), got, w.GetUID()))
+		}
+		for k, v := range w.GetLabels() {
+			if o.GetLabels()[k] != v {
+				errs = append(errs, fmt.Errorf("%s: %s %s/%s has label %s=%q, want %q", m, gvr.Resource, ns, o.GetName(), k, o.GetLabels()[k], v))
+			}
+		}
+		if _, overridden := w.GetLabels()[soakOverrideLabel]; !overridden && o.GetLabels()[soakOverrideLabel] != "" {
+			errs = append(errs, fmt.Errorf("%s: %s %s/%s keeps label %s=%s that no override gives it there", m, gvr.Resource, ns, o.GetName(), soakOverrideLabel, o.GetLabels()[soakOverrideLabel]))
+		}
+		for _, path := range [][]string{{"data"}, {"spec", "replicas"}, {"spec", "template", "spec", "containers"}, {"spec", "ports"}} {
+			wv, _, _ := unstructured.NestedFieldNoCopy(w.Object, path...)
+			if wv == nil {
+				continue
+			}
+			gv, _, _ := unstructured.NestedFieldNoCopy(o.Object, path...)
+			if !soakContains(gv, wv) {
+				errs = append(errs, fmt.Errorf("%s: %s %s/%s has %s %v, want %v", m, gvr.Resource, ns, o.GetName(), strings.Join(path, "."), gv, wv))
+			}
+		}
+	}
+	for name := range want {
+		if !have[name] {
+			errs = append(errs, fmt.Errorf("%s has no %s %s/%s, which its binding places there", m, gvr.Resource, ns, name))
+		}
+	}
+	return errs
+}
+
+// soakContains tells whether got has every field of want with the same value (a member
+// adds defaults: a Service port's protocol, a container's pull policy).
+func soakContains(got, want any) bool {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, v := range w {
+			if !soakContains(g[k], v) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			return false
+		}
+		for i := range w {
+			if !soakContains(g[i], w[i]) {
+				return false
+			}
+		}
+		return true
+	default:
+		return fmt.Sprint(got) == fmt.Sprint(want)
+	}
+}
+
+// testSoakChecker shows that the checker is not satisfied by anything: a ConfigMap marked
+// as fed's in member1, where its namespace has a template, which no binding places there,
+// is a violation until it goes.
+func testSoakChecker(t *testing.T) {
+	s := newSoak(t, 0)
+	s.namespaces = s.namespaces[:1]
+	ns := s.namespaces[0]
+	s.createNamespace(ns)
+	tmpl := soakTemplate(0, ns, "t0", 1, 0)
+	if _, err := s.fleet.Resource(soakKinds[0].gvr).Namespace(ns).Apply(s.ctx, "t0", tmpl, metav1.ApplyOptions{FieldManager: "soak"}); err != nil {
+		t.Fatal(err)
+	}
+	policy := &federationv1alpha1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Name: "p0"}, Spec: federationv1alpha1.PropagationSpec{
+		ResourceSelectors: soakSelectors(0),
+		Placement: federationv1alpha1.Placement{ClusterAffinity: &federationv1alpha1.ClusterAffinity{ClusterNames: []string{"member1"}},
+			ReplicaScheduling: &federationv1alpha1.ReplicaSchedulingStrategy{ReplicaSchedulingType: federationv1alpha1.ReplicaSchedulingTypeDuplicated}},
+	}}
+	if _, err := s.fed.FederationV1alpha1().PropagationPolicies(ns).Create(s.ctx, policy, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, time.Minute, s.check)
+	if s.checked.templates != 1 || s.checked.objects != 1 {
+		t.Fatalf("the check compared %d templates and %d member objects, want 1 and 1", s.checked.templates, s.checked.objects)
+	}
+	orphan := soakTemplate(0, ns, "orphan", 1, 0)
+	orphan.SetLabels(map[string]string{federationv1alpha1.LabelManaged: "true"})
+	members := s.member["member1"].Resource(soakKinds[0].gvr).Namespace(ns)
+	if _, err := members.Create(s.ctx, orphan, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	holds(t, 3*time.Second, func() error {
+		if err := s.check(); err == nil || !strings.Contains(err.Error(), "member1 has configmaps "+ns+"/orphan of fed's that no binding places there") {
+			return fmt.Errorf("the check with an orphan in member1: %v", err)
+		}
+		return nil
+	})
+	if err := members.Delete(s.ctx, "orphan", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, s.check)
+}
