@@ -91,14 +91,14 @@ type soak struct {
 	faults map[string]*fault
 	// recreate are namespaces an operation found gone, to be made again.
 	recreate map[string]bool
-	stats  struct {
+	stats    struct {
 		ops, failed int
 		// refused counts the failed operations by the API's reason (NotFound, Conflict,
 		// ServiceUnavailable while fed-apiserver is down, ...).
-		refused map[string]int
-		faults  map[string]int
-		checks      int
-		converge    time.Duration
+		refused  map[string]int
+		faults   map[string]int
+		checks   int
+		converge time.Duration
 	}
 	// checked is what the last check compared: templates and member objects.
 	checked struct{ templates, objects int }
