@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/utils/ptr"
@@ -359,22 +360,31 @@ func (s *soak) applyPolicy(ns string) {
 	if kind == federationv1alpha1.ReplicaSchedulingTypeDivided {
 		spec.Placement.ReplicaScheduling.ReplicaDivisionPreference = federationv1alpha1.ReplicaDivisionPreferenceAggregated
 	}
-	policies := s.fed.FederationV1alpha1().PropagationPolicies(ns)
-	what := fmt.Sprintf("apply PropagationPolicy %s/%s g%d %v %s priority %d", ns, name, g, clusters, kind, *spec.Priority)
-	p, err := policies.Get(s.ctx, name, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		_, err = policies.Create(s.ctx, &federationv1alpha1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec}, metav1.CreateOptions{})
-	case err == nil:
-		p.Spec = spec
-		_, err = policies.Update(s.ctx, p, metav1.UpdateOptions{})
-	}
-	s.op(what, err)
+	s.applyFed(fmt.Sprintf("g%d %v %s priority %d", g, clusters, kind, *spec.Priority), "PropagationPolicy", "propagationpolicies", ns, name, spec)
 }
 
 func (s *soak) deletePolicy(ns string) {
-	name := fmt.Sprintf("p%d", s.pick(soakPolicies))
-	s.op(fmt.Sprintf("delete PropagationPolicy %s/%s", ns, name), s.fed.FederationV1alpha1().PropagationPolicies(ns).Delete(s.ctx, name, metav1.DeleteOptions{}))
+	s.deleteFed("PropagationPolicy", "propagationpolicies", ns, fmt.Sprintf("p%d", s.pick(soakPolicies)))
+}
+
+// applyFed applies a fed object of the namespace with spec, as `kubectl apply
+// --server-side` would.
+func (s *soak) applyFed(details, kind, resource, ns, name string, spec any) {
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(spec)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": federationv1alpha1.SchemeGroupVersion.String(), "kind": kind,
+		"metadata": map[string]any{"name": name, "namespace": ns}, "spec": u,
+	}}
+	_, err = s.fleet.Resource(federationv1alpha1.SchemeGroupVersion.WithResource(resource)).Namespace(ns).Apply(s.ctx, name, obj, metav1.ApplyOptions{FieldManager: "soak", Force: true})
+	s.op(fmt.Sprintf("apply %s %s/%s %s", kind, ns, name, details), err)
+}
+
+func (s *soak) deleteFed(kind, resource, ns, name string) {
+	err := s.fleet.Resource(federationv1alpha1.SchemeGroupVersion.WithResource(resource)).Namespace(ns).Delete(s.ctx, name, metav1.DeleteOptions{})
+	s.op(fmt.Sprintf("delete %s %s/%s", kind, ns, name), err)
 }
 
 // applyOverride creates or changes the OverridePolicy of a group (one per group, so that
@@ -391,22 +401,11 @@ func (s *soak) applyOverride(ns string) {
 			}}},
 		}},
 	}
-	overrides := s.fed.FederationV1alpha1().OverridePolicies(ns)
-	what := fmt.Sprintf("apply OverridePolicy %s/%s %v %s", ns, name, clusters, v)
-	o, err := overrides.Get(s.ctx, name, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		_, err = overrides.Create(s.ctx, &federationv1alpha1.OverridePolicy{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec}, metav1.CreateOptions{})
-	case err == nil:
-		o.Spec = spec
-		_, err = overrides.Update(s.ctx, o, metav1.UpdateOptions{})
-	}
-	s.op(what, err)
+	s.applyFed(fmt.Sprintf("%v %s", clusters, v), "OverridePolicy", "overridepolicies", ns, name, spec)
 }
 
 func (s *soak) deleteOverride(ns string) {
-	name := fmt.Sprintf("o-g%d", s.pick(soakGroups))
-	s.op(fmt.Sprintf("delete OverridePolicy %s/%s", ns, name), s.fed.FederationV1alpha1().OverridePolicies(ns).Delete(s.ctx, name, metav1.DeleteOptions{}))
+	s.deleteFed("OverridePolicy", "overridepolicies", ns, fmt.Sprintf("o-g%d", s.pick(soakGroups)))
 }
 
 // fault injects one fault that is not in force yet, undone a few seconds later whatever
