@@ -72,7 +72,7 @@ func TestSandbox(t *testing.T) {
 		{"a backtracking pattern", "function F() return string.find(string.rep('a', 3000), '.-.-.-.-b') end", "could backtrack"},
 		{"a nested repetition", "function F() local s = ('a'):rep(12000) .. 'c' return s:match('(a*)*b') end", "more than 2000000"},
 		{"optional items", "function F() return string.match(('a'):rep(30), ('a?'):rep(30) .. ('a'):rep(30)) end", "could backtrack"},
-		{"a large concat", "function F() local t = {} for i = 1, 50 do t[i] = string.rep('x', 1000000) end return table.concat(t) end", "table.concat: the result would be longer"},
+		{"a large concat", "function F() local t = {} for i = 1, 3 do t[i] = string.rep('x', 1000000) end return table.concat(t) end", "table.concat: the result would be longer"},
 		{"a large format", "function F() local s = string.rep('x', 600000) return string.format('%s%s', s, s) end", "string.format: the result would be longer"},
 		{"a large gsub by function", "function F() return string.gsub(string.rep('a', 16000), 'a', function(c) return string.rep('x', 1000) end) end", "replacements are longer"},
 	} {
