@@ -28,11 +28,11 @@ import (
 
 // TestSoak runs the users' operations at random against the lab while it injects faults,
 // and after every period of operations waits for fed to converge and checks what must
-// always hold (soakCheck). SOAK is how long it runs for each seed (50 s by default);
+// always hold (soakCheck). SOAK is how long it runs for each seed (30 s by default);
 // SEED fixes the seed, else it runs seed 1 and one taken from the clock. A violation prints
 // the seed and the last operations, to replay with SEED.
 func TestSoak(t *testing.T) {
-	duration := 50 * time.Second
+	duration := 30 * time.Second
 	if s := os.Getenv("SOAK"); s != "" {
 		d, err := time.ParseDuration(s)
 		if err != nil {
@@ -360,7 +360,7 @@ func (s *soak) applyPolicy(ns string) {
 	if kind == federationv1alpha1.ReplicaSchedulingTypeDivided {
 		spec.Placement.ReplicaScheduling.ReplicaDivisionPreference = federationv1alpha1.ReplicaDivisionPreferenceAggregated
 	}
-	s.applyFed(fmt.Sprintf("g%d %v %s priority %d", g, clusters, kind, *spec.Priority), "PropagationPolicy", "propagationpolicies", ns, name, spec)
+	s.applyFed(fmt.Sprintf("g%d %v %s priority %d", g, clusters, kind, *spec.Priority), "PropagationPolicy", "propagationpolicies", ns, name, &spec)
 }
 
 func (s *soak) deletePolicy(ns string) {
@@ -369,7 +369,7 @@ func (s *soak) deletePolicy(ns string) {
 
 // applyFed applies a fed object of the namespace with spec, as `kubectl apply
 // --server-side` would.
-func (s *soak) applyFed(details, kind, resource, ns, name string, spec any) {
+func (s *soak) applyFed(details, kind, resource, ns, name string, spec any) { // spec: a pointer to the kind's spec
 	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(spec)
 	if err != nil {
 		s.t.Fatal(err)
@@ -401,7 +401,7 @@ func (s *soak) applyOverride(ns string) {
 			}}},
 		}},
 	}
-	s.applyFed(fmt.Sprintf("%v %s", clusters, v), "OverridePolicy", "overridepolicies", ns, name, spec)
+	s.applyFed(fmt.Sprintf("%v %s", clusters, v), "OverridePolicy", "overridepolicies", ns, name, &spec)
 }
 
 func (s *soak) deleteOverride(ns string) {
