@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -36,8 +35,7 @@ func TestMutatedInputRefused(t *testing.T) {
 	}
 	t.Logf("seed %d (replay with SEED=%d)", seed, seed)
 	rng := rand.New(rand.NewSource(seed))
-	logPath := filepath.Join(theLab.Dir(), "logs", "fed-apiserver.log")
-	logStart := fileSize(logPath)
+	logStart := fedLogMark()
 
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	suffix := ns[len("e2e-"):]
@@ -129,10 +127,7 @@ func TestMutatedInputRefused(t *testing.T) {
 	if !strings.Contains(strings.Join(theLab.RunningProcesses(), " "), "fed-apiserver") {
 		t.Fatal("fed-apiserver is no longer running")
 	}
-	if tail, err := readFrom(logPath, logStart); err == nil && strings.Contains(tail, "panic") {
-		i := strings.Index(tail, "panic")
-		t.Errorf("fed-apiserver's log has a panic since the test began:\n%s", tail[max(0, i-200):min(len(tail), i+2000)])
-	}
+	noPanicSince(t, logStart)
 }
 
 // mutate changes obj at a random place under spec, by kind: 0 a value of another type, 1 an
@@ -242,23 +237,4 @@ func setPath(obj map[string]any, path []string, value any) bool {
 		return false
 	}
 	return true
-}
-
-func fileSize(path string) int64 {
-	if st, err := os.Stat(path); err == nil {
-		return st.Size()
-	}
-	return 0
-}
-
-// readFrom reads a file from offset on.
-func readFrom(path string, offset int64) (string, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
-	if offset > int64(len(data)) {
-		offset = 0 // the log was started again
-	}
-	return string(data[offset:]), nil
 }

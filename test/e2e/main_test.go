@@ -200,3 +200,24 @@ func runFed(bin string, args ...string) (string, string, error) {
 	err := cmd.Run()
 	return stdout.String(), stderr.String(), err
 }
+
+// fedLogMark is where fed-apiserver's log ends now, for noPanicSince.
+func fedLogMark() int64 {
+	if fi, err := os.Stat(filepath.Join(theLab.Dir(), "logs", "fed-apiserver.log")); err == nil {
+		return fi.Size()
+	}
+	return 0
+}
+
+// noPanicSince fails the test if fed-apiserver's log has a panic after mark.
+func noPanicSince(t testing.TB, mark int64) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(theLab.Dir(), "logs", "fed-apiserver.log"))
+	if err != nil || int64(len(data)) < mark {
+		return
+	}
+	if tail := string(data[mark:]); strings.Contains(tail, "panic") {
+		i := strings.Index(tail, "panic")
+		t.Errorf("fed-apiserver's log has a panic since the test started:\n%s", tail[max(0, i-200):min(len(tail), i+2000)])
+	}
+}

@@ -18,8 +18,6 @@ package e2e
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -323,11 +321,7 @@ func TestOverrideFailure(t *testing.T) {
 	fleet := theLab.FleetKubeconfig()
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	m1, m2 := memberKubeconfig("member1"), memberKubeconfig("member2")
-	log := filepath.Join(theLab.Dir(), "logs", "fed-apiserver.log")
-	var logStart int64
-	if fi, err := os.Stat(log); err == nil {
-		logStart = fi.Size()
-	}
+	logStart := fedLogMark()
 
 	policy := `apiVersion: federation.fedhq.io/v1alpha1
 kind: OverridePolicy
@@ -384,10 +378,5 @@ spec:
 	expectOutput(t, 5*time.Second, m1, "fixed", image...)
 	expectOutput(t, 5*time.Second, m2, "nginx:1.25", image...)
 
-	if data, err := os.ReadFile(log); err == nil && int64(len(data)) >= logStart {
-		if tail := string(data[logStart:]); strings.Contains(tail, "panic") {
-			i := strings.Index(tail, "panic")
-			t.Errorf("fed-apiserver's log has a panic since the test started:\n%s", tail[max(0, i-200):min(len(tail), i+2000)])
-		}
-	}
+	noPanicSince(t, logStart)
 }

@@ -526,13 +526,12 @@ func (s *soak) checkGoroutines() {
 		if err != nil {
 			return err
 		}
-		for _, line := range strings.Split(metrics, "\n") {
-			if v, ok := strings.CutPrefix(line, "go_goroutines "); ok {
-				n, err = strconv.Atoi(strings.TrimSpace(v))
-				return err
-			}
+		v, ok := sumMetrics(metrics, "go_goroutines")["go_goroutines"]
+		if !ok {
+			return errors.New("no go_goroutines in fed-apiserver's metrics")
 		}
-		return errors.New("no go_goroutines in fed-apiserver's metrics")
+		n = int(v)
+		return nil
 	})
 	if s.goroutines == 0 {
 		s.goroutines = n
