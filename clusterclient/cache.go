@@ -141,6 +141,19 @@ func (c *Cache) ByAgent(name string) bool {
 	return err == nil && cluster.Spec.SyncMode == clusterv1alpha1.Pull
 }
 
+// Leaving returns a cluster's Cluster while it is being deleted (fed cleans the member up
+// before it goes), nil otherwise; nil for an agent's own cluster, which has no Cluster here.
+func (c *Cache) Leaving(name string) *clusterv1alpha1.Cluster {
+	if c.static != nil {
+		return nil
+	}
+	cluster, err := c.clusters.Get(name)
+	if err != nil || cluster.DeletionTimestamp == nil {
+		return nil
+	}
+	return cluster
+}
+
 // secretToken is the token of a member's Secret as the informer has it now, or the last
 // one it had while the Secret has none (deleted, or holding a kubeconfig now: the
 // configuration is built again at the next Config).

@@ -241,7 +241,7 @@ var table = []controller{
 			Clusters: d.clusters(), Bindings: d.Bindings, Templates: d.Templates, Recorder: d.Recorder})
 	}},
 	{name: "namespace", workers: 2, interprets: true, build: func(d *Deps) (runner, error) {
-		return namespace.NewController(d.Templates, d.clusters(), d.Members, d.Namespaces)
+		return namespace.NewController(d.Fed, d.Templates, d.clusters(), d.Members, d.Namespaces)
 	}},
 	{name: "mcs", workers: 2, interprets: true, build: func(d *Deps) (runner, error) {
 		fed := d.FedInformers.Federation().V1alpha1()

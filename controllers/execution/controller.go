@@ -44,6 +44,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 
+	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	"github.com/fedhq/fed/apis/federation/policy"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
@@ -488,6 +489,17 @@ func (c *Controller) current(ctx context.Context, w *members.Watched, client dyn
 	return current, err
 }
 
+// leavingCleanup is how long fed tries to remove its objects from a member being unjoined
+// before it lets the member go with what is left there.
+const leavingCleanup = time.Minute
+
+// cleanable says whether fed removes its objects from a member whose Cluster is being
+// deleted: while it is Ready, for a minute at most.
+func cleanable(c *clusterv1alpha1.Cluster, now time.Time) bool {
+	return meta.IsStatusConditionTrue(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady) &&
+		now.Sub(c.DeletionTimestamp.Time) < leavingCleanup
+}
+
 // cleanup removes a deleted Work's objects from the member, or releases them (fed's label
 // and annotation removed) when the Work preserves them, then lets the Work go. Objects fed
 // does not manage under this Work are never touched.
@@ -499,6 +511,10 @@ func (c *Controller) cleanup(ctx context.Context, cluster string, w *federationv
 	mb, err := c.members.Get(cluster)
 	if apierrors.IsNotFound(err) {
 		return c.removeFinalizer(ctx, w) // the cluster left the fleet
+	}
+	if leaving := c.members.Leaving(cluster); leaving != nil && !cleanable(leaving, time.Now()) {
+		// Unjoined while fed cannot reach it: its copies stay, as Karmada leaves them.
+		return c.removeFinalizer(ctx, w)
 	}
 	if err != nil {
 		return err

@@ -19,6 +19,7 @@ package execution
 import (
 	"slices"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -27,6 +28,7 @@ import (
 	"github.com/fedhq/fed/controllers/internal/applied"
 	"github.com/fedhq/fed/controllers/internal/trim"
 
+	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 )
 
@@ -110,5 +112,31 @@ func TestResumeVersions(t *testing.T) {
 	}
 	if got := recordedVersions(w, applied.Result{Generation: 2, Versions: []string{"4", "7"}}); !slices.Equal(got, []string{"4", "7"}) {
 		t.Errorf("recorded versions of this process = %v", got)
+	}
+}
+
+// TestCleanable: a member being unjoined is cleaned up while it is Ready, for a minute;
+// one not Ready, or leaving for longer, keeps what is left.
+func TestCleanable(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	leaving := func(ready metav1.ConditionStatus, since time.Duration) *clusterv1alpha1.Cluster {
+		c := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "m", DeletionTimestamp: &metav1.Time{Time: now.Add(-since)}}}
+		c.Status.Conditions = []metav1.Condition{{Type: clusterv1alpha1.ClusterConditionReady, Status: ready}}
+		return c
+	}
+	for _, tc := range []struct {
+		ready metav1.ConditionStatus
+		since time.Duration
+		want  bool
+	}{
+		{metav1.ConditionTrue, time.Second, true},
+		{metav1.ConditionTrue, 59 * time.Second, true},
+		{metav1.ConditionTrue, time.Minute, false},
+		{metav1.ConditionFalse, time.Second, false},
+		{metav1.ConditionUnknown, time.Second, false},
+	} {
+		if got := cleanable(leaving(tc.ready, tc.since), now); got != tc.want {
+			t.Errorf("Ready %s, leaving for %s: cleanable %v, want %v", tc.ready, tc.since, got, tc.want)
+		}
 	}
 }

@@ -16,7 +16,8 @@ limitations under the License.
 
 // Package namespace owns the namespaces fed makes: each member's execution namespace in
 // the fleet (fed-es-<cluster>, which holds its Works), made as soon as the Cluster is in
-// the fleet; and a fleet namespace's copies in the members, deleted once the fleet's
+// the fleet, and the Cluster's cleanup finalizer, which keeps it until that namespace is
+// gone; and a fleet namespace's copies in the members, deleted once the fleet's
 // namespace is gone (execution makes them before the first object it applies there, with
 // internal/membernamespaces). The fleet's own namespace lifecycle (admission, emptying a deleted namespace) is
 // the fleet API's, in apiserver/fleet, as it is kube-apiserver's in a cluster.
@@ -24,8 +25,10 @@ package namespace
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -33,10 +36,13 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 
+	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	clusterinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/cluster/v1alpha1"
 	clusterlisters "github.com/fedhq/fed/apis/generated/listers/cluster/v1alpha1"
 	"github.com/fedhq/fed/controllers/internal/membernamespaces"
@@ -51,6 +57,8 @@ type key struct{ Cluster, Namespace string }
 
 // Controller keeps the namespaces fed makes.
 type Controller struct {
+	// fed writes the Clusters' cleanup finalizer.
+	fed       versioned.Interface
 	templates *templates.Templates
 	clusters  clusterlisters.ClusterLister
 	synced    cache.InformerSynced
@@ -61,8 +69,9 @@ type Controller struct {
 }
 
 // NewController watches Clusters and the fleet's namespaces (read through names).
-func NewController(tmpls *templates.Templates, clusters clusterinformers.ClusterInformer, mbs *members.Members, names *membernamespaces.Maker) (*Controller, error) {
+func NewController(fed versioned.Interface, tmpls *templates.Templates, clusters clusterinformers.ClusterInformer, mbs *members.Members, names *membernamespaces.Maker) (*Controller, error) {
 	c := &Controller{
+		fed:       fed,
 		templates: tmpls,
 		clusters:  clusters.Lister(),
 		synced:    clusters.Informer().HasSynced,
@@ -78,8 +87,16 @@ func NewController(tmpls *templates.Templates, clusters clusterinformers.Cluster
 			c.queue.Add(key{Cluster: o.GetName()})
 		}
 	}
-	// A Cluster made gets its execution namespace; one deleted loses it.
-	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: enqueueCluster, DeleteFunc: enqueueCluster}); err != nil {
+	// A Cluster made gets its execution namespace; one being deleted loses it.
+	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: enqueueCluster,
+		UpdateFunc: func(old, obj any) {
+			if o, ok := obj.(*clusterv1alpha1.Cluster); ok && (o.DeletionTimestamp != nil || !slices.Contains(o.Finalizers, clusterv1alpha1.FinalizerCleanup)) {
+				enqueueCluster(obj)
+			}
+		},
+		DeleteFunc: enqueueCluster,
+	}); err != nil {
 		return nil, err
 	}
 	tmpls.AddHandler(func(gvr schema.GroupVersionResource, obj *unstructured.Unstructured) {
@@ -138,18 +155,39 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 }
 
 // executionNamespace makes the execution namespace of a cluster in the fleet, once the
-// cluster is in the fleet and as long as it is, and deletes it once the cluster left (its
+// cluster is in the fleet and as long as it is, and deletes it once the cluster leaves (its
 // Works go with it). One being deleted is made again when it is gone (its deletion brings
 // the key back).
+//
+// A push cluster carries the finalizer FinalizerCleanup, which this controller alone
+// writes: deleted (unjoined), it stays until its execution namespace is gone, so that
+// execution first removes from the member, through the cluster's credentials still there,
+// what fed propagated (Karmada's unjoin does the same). A pull cluster's agent is not
+// waited for.
 func (c *Controller) executionNamespace(ctx context.Context, cluster string) error {
 	name := federationv1alpha1.ExecutionNamespace(cluster)
-	if _, err := c.clusters.Get(cluster); apierrors.IsNotFound(err) {
-		err := c.templates.Client.Resource(members.NamespacesResource).Delete(ctx, name, metav1.DeleteOptions{})
-		return ignoreNotFound(err)
+	cl, err := c.clusters.Get(cluster)
+	if apierrors.IsNotFound(err) {
+		return c.deleteExecutionNamespace(ctx, name)
 	} else if err != nil {
 		return err
 	}
-	_, err := c.names.FleetNamespace(ctx, name)
+	finalized := slices.Contains(cl.Finalizers, clusterv1alpha1.FinalizerCleanup)
+	if cl.DeletionTimestamp != nil {
+		if err := c.deleteExecutionNamespace(ctx, name); err != nil || !finalized {
+			return err
+		}
+		if _, err := c.names.FleetNamespace(ctx, name); !apierrors.IsNotFound(err) {
+			return err // still there: its deletion brings the key back
+		}
+		return c.setFinalizer(ctx, cl, false)
+	}
+	if !finalized && cl.Spec.SyncMode != clusterv1alpha1.Pull {
+		if err := c.setFinalizer(ctx, cl, true); err != nil {
+			return err
+		}
+	}
+	_, err = c.names.FleetNamespace(ctx, name)
 	if !apierrors.IsNotFound(err) {
 		return err
 	}
@@ -162,6 +200,28 @@ func (c *Controller) executionNamespace(ctx context.Context, cluster string) err
 		return fmt.Errorf("creating the execution namespace %s: %w", name, err)
 	}
 	return nil
+}
+
+func (c *Controller) deleteExecutionNamespace(ctx context.Context, name string) error {
+	return ignoreNotFound(c.templates.Client.Resource(members.NamespacesResource).Delete(ctx, name, metav1.DeleteOptions{}))
+}
+
+// setFinalizer adds the cleanup finalizer to a Cluster, or removes it, by a JSON patch
+// tested against the finalizers as read (a conflict brings the key back soon).
+func (c *Controller) setFinalizer(ctx context.Context, cl *clusterv1alpha1.Cluster, add bool) error {
+	finalizers := slices.DeleteFunc(slices.Clone(cl.Finalizers), func(f string) bool { return f == clusterv1alpha1.FinalizerCleanup })
+	if add {
+		finalizers = append(finalizers, clusterv1alpha1.FinalizerCleanup)
+	}
+	patch, err := json.Marshal([]map[string]any{
+		{"op": "test", "path": "/metadata/resourceVersion", "value": cl.ResourceVersion},
+		{"op": "replace", "path": "/metadata/finalizers", "value": finalizers},
+	})
+	if err != nil {
+		return err
+	}
+	_, err = c.fed.ClusterV1alpha1().Clusters().Patch(ctx, cl.Name, types.JSONPatchType, patch, metav1.PatchOptions{})
+	return ignoreNotFound(err)
 }
 
 // clean deletes a namespace the fleet no longer has from every member where fed made it:

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,6 +34,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 
+	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	clusterinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/cluster/v1alpha1"
@@ -146,6 +148,9 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 	if err != nil {
 		return err
 	}
+	// A cluster being deleted (unjoined) takes nothing more and keeps nothing: fed cleans
+	// it up before it goes.
+	clusters = slices.DeleteFunc(clusters, func(cl *clusterv1alpha1.Cluster) bool { return cl.DeletionTimestamp != nil })
 	cond := metav1.Condition{Type: federationv1alpha1.BindingConditionScheduled, Status: metav1.ConditionTrue, Reason: "Success",
 		Message: "the binding is scheduled"}
 	now := time.Now()

@@ -267,3 +267,68 @@ func TestKubectlFedJoin(t *testing.T) {
 	})
 	fails(`Error from server (NotFound): clusters.cluster.fedhq.io "`+name+`" not found`, "unjoin", name)
 }
+
+// TestUnjoinRemovesCopies: kubectl fed unjoin removes from the member what fed propagated
+// there before the Cluster goes (and nothing else), so that a member joined again holds
+// only what its placement now says. The fault campaign found copies that an unjoin left in
+// member3 and that no binding placed there after it was joined again: fed never looked at
+// them again.
+func TestUnjoinRemovesCopies(t *testing.T) {
+	fed := buildKubectlFed(t)
+	fleet := theLab.FleetKubeconfig()
+	ns := testNamespace(t, theLab.Host.Kubeconfig)
+	m3 := theLab.Member("member3")
+	m1, m3k := memberKubeconfig("member1"), m3.Kubeconfig
+	t.Cleanup(func() {
+		if err := theLab.JoinMembers(context.Background()); err != nil {
+			t.Errorf("joining the lab's members again: %v", err)
+		}
+	})
+	policy := func(clusters string) {
+		kubectlStdin(t, fleet, `apiVersion: federation.fedhq.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: web
+spec:
+  resourceSelectors:
+  - {apiVersion: v1, kind: ConfigMap, name: web}
+  - {apiVersion: apps/v1, kind: Deployment, name: web}
+  placement:
+    clusterAffinity:
+      clusterNames: [`+clusters+`]
+`, "apply", "-n", ns, "-f", "-")
+	}
+	kubectl(t, fleet, "create", "configmap", "web", "-n", ns, "--from-literal=v=1")
+	kubectl(t, fleet, "create", "deployment", "web", "-n", ns, "--image=nginx:fleet")
+	policy("member1, member3")
+	copies := []string{"get", "configmap,deployment", "-n", ns, "-l", "federation.fedhq.io/managed=true", "-o", "name"}
+	both := "configmap/web\ndeployment.apps/web"
+	expectOutput(t, time.Minute, m3k, both, copies...)
+	// An object of the member's own in the same namespace stays.
+	kubectl(t, m3k, "create", "configmap", "mine", "-n", ns)
+
+	unjoin := exec.Command(fed, "--kubeconfig", theLab.Host.Kubeconfig, "unjoin", "member3", "--cluster-kubeconfig", m3k)
+	if out, err := unjoin.CombinedOutput(); err != nil {
+		t.Fatalf("kubectl fed unjoin member3: %v\n%s", err, out)
+	}
+	// Gone from member3 when unjoin returns; member1 keeps its copies.
+	expectOutput(t, 0, m3k, "", copies...)
+	expectOutput(t, 0, m3k, "configmap/mine", "get", "configmap", "mine", "-n", ns, "-o", "name")
+	expectOutput(t, 5*time.Second, m1, both, copies...)
+
+	// Joined again after the policy left member3 out: nothing of fed's comes back there.
+	policy("member1")
+	if err := theLab.JoinMembers(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	holds(t, 10*time.Second, func() error {
+		out, err := runKubectl(m3k, copies...)
+		if err != nil || out != "" {
+			return fmt.Errorf("member3 holds %q (%v), want nothing of fed's", out, err)
+		}
+		return nil
+	})
+	// And placed there again, they come.
+	policy("member1, member3")
+	expectOutput(t, time.Minute, m3k, both, copies...)
+}

@@ -263,11 +263,11 @@ func (l *Lab) JoinMembers(ctx context.Context) error {
 		}
 	}
 	for _, m := range l.Members {
-		_, err := fed.ClusterV1alpha1().Clusters().Get(ctx, m.Name, metav1.GetOptions{})
-		if err == nil {
+		c, err := fed.ClusterV1alpha1().Clusters().Get(ctx, m.Name, metav1.GetOptions{})
+		if err == nil && c.DeletionTimestamp == nil {
 			continue
 		}
-		if !apierrors.IsNotFound(err) {
+		if err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
 		start := time.Now()

@@ -21,6 +21,11 @@ const (
 	// FedNamespace is fed's namespace, in the host (member credentials) and in each member
 	// (fed's service account there).
 	FedNamespace = "fed-system"
+
+	// FinalizerCleanup keeps a push Cluster that is deleted (unjoined) until fed removed
+	// from the member what it propagated there (its Works' cleanup) and its execution
+	// namespace is gone; a member not Ready then keeps its copies.
+	FinalizerCleanup = "cluster.fedhq.io/cleanup"
 	// MemberServiceAccount is the service account join creates in a member for fed.
 	MemberServiceAccount = "fed"
 

@@ -99,6 +99,9 @@ func New(ctx context.Context, configs *clusterclient.Cache, clusters clusterinfo
 // Callers wait for HasSynced first.
 func (m *Members) ByAgent(cluster string) bool { return m.configs.ByAgent(cluster) }
 
+// Leaving returns a cluster's Cluster while it is being deleted, else nil.
+func (m *Members) Leaving(cluster string) *clusterv1alpha1.Cluster { return m.configs.Leaving(cluster) }
+
 // HasSynced says the Clusters are listed, so that ByAgent knows every cluster.
 func (m *Members) HasSynced() bool { return m.clustersSynced() }
 

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,6 +33,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -183,6 +185,9 @@ func (o *JoinOptions) Run(ctx context.Context) error {
 	if err := checkJoinable(list.Items, o.Name, m.ID, m.Endpoint); err != nil {
 		return err
 	}
+	if err := o.waitLeft(ctx, list.Items); err != nil {
+		return err
+	}
 
 	token, err := m.Install(ctx, o.ClusterRole, o.TokenTTL)
 	if err != nil {
@@ -225,6 +230,28 @@ func (o *JoinOptions) Run(ctx context.Context) error {
 		}
 	}
 	return cmdline.PrintCluster(o.PrintFlags, "joined", c, o.Out)
+}
+
+// waitLeft waits until a Cluster of the name that is being deleted (unjoined: fed removes
+// its objects from the member first) is gone, so that the join makes a new one.
+func (o *JoinOptions) waitLeft(ctx context.Context, items []clusterv1alpha1.Cluster) error {
+	i := slices.IndexFunc(items, func(c clusterv1alpha1.Cluster) bool { return c.Name == o.Name && c.DeletionTimestamp != nil })
+	if i < 0 {
+		return nil
+	}
+	uid := items[i].UID
+	o.progress("cluster %s is still leaving the fleet (fed is removing its objects from the member); waiting up to %s for it to go", o.Name, o.Timeout)
+	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, o.Timeout, true, func(ctx context.Context) (bool, error) {
+		c, err := o.fed.ClusterV1alpha1().Clusters().Get(ctx, o.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return err == nil && c.UID != uid, err
+	})
+	if err != nil {
+		return fmt.Errorf("cluster %s is still being deleted after %s; join it again once it is gone: %w", o.Name, o.Timeout, err)
+	}
+	return nil
 }
 
 // waitReady waits until the Cluster's Ready condition is True, reporting its changes. It
