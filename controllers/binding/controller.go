@@ -144,19 +144,36 @@ func NewController(d Deps) (*Controller, error) {
 	// A Work written just before its binding went may reach the informer only after the
 	// binding's last reconcile read the binding's Works there (under load, seconds later),
 	// and would stay, its member's object too: its arrival reconciles the binding again,
-	// which removes it.
-	if _, err := d.Works.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: func(obj any) {
+	// which removes it. A Work deleted by someone else (its execution namespace went with
+	// its Cluster, which was joined again; a user) reconciles its binding too, which makes
+	// it again where the binding still places it: nothing else would.
+	workOf := func(obj any) (key, bool) {
+		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
 		w, ok := obj.(*federationv1alpha1.Work)
 		if !ok {
-			return
+			return key{}, false
 		}
-		if ns, name, ok := works.BindingOf(w); ok {
-			k := key{Namespace: ns, Name: name}
-			if _, err := c.bindings.Get(k); apierrors.IsNotFound(err) {
-				c.queue.Add(k)
+		ns, name, ok := works.BindingOf(w)
+		return key{Namespace: ns, Name: name}, ok
+	}
+	if _, err := d.Works.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if k, ok := workOf(obj); ok {
+				if _, err := c.bindings.Get(k); apierrors.IsNotFound(err) {
+					c.queue.Add(k)
+				}
 			}
-		}
-	}}); err != nil {
+		},
+		DeleteFunc: func(obj any) {
+			if k, ok := workOf(obj); ok {
+				if m, _, err := c.bindings.Peek(k); err == nil && m != nil && m.GetDeletionTimestamp() == nil {
+					c.queue.Add(k)
+				}
+			}
+		},
+	}); err != nil {
 		return nil, err
 	}
 	if err := c.watchOverrides(d.OverridePolicies, d.ClusterOverridePolicies, d.Clusters); err != nil {

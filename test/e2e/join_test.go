@@ -301,7 +301,25 @@ spec:
 	kubectl(t, fleet, "create", "configmap", "web", "-n", ns, "--from-literal=v=1")
 	kubectl(t, fleet, "create", "deployment", "web", "-n", ns, "--image=nginx:fleet")
 	policy("member1, member3")
-	copies := []string{"get", "configmap,deployment", "-n", ns, "-l", "federation.fedhq.io/managed=true", "-o", "name"}
+	// solo goes to member3 alone: while member3 is away its binding has nowhere else to
+	// go and keeps member3, so its Work, deleted with member3's execution namespace, must
+	// be made again when member3 is back.
+	kubectl(t, fleet, "create", "configmap", "solo", "-n", ns)
+	kubectlStdin(t, fleet, `apiVersion: federation.fedhq.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: solo
+spec:
+  resourceSelectors:
+  - {apiVersion: v1, kind: ConfigMap, name: solo}
+  placement:
+    clusterAffinity:
+      clusterNames: [member3]
+`, "apply", "-n", ns, "-f", "-")
+	solo := []string{"get", "configmap", "solo", "-n", ns, "--ignore-not-found", "-o", "name"}
+	expectOutput(t, time.Minute, m3k, "configmap/solo", solo...)
+	copies := []string{"get", "configmap,deployment", "-n", ns, "-l", "federation.fedhq.io/managed=true,app!=solo", "-o", "name"}
+	kubectl(t, fleet, "label", "configmap", "solo", "-n", ns, "app=solo")
 	both := "configmap/web\ndeployment.apps/web"
 	expectOutput(t, time.Minute, m3k, both, copies...)
 	// An object of the member's own in the same namespace stays.
@@ -313,18 +331,21 @@ spec:
 	}
 	// Gone from member3 when unjoin returns; member1 keeps its copies.
 	expectOutput(t, 0, m3k, "", copies...)
+	expectOutput(t, 0, m3k, "", solo...)
 	expectOutput(t, 0, m3k, "configmap/mine", "get", "configmap", "mine", "-n", ns, "-o", "name")
 	expectOutput(t, 5*time.Second, m1, both, copies...)
 
-	// Joined again after the policy left member3 out: nothing of fed's comes back there.
+	// Joined again after the policy left member3 out: nothing of fed's comes back there but
+	// solo.
 	policy("member1")
 	if err := theLab.JoinMembers(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	expectOutput(t, time.Minute, m3k, "configmap/solo", solo...)
 	holds(t, 10*time.Second, func() error {
 		out, err := runKubectl(m3k, copies...)
 		if err != nil || out != "" {
-			return fmt.Errorf("member3 holds %q (%v), want nothing of fed's", out, err)
+			return fmt.Errorf("member3 holds %q (%v), want nothing of fed's but solo", out, err)
 		}
 		return nil
 	})
