@@ -2,35 +2,52 @@ package e2e
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand"
+	"net"
 	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
+	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
+	searchv1alpha1 "github.com/fedhq/fed/apis/search/v1alpha1"
+	"github.com/fedhq/fed/test/lab"
 )
 
 // TestSoak runs the users' operations at random against the lab while it injects faults,
 // and after every period of operations waits for fed to converge and checks what must
 // always hold (soakCheck). SOAK is how long it runs for each seed (30 s by default);
 // SEED fixes the seed, else it runs seed 1 and one taken from the clock. A violation prints
-// the seed and the last operations, to replay with SEED.
+// the seed and the last operations, to replay with SEED; SOAK_KEEP=1 keeps what a failed
+// run made, to look at.
 func TestSoak(t *testing.T) {
 	duration := 30 * time.Second
 	if s := os.Getenv("SOAK"); s != "" {
@@ -48,6 +65,7 @@ func TestSoak(t *testing.T) {
 		}
 		seeds = []int64{seed}
 	}
+	installSoakCRD(t)
 	t.Run("the checker sees what is wrong", testSoakChecker)
 	for _, seed := range seeds {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
@@ -65,6 +83,72 @@ var soakKinds = []struct {
 	{schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, "ConfigMap"},
 	{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, "Deployment"},
 	{schema.GroupVersionResource{Version: "v1", Resource: "services"}, "Service"},
+	{soakWidgets, "Widget"},
+}
+
+// soakWidgets are the objects of the soak's CRD (installSoakCRD), which fed knows nothing
+// of but what the CRD says.
+var soakWidgets = schema.GroupVersionResource{Group: "soak.example.com", Version: "v1", Resource: "widgets"}
+
+// installSoakCRD makes the soak's CRD in the fleet and propagates it to every member with a
+// ClusterPropagationPolicy, as a user does before making objects of a kind of their own;
+// both go when the test ends, the CRD first, so that its copies and their objects go from
+// the members.
+func installSoakCRD(t *testing.T) {
+	fleet := theLab.FleetKubeconfig()
+	t.Cleanup(func() {
+		if t.Failed() && os.Getenv("SOAK_KEEP") != "" {
+			return
+		}
+		_, _ = runKubectl(fleet, "delete", "crd", soakWidgets.GroupResource().String(), "--ignore-not-found")
+		for _, m := range labMembers {
+			expectOutput(t, time.Minute, memberKubeconfig(m), "", "get", "crd", soakWidgets.GroupResource().String(), "--ignore-not-found", "-o", "name")
+		}
+		_, _ = runKubectl(fleet, "delete", "cpp", "soak-crd", "--ignore-not-found")
+	})
+	kubectlStdin(t, fleet, `apiVersion: federation.fedhq.io/v1alpha1
+kind: ClusterPropagationPolicy
+metadata:
+  name: soak-crd
+spec:
+  resourceSelectors:
+  - apiVersion: apiextensions.k8s.io/v1
+    kind: CustomResourceDefinition
+    name: `+soakWidgets.GroupResource().String()+`
+  placement:
+    clusterAffinity:
+      clusterNames: [`+strings.Join(labMembers, ", ")+`]
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: `+soakWidgets.GroupResource().String()+`
+spec:
+  group: `+soakWidgets.Group+`
+  names: {kind: Widget, listKind: WidgetList, plural: widgets, singular: widget}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer}
+              colour: {type: string}
+`, "apply", "-f", "-")
+	for _, m := range labMembers {
+		expectOutput(t, time.Minute, memberKubeconfig(m), "True", "get", "crd", soakWidgets.GroupResource().String(), "-o", `jsonpath={.status.conditions[?(@.type=="Established")].status}`)
+	}
+	// The fleet serves the kind once it has read the CRD.
+	waitFor(t, 30*time.Second, func() error {
+		_, err := runKubectl(fleet, "get", "widgets", "-A")
+		return err
+	})
 }
 
 const (
@@ -73,6 +157,9 @@ const (
 	soakGroups        = 3
 	soakNames         = 4 // templates of each kind in a namespace
 	soakPolicies      = 3 // PropagationPolicies in a namespace
+	// ClusterPropagationPolicies of a namespace: the soak's select templates of one
+	// namespace each.
+	soakClusterPolicies = 2
 )
 
 type soak struct {
@@ -105,6 +192,12 @@ type soak struct {
 	checked struct{ templates, objects int }
 	// goroutines is fed-apiserver's count after the first convergence.
 	goroutines int
+	heap       int64
+	// proxy is the latency proxy in front of one member (slowMember).
+	proxy *latencyProxy
+	// search is the host's client of the search cache, once searchRegistry made the
+	// registry of the run's namespaces.
+	search rest.Interface
 }
 
 func newSoak(t *testing.T, seed int64) *soak {
@@ -168,6 +261,8 @@ func (s *soak) run(d time.Duration) {
 	for _, ns := range s.namespaces {
 		s.createNamespace(ns)
 	}
+	s.slowMember()
+	s.searchRegistry()
 	end := time.Now().Add(d)
 	for time.Now().Before(end) {
 		busy := time.Now().Add(time.Duration(15+s.rng.Intn(20)) * time.Second)
@@ -248,16 +343,22 @@ func (s *soak) step() {
 		s.deleteTemplate(ns, false)
 	case r < 50:
 		s.deleteTemplate(ns, true)
-	case r < 68:
-		s.applyPolicy(ns)
+	case r < 62:
+		s.applyPolicy(ns, false)
+	case r < 66:
+		s.deletePolicy(ns, false)
+	case r < 71:
+		s.applyPolicy(ns, true)
 	case r < 74:
-		s.deletePolicy(ns)
+		s.deletePolicy(ns, true)
 	case r < 82:
 		s.applyOverride(ns)
 	case r < 86:
 		s.deleteOverride(ns)
+	case r < 87:
+		s.applyCron(ns)
 	case r < 88:
-		s.deleteTemplate(ns, true)
+		s.deleteFed("CronFederatedHPA", "cronfederatedhpas", ns, fmt.Sprintf("cron-t%d", s.pick(soakNames)))
 	case r < 89:
 		if s.pick(4) == 0 {
 			s.op("delete namespace "+ns, s.fleet.Resource(namespacesGVR).Delete(s.ctx, ns, metav1.DeleteOptions{}))
@@ -297,6 +398,9 @@ func soakTemplate(k int, ns, name string, v, g int) *unstructured.Unstructured {
 					"spec": map[string]any{"containers": []any{map[string]any{"name": "app", "image": fmt.Sprintf("soak:%d", v),
 						"resources": map[string]any{"requests": map[string]any{"cpu": "10m"}}}}},
 				}}}}
+	case "Widget":
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": soakWidgets.GroupVersion().String(), "kind": "Widget", "metadata": meta,
+			"spec": map[string]any{"size": int64(v), "colour": []string{"red", "green", "blue"}[v%3]}}}
 	default:
 		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Service", "metadata": meta,
 			"spec": map[string]any{"selector": map[string]any{"app": name},
@@ -328,29 +432,35 @@ func (s *soak) deleteTemplate(ns string, again bool) {
 	s.op(fmt.Sprintf("delete and create %s %s/%s %s", soakKinds[k].kind, ns, name, o.GetLabels()[soakGroupLabel]), errors.Join(err, cerr))
 }
 
-// selectors select the group's templates of every kind the soak writes.
-func soakSelectors(g int) []federationv1alpha1.ResourceSelector {
+// selectors select the group's templates of every kind the soak writes in ns.
+func soakSelectors(g int, ns string) []federationv1alpha1.ResourceSelector {
 	var out []federationv1alpha1.ResourceSelector
 	for _, k := range soakKinds {
 		out = append(out, federationv1alpha1.ResourceSelector{
 			APIVersion:    k.gvr.GroupVersion().String(),
 			Kind:          k.kind,
+			Namespace:     ns,
 			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{soakGroupLabel: fmt.Sprintf("g%d", g)}},
 		})
 	}
 	return out
 }
 
-// applyPolicy creates or changes a PropagationPolicy: its group, clusters, priority and
-// how it schedules replicas.
-func (s *soak) applyPolicy(ns string) {
-	name, g, clusters := fmt.Sprintf("p%d", s.pick(soakPolicies)), s.pick(soakGroups), s.clusters()
+// clusterPolicyName is the name of the i-th ClusterPropagationPolicy of the soak's
+// namespace ns (which selects templates of ns only, so runs and other tests keep apart).
+func clusterPolicyName(ns string, i int) string { return fmt.Sprintf("%s-c%d", ns, i) }
+
+// applyPolicy creates or changes a PropagationPolicy, or with cluster a
+// ClusterPropagationPolicy: its group, clusters, priority, preemption and how it schedules
+// replicas.
+func (s *soak) applyPolicy(ns string, cluster bool) {
+	g, clusters := s.pick(soakGroups), s.clusters()
 	kind := federationv1alpha1.ReplicaSchedulingTypeDuplicated
 	if s.pick(3) == 0 {
 		kind = federationv1alpha1.ReplicaSchedulingTypeDivided
 	}
 	spec := federationv1alpha1.PropagationSpec{
-		ResourceSelectors: soakSelectors(g),
+		ResourceSelectors: soakSelectors(g, ""),
 		Priority:          ptr.To(int32(s.pick(3))),
 		Placement: federationv1alpha1.Placement{
 			ClusterAffinity:   &federationv1alpha1.ClusterAffinity{ClusterNames: clusters},
@@ -360,10 +470,23 @@ func (s *soak) applyPolicy(ns string) {
 	if kind == federationv1alpha1.ReplicaSchedulingTypeDivided {
 		spec.Placement.ReplicaScheduling.ReplicaDivisionPreference = federationv1alpha1.ReplicaDivisionPreferenceAggregated
 	}
-	s.applyFed(fmt.Sprintf("g%d %v %s priority %d", g, clusters, kind, *spec.Priority), "PropagationPolicy", "propagationpolicies", ns, name, &spec)
+	if s.pick(4) == 0 {
+		spec.Preemption = federationv1alpha1.PreemptAlways
+	}
+	details := fmt.Sprintf("g%d %v %s priority %d %s", g, clusters, kind, *spec.Priority, spec.Preemption)
+	if cluster {
+		spec.ResourceSelectors = soakSelectors(g, ns)
+		s.applyFed(details, "ClusterPropagationPolicy", "clusterpropagationpolicies", "", clusterPolicyName(ns, s.pick(soakClusterPolicies)), &spec)
+		return
+	}
+	s.applyFed(details, "PropagationPolicy", "propagationpolicies", ns, fmt.Sprintf("p%d", s.pick(soakPolicies)), &spec)
 }
 
-func (s *soak) deletePolicy(ns string) {
+func (s *soak) deletePolicy(ns string, cluster bool) {
+	if cluster {
+		s.deleteFed("ClusterPropagationPolicy", "clusterpropagationpolicies", "", clusterPolicyName(ns, s.pick(soakClusterPolicies)))
+		return
+	}
 	s.deleteFed("PropagationPolicy", "propagationpolicies", ns, fmt.Sprintf("p%d", s.pick(soakPolicies)))
 }
 
@@ -376,15 +499,28 @@ func (s *soak) applyFed(details, kind, resource, ns, name string, spec any) { //
 	}
 	obj := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": federationv1alpha1.SchemeGroupVersion.String(), "kind": kind,
-		"metadata": map[string]any{"name": name, "namespace": ns}, "spec": u,
+		"metadata": map[string]any{"name": name}, "spec": u,
 	}}
-	_, err = s.fleet.Resource(federationv1alpha1.SchemeGroupVersion.WithResource(resource)).Namespace(ns).Apply(s.ctx, name, obj, metav1.ApplyOptions{FieldManager: "soak", Force: true})
-	s.op(fmt.Sprintf("apply %s %s/%s %s", kind, ns, name, details), err)
+	if ns != "" {
+		obj.SetNamespace(ns)
+	}
+	_, err = s.fedResource(resource, ns).Apply(s.ctx, name, obj, metav1.ApplyOptions{FieldManager: "soak", Force: true})
+	s.op(fmt.Sprintf("apply %s %s %s", kind, path.Join(ns, name), details), err)
 }
 
 func (s *soak) deleteFed(kind, resource, ns, name string) {
-	err := s.fleet.Resource(federationv1alpha1.SchemeGroupVersion.WithResource(resource)).Namespace(ns).Delete(s.ctx, name, metav1.DeleteOptions{})
-	s.op(fmt.Sprintf("delete %s %s/%s", kind, ns, name), err)
+	err := s.fedResource(resource, ns).Delete(s.ctx, name, metav1.DeleteOptions{})
+	s.op(fmt.Sprintf("delete %s %s", kind, path.Join(ns, name)), err)
+}
+
+// fedResource is a resource of fed's federation group, of namespace ns ("" for a
+// cluster-scoped one).
+func (s *soak) fedResource(resource, ns string) dynamic.ResourceInterface {
+	r := s.fleet.Resource(federationv1alpha1.SchemeGroupVersion.WithResource(resource))
+	if ns == "" {
+		return r
+	}
+	return r.Namespace(ns)
 }
 
 // applyOverride creates or changes the OverridePolicy of a group (one per group, so that
@@ -393,7 +529,7 @@ func (s *soak) applyOverride(ns string) {
 	g, clusters, v := s.pick(soakGroups), s.clusters(), fmt.Sprintf("v%d", s.pick(1000))
 	name := fmt.Sprintf("o-g%d", g)
 	spec := federationv1alpha1.OverrideSpec{
-		ResourceSelectors: soakSelectors(g),
+		ResourceSelectors: soakSelectors(g, ""),
 		OverrideRules: []federationv1alpha1.RuleWithCluster{{
 			TargetCluster: &federationv1alpha1.ClusterAffinity{ClusterNames: clusters},
 			Overriders: federationv1alpha1.Overriders{LabelsOverrider: []federationv1alpha1.LabelAnnotationOverrider{{
@@ -404,15 +540,29 @@ func (s *soak) applyOverride(ns string) {
 	s.applyFed(fmt.Sprintf("%v %s", clusters, v), "OverridePolicy", "overridepolicies", ns, name, &spec)
 }
 
+// applyCron creates or changes the CronFederatedHPA of a Deployment template: it scales the
+// template to some replicas every minute (while the soak's own applies set them back).
+func (s *soak) applyCron(ns string) {
+	i, replicas := s.pick(soakNames), int32(1+s.pick(4))
+	spec := federationv1alpha1.CronFederatedHPASpec{
+		ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: fmt.Sprintf("t%d", i)},
+		Rules:          []federationv1alpha1.CronFederatedHPARule{{Name: "scale", Schedule: "* * * * *", TargetReplicas: ptr.To(replicas)}},
+	}
+	s.applyFed(fmt.Sprintf("every minute to %d", replicas), "CronFederatedHPA", "cronfederatedhpas", ns, fmt.Sprintf("cron-t%d", i), &spec)
+}
+
 func (s *soak) deleteOverride(ns string) {
 	s.deleteFed("OverridePolicy", "overridepolicies", ns, fmt.Sprintf("o-g%d", s.pick(soakGroups)))
 }
 
 // fault injects one fault that is not in force yet, undone a few seconds later whatever
 // the operations are doing: fed-apiserver killed (kill -9), a member's kube-apiserver killed,
-// the lab's etcd paused (SIGSTOP: the host's and members' storage hangs).
+// the lab's etcd paused (SIGSTOP: the host's and members' storage hangs), a member tainted
+// (NoSchedule, as kubectl fed cordon does, or NoExecute: its workloads are evicted), a member
+// unjoined (kubectl fed unjoin) and joined again, the member behind the soak's proxy slowed
+// down.
 func (s *soak) fault() {
-	switch s.pick(3) {
+	switch s.pick(6) {
 	case 0:
 		s.inject("kill fed-apiserver", time.Duration(1+s.pick(8))*time.Second,
 			func() error { return theLab.KillProcess("fed-apiserver") },
@@ -422,11 +572,275 @@ func (s *soak) fault() {
 		s.inject("kill "+m, time.Duration(5+s.pick(25))*time.Second,
 			func() error { return theLab.KillProcess(m) },
 			func() error { return theLab.StartProcess(m) })
-	default:
+	case 2:
 		s.inject("pause etcd", time.Duration(1+s.pick(6))*time.Second,
 			func() error { return theLab.PauseProcess("etcd") },
 			func() error { return theLab.ResumeProcess("etcd") })
+	case 3:
+		m := labMembers[s.pick(len(labMembers))]
+		taint := corev1.Taint{Key: "soak", Effect: corev1.TaintEffectNoSchedule}
+		if s.pick(2) == 0 {
+			taint.Effect = corev1.TaintEffectNoExecute
+		}
+		s.inject(fmt.Sprintf("taint %s %s", m, taint.ToString()), time.Duration(3+s.pick(20))*time.Second,
+			func() error { return s.setTaint(m, taint, true) },
+			func() error { return s.setTaint(m, taint, false) })
+	case 4:
+		// Not the member behind the proxy: join would point its Cluster at the member itself.
+		m := labMembers[s.pick(len(labMembers))]
+		if s.proxy != nil && m == s.proxy.member {
+			return
+		}
+		s.inject("unjoin "+m, time.Duration(5+s.pick(25))*time.Second,
+			func() error { return s.unjoin(m) },
+			func() error {
+				ctx, cancel := context.WithTimeout(s.ctx, 3*time.Minute)
+				defer cancel()
+				return theLab.JoinMembers(ctx)
+			})
+	default:
+		if s.proxy == nil {
+			return
+		}
+		delay := time.Duration(50+s.pick(400)) * time.Millisecond
+		s.inject("slow "+s.proxy.member, time.Duration(5+s.pick(25))*time.Second,
+			func() error { s.record("%s's latency: %s", s.proxy.member, delay); s.proxy.delay.Store(int64(delay)); return nil },
+			func() error { s.proxy.delay.Store(0); return nil })
 	}
+}
+
+// unjoin runs kubectl fed unjoin for member m, which cleans up m as well.
+func (s *soak) unjoin(m string) error {
+	root, err := lab.RepoRoot()
+	if err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(s.ctx, filepath.Join(root, "bin", "kubectl-fed"), "--kubeconfig", theLab.Host.Kubeconfig,
+		"unjoin", m, "--cluster-kubeconfig", memberKubeconfig(m))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%w: %s", err, out)
+	}
+	return nil
+}
+
+// setTaint adds a taint to a member's Cluster, or removes it, as kubectl fed taint does.
+func (s *soak) setTaint(m string, taint corev1.Taint, add bool) error {
+	return s.updateCluster(m, func(c *clusterv1alpha1.Cluster) {
+		c.Spec.Taints = slices.DeleteFunc(c.Spec.Taints, func(t corev1.Taint) bool { return t.MatchTaint(&taint) })
+		if add {
+			taint.TimeAdded = ptr.To(metav1.Now())
+			c.Spec.Taints = append(c.Spec.Taints, taint)
+		}
+	})
+}
+
+// updateCluster changes a member's Cluster, again on a conflict or while fed-apiserver is
+// away (for up to a minute): a fault's undo must not be lost to another fault.
+func (s *soak) updateCluster(m string, change func(*clusterv1alpha1.Cluster)) error {
+	clusters := s.fed.ClusterV1alpha1().Clusters()
+	backoff := wait.Backoff{Duration: 100 * time.Millisecond, Factor: 1.5, Steps: 30, Cap: 5 * time.Second}
+	return retry.OnError(backoff, func(err error) bool { return !apierrors.IsNotFound(err) }, func() error {
+		c, err := clusters.Get(s.ctx, m, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		change(c)
+		_, err = clusters.Update(s.ctx, c, metav1.UpdateOptions{})
+		return err
+	})
+}
+
+// searchRegistry has the search cache hold every object of the soak's kinds in the run's
+// namespaces, of every member, for the checker to compare with the members.
+func (s *soak) searchRegistry() {
+	rr := &searchv1alpha1.ResourceRegistry{ObjectMeta: metav1.ObjectMeta{Name: s.namespaces[0] + "-search"}}
+	for _, ns := range s.namespaces {
+		for _, k := range soakKinds {
+			rr.Spec.ResourceSelectors = append(rr.Spec.ResourceSelectors, searchv1alpha1.ResourceSelector{
+				APIVersion: k.gvr.GroupVersion().String(), Kind: k.kind, Namespace: ns})
+		}
+	}
+	registries := s.fed.SearchV1alpha1().ResourceRegistries()
+	if _, err := registries.Create(s.ctx, rr, metav1.CreateOptions{}); err != nil {
+		s.t.Fatal(err)
+	}
+	s.t.Cleanup(func() { _ = registries.Delete(context.Background(), rr.Name, metav1.DeleteOptions{}) })
+	host, _ := hostClients(s.t)
+	s.search = host.CoreV1().RESTClient()
+}
+
+// checkSearch compares what the search cache holds of a kind in ns with what the members
+// hold: the same objects, with the same labels, data and spec. (The cache serves
+// resourceVersions of its own.)
+func (s *soak) checkSearch(ns string, gvr schema.GroupVersionResource) error {
+	if s.search == nil {
+		return nil
+	}
+	p := path.Join("/apis", gvr.Group, gvr.Version, "namespaces", ns, gvr.Resource)
+	if gvr.Group == "" {
+		p = path.Join("/api", gvr.Version, "namespaces", ns, gvr.Resource)
+	}
+	_, list, err := searchList(s.ctx, s.search, p, nil)
+	if err != nil {
+		return fmt.Errorf("searching %s: %w", p, err)
+	}
+	var got, want []string
+	for _, o := range list.Items {
+		got = append(got, o.GetAnnotations()[searchv1alpha1.AnnotationCluster]+"/"+soakContent(&o))
+	}
+	for _, m := range labMembers {
+		l, err := s.member[m].Resource(gvr).Namespace(ns).List(s.ctx, metav1.ListOptions{})
+		if apierrors.IsNotFound(err) {
+			continue // the member does not serve the kind (its CRD is not there)
+		}
+		if err != nil {
+			return err
+		}
+		for _, o := range l.Items {
+			want = append(want, m+"/"+soakContent(&o))
+		}
+	}
+	if !sameSet(got, want) {
+		return fmt.Errorf("the search cache has %s %v in %s, the members %v", gvr.Resource, sorted(got), ns, sorted(want))
+	}
+	return nil
+}
+
+// soakContent is an object's name and a digest of its labels, data and spec.
+func soakContent(o *unstructured.Unstructured) string {
+	b, err := json.Marshal([]any{o.GetLabels(), o.Object["data"], o.Object["spec"]})
+	if err != nil {
+		return o.GetName() + "@" + err.Error()
+	}
+	return fmt.Sprintf("%s@%x", o.GetName(), sha256.Sum256(b))[:len(o.GetName())+9]
+}
+
+// slowMember puts a proxy that adds latency (none until a fault sets it) in front of a
+// member's kube-apiserver, by pointing its Cluster's apiEndpoint there: fed follows the
+// change, as it does when a member's address moves. The endpoint is set back when the
+// test ends.
+func (s *soak) slowMember() {
+	m := labMembers[s.pick(len(labMembers))]
+	direct := theLab.Member(m).URL()
+	p, err := startLatencyProxy(strings.TrimPrefix(direct, "https://"))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	p.member = m
+	s.proxy = p
+	s.t.Cleanup(func() {
+		if err := s.updateCluster(m, func(c *clusterv1alpha1.Cluster) { c.Spec.APIEndpoint = direct }); err != nil {
+			s.t.Errorf("setting %s's apiEndpoint back to %s: %v", m, direct, err)
+		}
+		p.close()
+	})
+	s.op(fmt.Sprintf("set %s's apiEndpoint to the proxy %s", m, p.url()),
+		s.updateCluster(m, func(c *clusterv1alpha1.Cluster) { c.Spec.APIEndpoint = p.url() }))
+}
+
+// latencyProxy forwards TCP connections on 127.0.0.1 to an address, each chunk delivered
+// delay after it was read (latency, not a limit on throughput).
+type latencyProxy struct {
+	member string
+	ln     net.Listener
+	target string
+	delay  atomic.Int64 // nanoseconds
+	mu     sync.Mutex
+	conns  map[net.Conn]bool
+}
+
+func startLatencyProxy(target string) (*latencyProxy, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	p := &latencyProxy{ln: ln, target: target, conns: map[net.Conn]bool{}}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go p.serve(c)
+		}
+	}()
+	return p, nil
+}
+
+func (p *latencyProxy) url() string { return "https://" + p.ln.Addr().String() }
+
+func (p *latencyProxy) track(c net.Conn, open bool) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.conns == nil {
+		return false // closed
+	}
+	if open {
+		p.conns[c] = true
+	} else {
+		delete(p.conns, c)
+	}
+	return true
+}
+
+func (p *latencyProxy) serve(c net.Conn) {
+	t, err := net.Dial("tcp", p.target)
+	if err != nil {
+		_ = c.Close()
+		return
+	}
+	if !p.track(c, true) || !p.track(t, true) {
+		_ = c.Close()
+		_ = t.Close()
+		return
+	}
+	done := func() {
+		_ = c.Close()
+		_ = t.Close()
+		p.track(c, false)
+		p.track(t, false)
+	}
+	go p.pipe(c, t, done)
+	go p.pipe(t, c, done)
+}
+
+// pipe copies src to dst, each chunk after the delay in force when it was read.
+func (p *latencyProxy) pipe(src, dst net.Conn, done func()) {
+	type chunk struct {
+		at   time.Time
+		data []byte
+	}
+	chunks := make(chan chunk, 1024)
+	go func() {
+		defer close(chunks)
+		for {
+			buf := make([]byte, 32<<10)
+			n, err := src.Read(buf)
+			if n > 0 {
+				chunks <- chunk{time.Now().Add(time.Duration(p.delay.Load())), buf[:n]}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	defer done()
+	for ch := range chunks {
+		time.Sleep(time.Until(ch.at))
+		if _, err := dst.Write(ch.data); err != nil {
+			return
+		}
+	}
+}
+
+func (p *latencyProxy) close() {
+	_ = p.ln.Close()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for c := range p.conns {
+		_ = c.Close()
+	}
+	p.conns = nil
 }
 
 // fault is one fault in force and how it is undone.
@@ -473,8 +887,14 @@ func (s *soak) undoFaults() {
 		names = append(names, name)
 	}
 	s.mu.Unlock()
-	for _, name := range names {
-		s.undo(name)
+	// The processes first: the other undos go through them.
+	process := func(n string) bool { return strings.HasPrefix(n, "kill ") || strings.HasPrefix(n, "pause ") }
+	for _, first := range []bool{true, false} {
+		for _, name := range names {
+			if process(name) == first {
+				s.undo(name)
+			}
+		}
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, 3*time.Minute)
 	defer cancel()
@@ -483,14 +903,21 @@ func (s *soak) undoFaults() {
 	}
 }
 
-// cleanUp leaves the lab as it found it: every process running, the namespaces gone.
+// cleanUp leaves the lab as it found it: no fault in force, every process running and
+// member joined, the namespaces gone.
 func (s *soak) cleanUp() {
-	_ = theLab.ResumeProcess("etcd")
+	s.undoFaults()
+	if s.t.Failed() && os.Getenv("SOAK_KEEP") != "" {
+		s.t.Logf("SOAK_KEEP: the namespaces %v, their ClusterPropagationPolicies and the CRD %s are kept", s.namespaces, soakWidgets.GroupResource())
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	_ = theLab.Up(ctx)
 	for _, ns := range s.namespaces {
 		_ = s.fleet.Resource(namespacesGVR).Delete(ctx, ns, metav1.DeleteOptions{})
+		for i := range soakClusterPolicies {
+			_ = s.fedResource("clusterpropagationpolicies", "").Delete(ctx, clusterPolicyName(ns, i), metav1.DeleteOptions{})
+		}
 	}
 }
 
@@ -517,8 +944,8 @@ func (s *soak) quiet() {
 	s.checkGoroutines()
 }
 
-// checkGoroutines compares fed-apiserver's goroutines with their count after the first
-// convergence: a leak grows with every period.
+// checkGoroutines compares fed-apiserver's goroutines and heap with theirs after the
+// first convergence: a leak grows with every period.
 func (s *soak) checkGoroutines() {
 	var n int
 	waitFor(s.t, 30*time.Second, func() error {
@@ -533,9 +960,19 @@ func (s *soak) checkGoroutines() {
 		n = int(v)
 		return nil
 	})
+	metrics, err := fedMetrics(s.ctx)
+	if err != nil {
+		s.fail(err)
+	}
+	heap := int64(sumMetrics(metrics, "go_memstats_heap_inuse_bytes")["go_memstats_heap_inuse_bytes"])
+	s.record("quiet: fed-apiserver has %d goroutines, %d MiB of heap in use", n, heap>>20)
 	if s.goroutines == 0 {
-		s.goroutines = n
+		s.goroutines, s.heap = n, heap
 		return
+	}
+	// Caches grow with what the lab holds; a leak grows with every period, far past this.
+	if limit := 2*s.heap + 256<<20; heap > limit {
+		s.fail(fmt.Errorf("fed-apiserver has %d MiB of heap in use, %d MiB after the first quiet period", heap>>20, s.heap>>20))
 	}
 	// Members' watches and workers come and go; a leak is per operation, and grows far past this.
 	if limit := s.goroutines*3/2 + 300; n > limit {
@@ -558,10 +995,20 @@ func (s *soak) check() error {
 	if err != nil {
 		return err
 	}
+	cpps, err := s.fed.FederationV1alpha1().ClusterPropagationPolicies().List(s.ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
 	s.checked.templates, s.checked.objects = 0, 0
 	var errs []error
 	for _, ns := range s.namespaces {
-		errs = append(errs, s.checkNamespace(ns, works)...)
+		var policies []soakPolicy
+		for _, p := range cpps.Items {
+			if strings.HasPrefix(p.Name, ns+"-c") && p.DeletionTimestamp == nil {
+				policies = append(policies, soakPolicy{name: p.Name, cluster: true, spec: p.Spec})
+			}
+		}
+		errs = append(errs, s.checkNamespace(ns, works, policies)...)
 		if len(errs) > 20 {
 			break
 		}
@@ -592,7 +1039,7 @@ func (s *soak) works() (map[string][]string, error) {
 
 // checkNamespace checks one namespace of the run: gone (nothing of it left anywhere), or
 // every template where its policy, overrides and schedule say, and nothing else.
-func (s *soak) checkNamespace(ns string, works map[string][]string) []error {
+func (s *soak) checkNamespace(ns string, works map[string][]string, policies []soakPolicy) []error {
 	var errs []error
 	nsObj, err := s.fleet.Resource(namespacesGVR).Get(s.ctx, ns, metav1.GetOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
@@ -607,7 +1054,6 @@ func (s *soak) checkNamespace(ns string, works map[string][]string) []error {
 			errs = append(errs, fmt.Errorf("Work of %s left after its namespace was deleted (in %v)", b, works[b]))
 		}
 	}
-	var policies []federationv1alpha1.PropagationPolicy
 	var overrides []federationv1alpha1.OverridePolicy
 	bindings := map[string]federationv1alpha1.ResourceBinding{}
 	if !gone {
@@ -615,7 +1061,11 @@ func (s *soak) checkNamespace(ns string, works map[string][]string) []error {
 		if err != nil {
 			return []error{err}
 		}
-		policies = pl.Items
+		for _, p := range pl.Items {
+			if p.DeletionTimestamp == nil {
+				policies = append(policies, soakPolicy{name: p.Name, spec: p.Spec})
+			}
+		}
 		ol, err := s.fed.FederationV1alpha1().OverridePolicies(ns).List(s.ctx, metav1.ListOptions{})
 		if err != nil {
 			return []error{err}
@@ -658,12 +1108,22 @@ func (s *soak) checkNamespace(ns string, works map[string][]string) []error {
 			if ok {
 				seen[bname] = true
 			}
+			if err := soakStatus(tmpl, placed, b.Spec.Placement.ReplicasDivided()); err != nil {
+				errs = append(errs, err)
+				continue
+			}
 			for m, replicas := range placed {
-				want[m][name] = soakExpected(tmpl, replicas, overrides, m)
+				want[m][name] = nil // kept while evicted: any copy of fed's
+				if replicas != soakEvicted {
+					want[m][name] = soakExpected(tmpl, replicas, overrides, m)
+				}
 			}
 		}
 		for _, m := range labMembers {
 			errs = append(errs, s.checkMember(m, ns, k.gvr, want[m])...)
+		}
+		if err := s.checkSearch(ns, k.gvr); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	for name, b := range bindings {
@@ -674,14 +1134,72 @@ func (s *soak) checkNamespace(ns string, works map[string][]string) []error {
 	return errs
 }
 
+// soakStatus checks what a placed Deployment's template says of its copies, as kubectl
+// rollout status reads it through the fleet: its generation observed, and its replicas up
+// to date — the sum of the members' when divided among them, else the template's (what
+// each member runs, and the least of the members' figures).
+func soakStatus(tmpl *unstructured.Unstructured, placed map[string]int64, divided bool) error {
+	if tmpl.GetKind() != "Deployment" || len(placed) == 0 || slices.Contains(slices.Collect(maps.Values(placed)), soakEvicted) {
+		return nil // not a workload, nowhere, or moving off an evicted member
+	}
+	want, _, _ := unstructured.NestedInt64(tmpl.Object, "spec", "replicas")
+	if divided {
+		want = 0
+		for _, r := range placed {
+			want += r
+		}
+	}
+	observed, _, _ := unstructured.NestedInt64(tmpl.Object, "status", "observedGeneration")
+	replicas, _, _ := unstructured.NestedInt64(tmpl.Object, "status", "replicas")
+	updated, _, _ := unstructured.NestedInt64(tmpl.Object, "status", "updatedReplicas")
+	if observed != tmpl.GetGeneration() || replicas != want || updated != want {
+		return fmt.Errorf("Deployment %s/%s: its status says generation %d observed, %d replicas, %d updated; want generation %d, %d and %d (%v)",
+			tmpl.GetNamespace(), tmpl.GetName(), observed, replicas, updated, tmpl.GetGeneration(), want, want, placed)
+	}
+	return nil
+}
+
+// soakEvicted marks, among the members that should hold a template, one that keeps its
+// copy, as it was, while a graceful eviction from it lasts.
+const soakEvicted = -1
+
+// soakPolicy is a PropagationPolicy or ClusterPropagationPolicy, as the checker sees it.
+type soakPolicy struct {
+	name    string
+	cluster bool
+	spec    federationv1alpha1.PropagationSpec
+}
+
+func (p soakPolicy) String() string {
+	if p.cluster {
+		return "ClusterPropagationPolicy " + p.name
+	}
+	return "PropagationPolicy " + p.name
+}
+
+func (p soakPolicy) priority() int32 { return ptr.Deref(p.spec.Priority, 0) }
+
+// preempts says whether p, which selects a template, must have taken it from claimer: p
+// may preempt (preemption Always), and it is a PropagationPolicy where claimer is a
+// ClusterPropagationPolicy, or of the same scope with a higher priority.
+func (p soakPolicy) preempts(claimer soakPolicy) bool {
+	if p.spec.Preemption != federationv1alpha1.PreemptAlways || p.String() == claimer.String() {
+		return false
+	}
+	if p.cluster != claimer.cluster {
+		return !p.cluster
+	}
+	return p.priority() > claimer.priority()
+}
+
 // checkBinding checks a template's binding against its policies and Works, and returns
 // the members that should hold the template, with their replicas.
-func (s *soak) checkBinding(tmpl *unstructured.Unstructured, kind string, policies []federationv1alpha1.PropagationPolicy, b federationv1alpha1.ResourceBinding, exists bool, workMembers []string) (map[string]int64, error) {
+func (s *soak) checkBinding(tmpl *unstructured.Unstructured, kind string, policies []soakPolicy, b federationv1alpha1.ResourceBinding, exists bool, workMembers []string) (map[string]int64, error) {
 	key := fmt.Sprintf("%s %s/%s", kind, tmpl.GetNamespace(), tmpl.GetName())
-	var matching []string
+	var matching []soakPolicy
 	for _, p := range policies {
-		if p.DeletionTimestamp == nil && soakSelects(p.Spec.ResourceSelectors, kind, tmpl.GetLabels()) {
-			matching = append(matching, p.Name)
+		if soakSelects(p.spec.ResourceSelectors, kind, tmpl.GetNamespace(), tmpl.GetLabels()) {
+			matching = append(matching, p)
 		}
 	}
 	if !exists {
@@ -696,12 +1214,25 @@ func (s *soak) checkBinding(tmpl *unstructured.Unstructured, kind string, polici
 	if b.Spec.Resource.UID != tmpl.GetUID() {
 		return nil, fmt.Errorf("%s: its binding is of template UID %s, the template's is %s", key, b.Spec.Resource.UID, tmpl.GetUID())
 	}
-	claimed := b.Labels[federationv1alpha1.LabelPolicyName]
+	claimed := soakPolicy{name: b.Labels[federationv1alpha1.LabelPolicyName]}
+	if name := b.Labels[federationv1alpha1.LabelClusterPolicy]; name != "" {
+		claimed = soakPolicy{name: name, cluster: true}
+	}
+	i := slices.IndexFunc(matching, func(p soakPolicy) bool { return p.String() == claimed.String() })
 	switch {
-	case len(matching) > 0 && !slices.Contains(matching, claimed):
-		return nil, fmt.Errorf("%s is selected by %v, its binding is of policy %q", key, matching, claimed)
-	case len(matching) == 0 && claimed != "":
-		return nil, fmt.Errorf("%s is selected by no policy, its binding is still of %q", key, claimed)
+	case len(matching) > 0 && i < 0:
+		return nil, fmt.Errorf("%s is selected by %v, its binding is of %v", key, matching, claimed)
+	case len(matching) == 0 && claimed.name != "":
+		return nil, fmt.Errorf("%s is selected by no policy, its binding is still of %v", key, claimed)
+	}
+	var p soakPolicy
+	if i >= 0 {
+		p = matching[i]
+		for _, other := range matching {
+			if other.preempts(p) {
+				return nil, fmt.Errorf("%s: %v (preemption Always, priority %d) selects it and must have taken it from %v (priority %d)", key, other, other.priority(), p, p.priority())
+			}
+		}
 	}
 	// A Duplicated workload runs the template's replicas in each cluster; a Divided one
 	// the binding's share.
@@ -719,21 +1250,27 @@ func (s *soak) checkBinding(tmpl *unstructured.Unstructured, kind string, polici
 		names = append(names, c.Name)
 		sum += int64(c.Replicas)
 	}
-	if claimed != "" {
-		i := slices.IndexFunc(policies, func(p federationv1alpha1.PropagationPolicy) bool { return p.Name == claimed })
-		p := policies[i]
-		target := p.Spec.Placement.ClusterAffinity.ClusterNames
+	// A cluster a NoExecute taint evicted the template from keeps its copy, as it was,
+	// until the copies elsewhere are healthy or the grace period is over (a kind of unknown
+	// health waits for the whole period, as in Karmada); meanwhile the placement leaves it
+	// out.
+	var evicting []string
+	for _, task := range b.Spec.GracefulEvictionTasks {
+		evicting = append(evicting, task.FromCluster)
+	}
+	if claimed.name != "" {
+		target := slices.DeleteFunc(slices.Clone(p.spec.Placement.ClusterAffinity.ClusterNames), func(c string) bool { return slices.Contains(evicting, c) })
 		if !meta.IsStatusConditionTrue(b.Status.Conditions, federationv1alpha1.BindingConditionScheduled) {
 			return nil, fmt.Errorf("%s: its binding is not Scheduled: %v", key, b.Status.Conditions)
 		}
 		switch {
 		case divided && hasReplicas:
 			if sum != replicas || slices.ContainsFunc(names, func(n string) bool { return !slices.Contains(target, n) }) {
-				return nil, fmt.Errorf("%s: policy %s divides %d replicas over %v, the binding has %v", key, claimed, replicas, target, b.Spec.Clusters)
+				return nil, fmt.Errorf("%s: %v divides %d replicas over %v, the binding has %v", key, claimed, replicas, target, b.Spec.Clusters)
 			}
 		default:
 			if !sameSet(names, target) {
-				return nil, fmt.Errorf("%s: policy %s places it in %v, the binding in %v", key, claimed, target, names)
+				return nil, fmt.Errorf("%s: %v places it in %v, the binding in %v", key, claimed, target, names)
 			}
 		}
 	}
@@ -744,8 +1281,12 @@ func (s *soak) checkBinding(tmpl *unstructured.Unstructured, kind string, polici
 		}
 		works = append(works, m)
 	}
-	if !sameSet(works, names) {
-		return nil, fmt.Errorf("%s: placed in %v, Works in %v", key, names, works)
+	kept := slices.DeleteFunc(slices.Clone(works), func(m string) bool { return slices.Contains(names, m) || !slices.Contains(evicting, m) })
+	if !sameSet(works, append(slices.Clone(names), kept...)) {
+		return nil, fmt.Errorf("%s: placed in %v (evicted from %v), Works in %v", key, names, evicting, works)
+	}
+	for _, m := range kept {
+		placed[m] = soakEvicted
 	}
 	if len(names) > 0 && !meta.IsStatusConditionTrue(b.Status.Conditions, federationv1alpha1.BindingConditionFullyApplied) {
 		return nil, fmt.Errorf("%s: its binding is not FullyApplied: %v", key, b.Status.Conditions)
@@ -753,10 +1294,10 @@ func (s *soak) checkBinding(tmpl *unstructured.Unstructured, kind string, polici
 	return placed, nil
 }
 
-// soakSelects tells whether selectors select a template of kind with labels.
-func soakSelects(selectors []federationv1alpha1.ResourceSelector, kind string, labels map[string]string) bool {
+// soakSelects tells whether selectors select a template of kind in ns with labels.
+func soakSelects(selectors []federationv1alpha1.ResourceSelector, kind, ns string, labels map[string]string) bool {
 	return slices.ContainsFunc(selectors, func(sel federationv1alpha1.ResourceSelector) bool {
-		if sel.Kind != kind || sel.LabelSelector == nil {
+		if sel.Kind != kind || sel.LabelSelector == nil || sel.Namespace != "" && sel.Namespace != ns {
 			return false
 		}
 		for k, v := range sel.LabelSelector.MatchLabels {
@@ -784,7 +1325,7 @@ func soakExpected(tmpl *unstructured.Unstructured, replicas int64, overrides []f
 	}
 	labels := want.GetLabels()
 	for _, o := range overrides {
-		if o.DeletionTimestamp != nil || !soakSelects(o.Spec.ResourceSelectors, tmpl.GetKind(), tmpl.GetLabels()) {
+		if o.DeletionTimestamp != nil || !soakSelects(o.Spec.ResourceSelectors, tmpl.GetKind(), tmpl.GetNamespace(), tmpl.GetLabels()) {
 			continue
 		}
 		for _, r := range o.Spec.OverrideRules {
@@ -817,6 +1358,9 @@ func (s *soak) checkMember(m, ns string, gvr schema.GroupVersionResource, want m
 			errs = append(errs, fmt.Errorf("%s has %s %s/%s of fed's that no binding places there", m, gvr.Resource, ns, o.GetName()))
 			continue
 		}
+		if w == nil {
+			continue
+		}
 		if got := o.GetAnnotations()[federationv1alpha1.AnnotationTemplateUID]; got != string(w.GetUID()) {
 			errs = append(errs, fmt.Errorf("%s: %s %s/%s is of template %s, the template is %s", m, gvr.Resource, ns, o.GetName(), got, w.GetUID()))
 		}
@@ -828,7 +1372,7 @@ func (s *soak) checkMember(m, ns string, gvr schema.GroupVersionResource, want m
 		if _, overridden := w.GetLabels()[soakOverrideLabel]; !overridden && o.GetLabels()[soakOverrideLabel] != "" {
 			errs = append(errs, fmt.Errorf("%s: %s %s/%s keeps label %s=%s that no override gives it there", m, gvr.Resource, ns, o.GetName(), soakOverrideLabel, o.GetLabels()[soakOverrideLabel]))
 		}
-		for _, path := range [][]string{{"data"}, {"spec", "replicas"}, {"spec", "template", "spec", "containers"}, {"spec", "ports"}} {
+		for _, path := range [][]string{{"data"}, {"spec", "replicas"}, {"spec", "template", "spec", "containers"}, {"spec", "ports"}, {"spec", "size"}, {"spec", "colour"}} {
 			wv, _, _ := unstructured.NestedFieldNoCopy(w.Object, path...)
 			if wv == nil {
 				continue
@@ -839,8 +1383,8 @@ func (s *soak) checkMember(m, ns string, gvr schema.GroupVersionResource, want m
 			}
 		}
 	}
-	for name := range want {
-		if !have[name] {
+	for name, w := range want {
+		if !have[name] && w != nil {
 			errs = append(errs, fmt.Errorf("%s has no %s %s/%s, which its binding places there", m, gvr.Resource, ns, name))
 		}
 	}
@@ -891,7 +1435,7 @@ func testSoakChecker(t *testing.T) {
 		t.Fatal(err)
 	}
 	policy := &federationv1alpha1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Name: "p0"}, Spec: federationv1alpha1.PropagationSpec{
-		ResourceSelectors: soakSelectors(0),
+		ResourceSelectors: soakSelectors(0, ""),
 		Placement: federationv1alpha1.Placement{ClusterAffinity: &federationv1alpha1.ClusterAffinity{ClusterNames: []string{"member1"}},
 			ReplicaScheduling: &federationv1alpha1.ReplicaSchedulingStrategy{ReplicaSchedulingType: federationv1alpha1.ReplicaSchedulingTypeDuplicated}},
 	}}
