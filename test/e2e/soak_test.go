@@ -604,7 +604,11 @@ func (s *soak) fault() {
 		}
 		delay := time.Duration(50+s.pick(400)) * time.Millisecond
 		s.inject("slow "+s.proxy.member, time.Duration(5+s.pick(25))*time.Second,
-			func() error { s.record("%s's latency: %s", s.proxy.member, delay); s.proxy.delay.Store(int64(delay)); return nil },
+			func() error {
+				s.record("%s's latency: %s", s.proxy.member, delay)
+				s.proxy.delay.Store(int64(delay))
+				return nil
+			},
 			func() error { s.proxy.delay.Store(0); return nil })
 	}
 }
