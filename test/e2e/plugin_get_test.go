@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
@@ -184,7 +185,15 @@ func TestFedGet(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() {
+			// Gone, not only deleted: a Cluster is cleaned up before it goes, and the next
+			// subtest asks every cluster.
 			_ = fed.ClusterV1alpha1().Clusters().Delete(context.Background(), name, metav1.DeleteOptions{})
+			waitFor(t, time.Minute, func() error {
+				if _, err := fed.ClusterV1alpha1().Clusters().Get(context.Background(), name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+					return fmt.Errorf("cluster %s still there (%v)", name, err)
+				}
+				return nil
+			})
 		})
 		start := time.Now()
 		out, stderr, err := runFed(bin, "get", "deploy", "--all-clusters", "-n", ns)
