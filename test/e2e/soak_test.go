@@ -173,6 +173,9 @@ type soak struct {
 	// namespaces are the fleet namespaces the run uses (made, deleted, made again).
 	namespaces []string
 	history    []string
+	// faultLog is every fault injected and undone in the run, which a violation prints
+	// whole: the last operations may not reach back to one still in force.
+	faultLog []string
 	// mu guards what the undoing of faults shares with the operations: the faults in
 	// force, the history and the figures.
 	mu     sync.Mutex
@@ -250,9 +253,9 @@ func (s *soak) recordLocked(format string, args ...any) {
 func (s *soak) fail(err error) {
 	s.t.Helper()
 	s.mu.Lock()
-	history := strings.Join(s.history, "\n  ")
+	history, faults := strings.Join(s.history, "\n  "), strings.Join(s.faultLog, "\n  ")
 	s.mu.Unlock()
-	s.t.Fatalf("soak seed %d (replay: make soak SEED=%d): %v\nthe last operations:\n  %s", s.seed, s.seed, err, history)
+	s.t.Fatalf("soak seed %d (replay: make soak SEED=%d): %v\nthe faults of the run:\n  %s\nthe last operations:\n  %s", s.seed, s.seed, err, faults, history)
 }
 
 // run alternates periods of operations under faults with quiet periods, each ended by the
@@ -864,7 +867,9 @@ func (s *soak) inject(name string, d time.Duration, do, undo func() error) {
 	s.faults[name] = f
 	s.stats.faults[strings.Fields(name)[0]]++
 	s.mu.Unlock()
-	s.op(fmt.Sprintf("%s for %s", name, d), do())
+	err := do()
+	s.op(fmt.Sprintf("%s for %s", name, d), err)
+	s.logFault("%s for %s: %v", name, d, err)
 	f.timer = time.AfterFunc(d, func() { s.undo(name) })
 }
 
@@ -880,7 +885,16 @@ func (s *soak) undo(name string) {
 	if f.timer != nil {
 		f.timer.Stop()
 	}
-	s.op("undo "+name, f.undo())
+	err := f.undo()
+	s.op("undo "+name, err)
+	s.logFault("undo %s: %v", name, err)
+}
+
+// logFault adds to the faults of the run.
+func (s *soak) logFault(format string, args ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faultLog = append(s.faultLog, time.Now().Format("15:04:05.000")+" "+fmt.Sprintf(format, args...))
 }
 
 // undoFaults ends every fault, and waits until every process of the lab is ready again.
