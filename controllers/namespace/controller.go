@@ -91,7 +91,7 @@ func NewController(fed versioned.Interface, tmpls *templates.Templates, clusters
 	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: enqueueCluster,
 		UpdateFunc: func(old, obj any) {
-			if o, ok := obj.(*clusterv1alpha1.Cluster); ok && (o.DeletionTimestamp != nil || !slices.Contains(o.Finalizers, clusterv1alpha1.FinalizerCleanup)) {
+			if o, ok := obj.(*clusterv1alpha1.Cluster); ok && (o.DeletionTimestamp != nil || lacksFinalizer(o)) {
 				enqueueCluster(obj)
 			}
 		},
@@ -172,9 +172,8 @@ func (c *Controller) executionNamespace(ctx context.Context, cluster string) err
 	} else if err != nil {
 		return err
 	}
-	finalized := slices.Contains(cl.Finalizers, clusterv1alpha1.FinalizerCleanup)
 	if cl.DeletionTimestamp != nil {
-		if err := c.deleteExecutionNamespace(ctx, name); err != nil || !finalized {
+		if err := c.deleteExecutionNamespace(ctx, name); err != nil || !slices.Contains(cl.Finalizers, clusterv1alpha1.FinalizerCleanup) {
 			return err
 		}
 		if _, err := c.names.FleetNamespace(ctx, name); !apierrors.IsNotFound(err) {
@@ -182,7 +181,7 @@ func (c *Controller) executionNamespace(ctx context.Context, cluster string) err
 		}
 		return c.setFinalizer(ctx, cl, false)
 	}
-	if !finalized && cl.Spec.SyncMode != clusterv1alpha1.Pull {
+	if lacksFinalizer(cl) {
 		if err := c.setFinalizer(ctx, cl, true); err != nil {
 			return err
 		}
@@ -202,12 +201,19 @@ func (c *Controller) executionNamespace(ctx context.Context, cluster string) err
 	return nil
 }
 
+// lacksFinalizer says whether a Cluster should carry the cleanup finalizer and does not: a
+// push cluster's (a pull cluster's agent is not waited for).
+func lacksFinalizer(cl *clusterv1alpha1.Cluster) bool {
+	return cl.Spec.SyncMode != clusterv1alpha1.Pull && !slices.Contains(cl.Finalizers, clusterv1alpha1.FinalizerCleanup)
+}
+
 func (c *Controller) deleteExecutionNamespace(ctx context.Context, name string) error {
 	return ignoreNotFound(c.templates.Client.Resource(members.NamespacesResource).Delete(ctx, name, metav1.DeleteOptions{}))
 }
 
 // setFinalizer adds the cleanup finalizer to a Cluster, or removes it, by a JSON patch
-// tested against the finalizers as read (a conflict brings the key back soon).
+// tested against the resourceVersion read: a Cluster changed meanwhile fails the test, an
+// error, and the key is reconciled again.
 func (c *Controller) setFinalizer(ctx context.Context, cl *clusterv1alpha1.Cluster, add bool) error {
 	finalizers := slices.DeleteFunc(slices.Clone(cl.Finalizers), func(f string) bool { return f == clusterv1alpha1.FinalizerCleanup })
 	if add {

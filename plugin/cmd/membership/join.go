@@ -32,6 +32,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
@@ -239,19 +240,23 @@ func (o *JoinOptions) waitLeft(ctx context.Context, items []clusterv1alpha1.Clus
 	if i < 0 {
 		return nil
 	}
-	uid := items[i].UID
 	o.progress("cluster %s is still leaving the fleet (fed is removing its objects from the member); waiting up to %s for it to go", o.Name, o.Timeout)
-	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, o.Timeout, true, func(ctx context.Context) (bool, error) {
-		c, err := o.fed.ClusterV1alpha1().Clusters().Get(ctx, o.Name, metav1.GetOptions{})
+	if err := waitGone(ctx, o.fed, o.Name, items[i].UID, o.Timeout); err != nil {
+		return fmt.Errorf("cluster %s is still being deleted after %s; join it again once it is gone: %w", o.Name, o.Timeout, err)
+	}
+	return nil
+}
+
+// waitGone waits up to timeout until the Cluster of the name and uid is gone (none of the
+// name, or one of another uid).
+func waitGone(ctx context.Context, fed versioned.Interface, name string, uid types.UID, timeout time.Duration) error {
+	return wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		c, err := fed.ClusterV1alpha1().Clusters().Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return true, nil
 		}
 		return err == nil && c.UID != uid, err
 	})
-	if err != nil {
-		return fmt.Errorf("cluster %s is still being deleted after %s; join it again once it is gone: %w", o.Name, o.Timeout, err)
-	}
-	return nil
 }
 
 // waitReady waits until the Cluster's Ready condition is True, reporting its changes. It

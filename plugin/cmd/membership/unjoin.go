@@ -24,7 +24,6 @@ import (
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
@@ -159,9 +158,8 @@ func (o *UnjoinOptions) Run(ctx context.Context) error {
 // deleteCluster deletes the Cluster and waits until it is gone: fed removes from the member
 // what it propagated there first.
 func (o *UnjoinOptions) deleteCluster(ctx context.Context, c *clusterv1alpha1.Cluster) error {
-	clusters := o.fed.ClusterV1alpha1().Clusters()
 	uid := c.UID
-	err := clusters.Delete(ctx, o.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	err := o.fed.ClusterV1alpha1().Clusters().Delete(ctx, o.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -169,17 +167,7 @@ func (o *UnjoinOptions) deleteCluster(ctx context.Context, c *clusterv1alpha1.Cl
 		return err
 	}
 	cmdline.Progress(o.ErrOut, "waiting up to %s for fed to remove its objects from %s and the Cluster to go", o.Timeout, o.Name)
-	err = wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, o.Timeout, true, func(ctx context.Context) (bool, error) {
-		got, err := clusters.Get(ctx, o.Name, metav1.GetOptions{})
-		switch {
-		case apierrors.IsNotFound(err):
-			return true, nil
-		case err != nil:
-			return false, err
-		}
-		return got.UID != uid, nil
-	})
-	if err != nil {
+	if err := waitGone(ctx, o.fed, o.Name, uid, o.Timeout); err != nil {
 		return fmt.Errorf("cluster %s is still being deleted after %s: fed is removing from it what it propagated there "+
 			"(see 'kubectl get works -n %s'); run kubectl fed unjoin %s again to wait longer: %w",
 			o.Name, o.Timeout, federationv1alpha1.ExecutionNamespace(o.Name), o.Name, err)
