@@ -483,10 +483,23 @@ func (c *Controller) current(ctx context.Context, w *members.Watched, client dyn
 	// Not a managed object (yet): ask the member whether one of that name exists, from its
 	// watch cache (resourceVersion 0), which costs it no read of etcd.
 	current, err := client.Get(ctx, obj.GetName(), metav1.GetOptions{ResourceVersion: "0"})
-	if apierrors.IsNotFound(err) {
+	if apierrors.IsNotFound(err) && !notServed(err) {
 		return nil, nil
 	}
 	return current, err
+}
+
+// notServed says whether a NotFound error is a member saying that it does not serve the
+// resource at all (its answer not a Status but "404 page not found", as for a CRD's
+// version unserved), rather than that the object is not there.
+func notServed(err error) bool {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) || status.Status().Reason != metav1.StatusReasonNotFound || status.Status().Details == nil {
+		return false
+	}
+	return slices.ContainsFunc(status.Status().Details.Causes, func(c metav1.StatusCause) bool {
+		return c.Type == metav1.CauseTypeUnexpectedServerResponse
+	})
 }
 
 // leavingCleanup is how long fed tries to remove its objects from a member being unjoined
@@ -531,7 +544,15 @@ func (c *Controller) cleanup(ctx context.Context, cluster string, w *federationv
 		}
 		mapping, err := mb.Mapping(obj.GroupVersionKind())
 		if meta.IsNoMatchError(err) {
-			continue // nothing of that kind can be there
+			// Not served now: nothing of that kind is there, unless the member is still
+			// loading it (a kube-apiserver just started) or has it unserved, when fed
+			// tries again rather than leave its object behind.
+			held, herr := mb.MayHold(ctx, obj.GroupVersionKind())
+			if herr != nil || held {
+				errs = append(errs, fmt.Errorf("cluster %s does not serve %s now, and may hold %s %s of fed's: %w",
+					cluster, obj.GroupVersionKind(), strings.ToLower(obj.GetKind()), qualified(obj), errors.Join(err, herr)))
+			}
+			continue
 		}
 		if err != nil {
 			errs = append(errs, err)
@@ -542,6 +563,9 @@ func (c *Controller) cleanup(ctx context.Context, cluster string, w *federationv
 		}
 		client := resourceClient(mb.Client, mapping.Resource, obj.GetNamespace())
 		current, err := c.current(ctx, mb.Managed(mapping.Resource), client, obj)
+		if notServed(err) {
+			mb.Rediscover() // for the next try to find whether the member may hold it
+		}
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -564,7 +588,10 @@ func (c *Controller) cleanup(ctx context.Context, cluster string, w *federationv
 		} else {
 			err = client.Delete(ctx, obj.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
 		}
-		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		if notServed(err) {
+			mb.Rediscover()
+		}
+		if err != nil && (!apierrors.IsNotFound(err) || notServed(err)) && !apierrors.IsConflict(err) {
 			errs = append(errs, err)
 		}
 	}

@@ -17,13 +17,16 @@ limitations under the License.
 package execution
 
 import (
+	"net/http"
 	"slices"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/fedhq/fed/controllers/internal/applied"
 	"github.com/fedhq/fed/controllers/internal/trim"
@@ -137,6 +140,24 @@ func TestCleanable(t *testing.T) {
 	} {
 		if got := cleanable(leaving(tc.ready, tc.since), now); got != tc.want {
 			t.Errorf("Ready %s, leaving for %s: cleanable %v, want %v", tc.ready, tc.since, got, tc.want)
+		}
+	}
+}
+
+func TestNotServed(t *testing.T) {
+	gr := schema.GroupResource{Group: "cleanup.example.com", Resource: "gadgets"}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"the object is not there", apierrors.NewNotFound(gr, "g"), false},
+		{"the resource is not served", apierrors.NewGenericServerResponse(http.StatusNotFound, "get", gr, "g", "404 page not found", 0, true), true},
+		{"no error", nil, false},
+		{"another error", apierrors.NewGenericServerResponse(http.StatusServiceUnavailable, "get", gr, "g", "unavailable", 0, true), false},
+	} {
+		if got := notServed(tc.err); got != tc.want {
+			t.Errorf("%s: notServed(%v) = %v, want %v", tc.name, tc.err, got, tc.want)
 		}
 	}
 }

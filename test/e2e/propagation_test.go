@@ -18,6 +18,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -182,6 +183,83 @@ func TestPropagationCRD(t *testing.T) {
 		"-o", "jsonpath={.spec.size} {.spec.alias} {.metadata.labels.federation\\.fedhq\\.io/managed}")
 	expectOutput(t, 5*time.Second, m2, "", "get", "crd", "guestbooks.webapp.my.domain", "--ignore-not-found", "-o", "name")
 	expectOutput(t, 30*time.Second, fleet, "True", "get", "rb", "guestbook-sample-guestbook", "-n", ns, "-o", `jsonpath={.status.conditions[?(@.type=="FullyApplied")].status}`)
+}
+
+// TestCleanupUnservedKind deletes a template whose kind its member does not serve for a
+// while (the member's CRD version unserved, as while a kube-apiserver that just started
+// loads its CRDs): fed keeps the Work and tries again, and removes its copy once the kind
+// is served, instead of taking "not served" for "not there" and leaving the copy behind.
+func TestCleanupUnservedKind(t *testing.T) {
+	fleet := theLab.FleetKubeconfig()
+	ns := testNamespace(t, theLab.Host.Kubeconfig)
+	m1 := memberKubeconfig("member1")
+	const crd = "gadgets.cleanup.example.com"
+	served := func(v bool) {
+		kubectl(t, m1, "patch", "crd", crd, "--type=json", "-p", fmt.Sprintf(`[{"op":"replace","path":"/spec/versions/0/served","value":%t}]`, v))
+	}
+	t.Cleanup(func() {
+		_, _ = runKubectl(fleet, "delete", "crd", crd, "--ignore-not-found")
+		_, _ = runKubectl(m1, "delete", "crd", crd, "--ignore-not-found")
+	})
+	// The member's CRD is the test's own, not a copy of fed's, so that fed leaves it unserved.
+	definition := `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: ` + crd + `
+spec:
+  group: cleanup.example.com
+  names: {kind: Gadget, listKind: GadgetList, plural: gadgets, singular: gadget}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+`
+	kubectlStdin(t, m1, definition, "apply", "-f", "-")
+	kubectlStdin(t, fleet, definition, "apply", "-f", "-")
+	waitFor(t, 30*time.Second, func() error {
+		_, err := runKubectlWith(fleet, `apiVersion: cleanup.example.com/v1
+kind: Gadget
+metadata:
+  name: g
+spec: {size: 1}
+`, nil, "apply", "-n", ns, "-f", "-")
+		return err
+	})
+	kubectlStdin(t, fleet, `apiVersion: federation.fedhq.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: gadget
+spec:
+  resourceSelectors:
+  - {apiVersion: cleanup.example.com/v1, kind: Gadget}
+  placement:
+    clusterAffinity:
+      clusterNames: [member1]
+`, "apply", "-n", ns, "-f", "-")
+	gadget := []string{"get", "gadgets", "-n", ns, "-o", "jsonpath={.items[*].metadata.name}"}
+	expectOutput(t, 30*time.Second, m1, "g", gadget...)
+
+	served(false)
+	waitFor(t, 30*time.Second, func() error {
+		if _, err := runKubectl(m1, gadget...); err == nil {
+			return errors.New("member1 still serves gadgets")
+		}
+		return nil
+	})
+	kubectl(t, fleet, "delete", "gadget", "g", "-n", ns)
+	work := []string{"get", "works", "-A", "--field-selector", "metadata.name=" + ns + ".g-gadget", "-o", "name"}
+	holds(t, 5*time.Second, func() error {
+		if out, err := runKubectl(fleet, work...); err != nil || out == "" {
+			return fmt.Errorf("the Work went while member1 did not serve its kind (%q, %v): its copy is left behind", out, err)
+		}
+		return nil
+	})
+	served(true)
+	expectOutput(t, 30*time.Second, m1, "", gadget...)
+	expectOutput(t, 30*time.Second, fleet, "", work...)
 }
 
 // TestPropagationConflict shows that fed leaves alone a member object of the same name it

@@ -27,6 +27,7 @@ import (
 	"encoding/hex"
 	"sync"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -281,6 +282,47 @@ func (mb *Member) Mapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error
 		mapping, err = mb.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	}
 	return mapping, err
+}
+
+// Rediscover makes the member's mapper read discovery again on its next use: the member
+// answered that it does not serve a resource its discovery listed.
+func (mb *Member) Rediscover() { mb.mapper.Reset() }
+
+var (
+	apiServicesResource = schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}
+	crdsResource        = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+)
+
+// MayHold says whether the member may hold objects of a kind its discovery does not list:
+// a kube-apiserver lists its CRDs' and aggregated APIs' kinds only once it has loaded
+// them after a start, and a CRD's version may be unserved for a while, its objects kept.
+// It may when an APIService registers the kind's group version or a CRD defines the kind.
+// Where fed may read neither (join bound it to a narrower ClusterRole), it says no.
+func (mb *Member) MayHold(ctx context.Context, gvk schema.GroupVersionKind) (bool, error) {
+	_, err := mb.Client.Resource(apiServicesResource).Get(ctx, gvk.Version+"."+gvk.Group, metav1.GetOptions{})
+	switch {
+	case err == nil:
+		return true, nil
+	case apierrors.IsForbidden(err):
+		return false, nil
+	case !apierrors.IsNotFound(err):
+		return false, err
+	}
+	crds, err := mb.Client.Resource(crdsResource).List(ctx, metav1.ListOptions{ResourceVersion: "0"})
+	if apierrors.IsForbidden(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	for _, crd := range crds.Items {
+		group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+		kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+		if group == gvk.Group && kind == gvk.Kind {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // Watched is what fed knows of the managed objects of one resource in a member: an
