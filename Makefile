@@ -181,7 +181,9 @@ verify: $(BIN)/.helm-$(HELM_VERSION) $(BIN)/protoc ## gofmt, go vet, generated c
 
 .PHONY: test
 test: bin node-bin image $(BIN)/.gotestsum-$(GOTESTSUM_VERSION) $(BIN)/.helm-$(HELM_VERSION) $(BIN)/.helm3-$(HELM3_VERSION) $(BIN)/.krew-$(KREW_VERSION) verify ## every test: unit, storage conformance, end to end on the lab
-	LAB_NODES=real $(BIN)/gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -timeout $(TEST_TIMEOUT) -count=1 ./...
+	rc=0; LAB_NODES=real $(BIN)/gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg --jsonfile $(BIN)/test.json -- -timeout $(TEST_TIMEOUT) -count=1 ./... || rc=$$?; \
+		echo "== the tests that took over 30s (every event of the run: $(BIN)/test.json)"; \
+		$(BIN)/gotestsum tool slowest --jsonfile $(BIN)/test.json --threshold 30s; exit $$rc
 	@echo "== fuzzing the override engine for $(FUZZ_TIME)"
 	go test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZ_TIME) ./controllers/override/
 

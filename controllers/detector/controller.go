@@ -140,7 +140,9 @@ func NewController(d Deps) (*Controller, error) {
 			return nil, err
 		}
 	}
-	// A binding changed by someone else is put back.
+	// A binding changed by someone else is put back. One fed finds when it starts is
+	// looked at too: its template may have gone while fed was away, or before fed's
+	// informer of its kind listed, which no template event tells.
 	bindingChanged := func(obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
@@ -157,7 +159,12 @@ func NewController(d Deps) (*Controller, error) {
 		c.enqueueRef(ref)
 	}
 	for _, inf := range d.Bindings.Informers() {
-		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
+			AddFunc: func(obj any, initial bool) {
+				if initial {
+					bindingChanged(obj)
+				}
+			},
 			UpdateFunc: func(_, obj any) { bindingChanged(obj) },
 			DeleteFunc: bindingChanged,
 		}); err != nil {

@@ -232,7 +232,8 @@ type scheduling struct {
 // clusterState is what scheduling needs of one cluster, whatever group it is tried in.
 type clusterState struct {
 	cluster    *clusterv1alpha1.Cluster
-	evicted    bool          // an untolerated NoExecute taint, or the workload is leaving it
+	evicted    bool          // an untolerated NoExecute taint
+	leaving    bool          // the workload is leaving it (a graceful eviction task)
 	evictedBy  *corev1.Taint // the NoExecute taint, if one evicted it
 	cordoned   bool          // an untolerated NoSchedule taint
 	available  int64
@@ -269,7 +270,8 @@ func newScheduling(clusters []*clusterv1alpha1.Cluster, p *federationv1alpha1.Pl
 		prev, inPrev := s.previous[c.Name]
 		evicted, next, taint := policy.NoExecute(c.Spec.Taints, p.ClusterTolerations, in.Now)
 		st := clusterState{cluster: c, inPrevious: inPrev, previous: prev,
-			evicted:   evicted || slices.Contains(in.Leaving, c.Name),
+			evicted:   evicted,
+			leaving:   slices.Contains(in.Leaving, c.Name),
 			evictedBy: taint,
 			cordoned:  !policy.Tolerates(c.Spec.Taints, p.ClusterTolerations, corev1.TaintEffectNoSchedule),
 		}
@@ -381,7 +383,7 @@ func (s *scheduling) candidates(affinity *federationv1alpha1.ClusterAffinity) ([
 		return nil, invalid("%s", err)
 	}
 	var out, backups []candidate
-	var tainted, full, unweighted []string
+	var tainted, leaving, full, unweighted []string
 	for i := range s.clusters {
 		st := &s.clusters[i]
 		ok, err := m.Matches(st.cluster)
@@ -389,6 +391,10 @@ func (s *scheduling) candidates(affinity *federationv1alpha1.ClusterAffinity) ([
 			return nil, invalid("%s", err)
 		}
 		if !ok {
+			continue
+		}
+		if st.leaving {
+			leaving = append(leaving, st.cluster.Name)
 			continue
 		}
 		if st.evicted || st.cordoned && !st.inPrevious {
@@ -430,6 +436,9 @@ func (s *scheduling) candidates(affinity *federationv1alpha1.ClusterAffinity) ([
 	var why []string
 	if len(tainted) > 0 {
 		why = append(why, fmt.Sprintf("%s have taints the placement does not tolerate", strings.Join(tainted, ", ")))
+	}
+	if len(leaving) > 0 {
+		why = append(why, fmt.Sprintf("the workload is being evicted from %s (a graceful eviction task, until its copies elsewhere are healthy or its grace period ends)", strings.Join(leaving, ", ")))
 	}
 	if len(full) > 0 {
 		why = append(why, fmt.Sprintf("%s have no room for one more replica", strings.Join(full, ", ")))

@@ -566,4 +566,11 @@ func TestScheduleNoExecuteTime(t *testing.T) {
 	if err != nil || targets(got.Clusters) != "member1=6" || len(got.Evicted) != 0 {
 		t.Fatalf("leaving: %s, evicted %v, %v", targets(got.Clusters), got.Evicted, err)
 	}
+	// The only cluster of the affinity being left: no fit, and the reason says so (not a taint).
+	in.Placement.ClusterAffinity = &federationv1alpha1.ClusterAffinity{ClusterNames: []string{"member2"}}
+	_, err = Schedule(rooms(10, 10, 10), in)
+	var u *Unschedulable
+	if !errors.As(err, &u) || u.Reason != ReasonNoClusterFit || !strings.Contains(u.Message, "being evicted from member2") || strings.Contains(u.Message, "taint") {
+		t.Fatalf("leaving the only cluster: %v", err)
+	}
 }

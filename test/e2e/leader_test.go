@@ -135,10 +135,16 @@ spec:
 `, name), "apply", "-n", ns, "-f", "-")
 	}
 	apply(a, "before")
-	waitFor(t, 30*time.Second, func() error {
-		_, err := versioned.NewForConfigOrDie(clients[b]).FederationV1alpha1().ResourceBindings(ns).Get(ctx, "before-deployment", metav1.GetOptions{})
-		return err
-	})
+	apply(a, "gone")
+	for _, name := range []string{"before", "gone"} {
+		waitFor(t, 30*time.Second, func() error {
+			rb, err := versioned.NewForConfigOrDie(clients[b]).FederationV1alpha1().ResourceBindings(ns).Get(ctx, name+"-deployment", metav1.GetOptions{})
+			if err == nil && meta.FindStatusCondition(rb.Status.Conditions, federationv1alpha1.BindingConditionScheduled) == nil {
+				err = fmt.Errorf("binding %s not looked at by the scheduler yet", rb.Name)
+			}
+			return err
+		})
+	}
 
 	if err := first.Kill(); err != nil {
 		t.Fatal(err)
@@ -148,6 +154,9 @@ spec:
 	if first == a {
 		other = b
 	}
+	// A template deleted while no replica runs the controllers: no informer of the new
+	// leader ever lists it, so only the binding it finds tells that it is gone.
+	kubectl(t, fleetOf(other), "delete", "deploy", "gone", "-n", ns)
 	waitFor(t, leaseDuration+20*time.Second, func() error {
 		ok, err := leading(other)
 		if err != nil || !ok {
@@ -156,6 +165,7 @@ spec:
 		return nil
 	})
 	t.Logf("%s took over %s after %s was killed (Lease duration %s)", other.Name, time.Since(killed).Round(100*time.Millisecond), first.Name, leaseDuration)
+	expectOutput(t, 30*time.Second, fleetOf(other), "", "get", "rb", "gone-deployment", "-n", ns, "--ignore-not-found", "-o", "name")
 
 	// Propagation goes on through the remaining replica: it probes a member and places a
 	// Deployment there.

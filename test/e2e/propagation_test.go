@@ -27,6 +27,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 )
@@ -393,11 +394,30 @@ spec:
 		}
 	}
 	t.Logf("all in their clusters %s after the policy", time.Since(start).Round(time.Millisecond))
-	// Deleting the templates leaves nothing of fed's behind.
+	// Deleting the templates leaves nothing of fed's behind, also when they are deleted
+	// while fed-apiserver starts again, as soon as it answers: a template deleted before
+	// the controllers' informer of its kind lists is found gone through its binding.
+	if err := theLab.KillProcess("fed-apiserver"); err != nil {
+		t.Fatal(err)
+	}
+	upCtx, cancelUp := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancelUp()
+	up := make(chan error, 1)
+	go func() { up <- theLab.Up(upCtx) }()
 	start = time.Now()
 	inParallel(t, n, func(i int) error {
-		return configMaps.Delete(context.Background(), fmt.Sprintf("cm-%03d", i), metav1.DeleteOptions{})
+		for {
+			err := configMaps.Delete(context.Background(), fmt.Sprintf("cm-%03d", i), metav1.DeleteOptions{})
+			if err == nil || apierrors.IsNotFound(err) || time.Since(start) > time.Minute {
+				return err
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
 	})
+	if err := <-up; err != nil {
+		t.Fatal(err)
+	}
+	expectOutput(t, time.Minute, fleet, "", "get", "rb", "-n", ns, "-o", "name")
 	for _, m := range []string{"member1", "member2", "member3"} {
 		waitFor(t, 2*time.Minute, func() error {
 			if got := count(memberKubeconfig(m), managed...); got != 0 {

@@ -1278,10 +1278,15 @@ func (s *soak) checkBinding(tmpl *unstructured.Unstructured, kind string, polici
 	}
 	if claimed.name != "" {
 		target := slices.DeleteFunc(slices.Clone(p.spec.Placement.ClusterAffinity.ClusterNames), func(c string) bool { return slices.Contains(evicting, c) })
-		if !meta.IsStatusConditionTrue(b.Status.Conditions, federationv1alpha1.BindingConditionScheduled) {
-			return nil, fmt.Errorf("%s: its binding is not Scheduled: %v", key, b.Status.Conditions)
-		}
+		scheduled := meta.IsStatusConditionTrue(b.Status.Conditions, federationv1alpha1.BindingConditionScheduled)
 		switch {
+		case len(target) == 0 && scheduled:
+			// Its policy's clusters are all being evicted from (as in Karmada, a cluster
+			// of a graceful eviction task is no candidate until the task ends).
+			return nil, fmt.Errorf("%s: %v places it in %v, all being evicted from, yet its binding is Scheduled in %v", key, claimed, p.spec.Placement.ClusterAffinity.ClusterNames, names)
+		case len(target) == 0:
+		case !scheduled:
+			return nil, fmt.Errorf("%s: its binding is not Scheduled: %v", key, b.Status.Conditions)
 		case divided && hasReplicas:
 			if sum != replicas || slices.ContainsFunc(names, func(n string) bool { return !slices.Contains(target, n) }) {
 				return nil, fmt.Errorf("%s: %v divides %d replicas over %v, the binding has %v", key, claimed, replicas, target, b.Spec.Clusters)
