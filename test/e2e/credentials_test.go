@@ -82,6 +82,7 @@ func (st storedToken) works() error {
 // TestJoinTokenRequest: the lab's join stored a TokenRequest token of fed with its expiry,
 // one of a day that works, and made no non-expiring token Secret in the member.
 func TestJoinTokenRequest(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	host, _ := hostClients(t)
 	st := readStoredToken(t, host, "member1")

@@ -12,6 +12,7 @@ import (
 // each template selected by a policy gets one binding that names the policy chosen by the
 // seeds' priority rules, whichever came first, and loses it when no policy selects it.
 func TestDetectorBindsTemplatesToPolicies(t *testing.T) {
+	t.Parallel()
 	fleet := theLab.FleetKubeconfig()
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	apply := func(yaml string) { kubectlStdin(t, fleet, yaml, "apply", "-n", ns, "-f", "-") }
@@ -167,6 +168,7 @@ spec:
 // TestDetectorClusterScoped checks cluster-scoped templates get ClusterResourceBindings
 // from ClusterPropagationPolicies.
 func TestDetectorClusterScoped(t *testing.T) {
+	t.Parallel()
 	fleet := theLab.FleetKubeconfig()
 	name := fmt.Sprintf("e2e-role-%d", time.Now().UnixNano()%1_000_000)
 	kubectlStdin(t, fleet, fmt.Sprintf(`apiVersion: rbac.authorization.k8s.io/v1
@@ -202,6 +204,7 @@ spec:
 // member1 and member2) to its binding's placement, scales it, moves it, and asks for a
 // cluster that does not exist.
 func TestSchedulerPlacesBindings(t *testing.T) {
+	t.Parallel()
 	fleet := theLab.FleetKubeconfig()
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	kubectl(t, fleet, "apply", "-n", ns, "-f", filepath.Join(examples, "nginx.yaml"))

@@ -987,6 +987,7 @@ func (d *differential) compareDiscovery() {
 // names, deliberate ones under "How the fleet differs from a cluster" and the others under
 // "Not yet like a cluster", in that order.
 func TestFleetDifferencesAreTheREADMEs(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)

@@ -199,6 +199,7 @@ func TestFailoverMemberDown(t *testing.T) {
 // (statePreservation) while the eviction task is on the binding. Removing the task by hand
 // deletes member1's copy and the label.
 func TestFailoverApplication(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	fleet := theLab.FleetKubeconfig()

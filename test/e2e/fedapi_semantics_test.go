@@ -52,6 +52,7 @@ func hostDynamic(t *testing.T) dynamic.Interface {
 // TestInvalidObjectsAreRefused checks bad input gets a 422 naming the field and changes
 // nothing already stored.
 func TestInvalidObjectsAreRefused(t *testing.T) {
+	t.Parallel()
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	pps := hostDynamic(t).Resource(ppGVR).Namespace(ns)
 	ctx := context.Background()
@@ -121,6 +122,7 @@ func assertInvalid(t *testing.T, err error, field string) {
 
 // TestRBACOfTheHostApplies checks fed asks the host whether a user may act.
 func TestRBACOfTheHostApplies(t *testing.T) {
+	t.Parallel()
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	// The user's Role lives in the host, in a namespace of the same name.
 	kubectl(t, theLab.Host.Kubeconfig, "create", "namespace", ns)
@@ -158,6 +160,7 @@ func TestRBACOfTheHostApplies(t *testing.T) {
 
 // TestExplain checks the OpenAPI published through the host documents fed's fields.
 func TestExplain(t *testing.T) {
+	t.Parallel()
 	out := kubectl(t, theLab.Host.Kubeconfig, "explain", "propagationpolicy.spec.placement")
 	for _, want := range []string{"clusterAffinity", "clusterAffinities", "clusterTolerations", "spreadConstraints", "replicaScheduling", "DESCRIPTION"} {
 		if !strings.Contains(out, want) {
@@ -185,6 +188,7 @@ func TestExplain(t *testing.T) {
 
 // TestFedHealthAndMetrics checks the server's own endpoints, asked directly.
 func TestFedHealthAndMetrics(t *testing.T) {
+	t.Parallel()
 	cfg, err := theLab.FedRESTConfig(theLab.FedServer())
 	if err != nil {
 		t.Fatal(err)

@@ -32,6 +32,7 @@ import (
 // scheduler divides over both members; it goes down to next to nothing, and the FederatedHPA
 // scales down to 1. Its status, conditions and events say each step.
 func TestFederatedHPA(t *testing.T) {
+	t.Parallel()
 	fleet := theLab.FleetKubeconfig()
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	deployment := `apiVersion: apps/v1
@@ -165,6 +166,7 @@ spec:
 // template's replicas to 5, the other a FederatedHPA's bounds; each records its run in
 // its execution history.
 func TestCronFederatedHPA(t *testing.T) {
+	t.Parallel()
 	fleet := theLab.FleetKubeconfig()
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	kubectlStdin(t, fleet, `apiVersion: apps/v1
@@ -274,6 +276,7 @@ spec:
 // scales it (to its minimum, 3) and fed does not set the template's 2 back; without the HPA
 // template the mark goes and the template's replicas apply again.
 func TestMemberHPANotFought(t *testing.T) {
+	t.Parallel()
 	fleet := theLab.FleetKubeconfig()
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	hpa := `apiVersion: autoscaling/v2

@@ -149,6 +149,7 @@ func hostDeploymentsAndServices(t *testing.T) string {
 // PropagationPolicy in one file, with the kubectl commands users run on it. They are
 // templates: nothing appears in the host or in a member.
 func TestFleetNginxExample(t *testing.T) {
+	t.Parallel()
 	fleet := fleetAdmin(t)
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	hostBefore := hostDeploymentsAndServices(t)
@@ -413,6 +414,7 @@ func TestFleetGuestbookCRD(t *testing.T) {
 
 // TestFleetAPIResources checks the fleet serves every kind the host serves, and fed's own.
 func TestFleetAPIResources(t *testing.T) {
+	t.Parallel()
 	fleet := fleetAdmin(t)
 	served := map[string]bool{}
 	for _, name := range lines(kubectl(t, fleet, "api-resources", "-o", "name")) {
@@ -448,6 +450,7 @@ func TestFleetAPIResources(t *testing.T) {
 // TestFleetInvalidTemplates checks native templates are validated with the host's rules and
 // unknown kinds are refused.
 func TestFleetInvalidTemplates(t *testing.T) {
+	t.Parallel()
 	fleet := fleetAdmin(t)
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	deployment := func(name, selector, template string) string {
@@ -526,6 +529,7 @@ spec:
 // TestFleetNamespaces checks the fleet's namespaces are its own (not the host's) and behave
 // as a cluster's.
 func TestFleetNamespaces(t *testing.T) {
+	t.Parallel()
 	fleet := fleetAdmin(t)
 	host := theLab.Host.Kubeconfig
 	ns := fmt.Sprintf("e2e-ns-%d", time.Now().UnixNano()%1_000_000_000)
@@ -601,6 +605,7 @@ func TestFleetNamespaces(t *testing.T) {
 // TestFleetWatchAndStatus uses the fleet with client-go: watch, the status and scale
 // subresources.
 func TestFleetWatchAndStatus(t *testing.T) {
+	t.Parallel()
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	ctx := context.Background()
 	deployments := fleetDynamic(t).Resource(fleetDeploymentsGVR).Namespace(ns)
@@ -727,6 +732,7 @@ func TestFleetWatchAndStatus(t *testing.T) {
 // TestFleetAuthorization checks the host's gate (fleets/proxy) and then the host's RBAC for
 // the inner request.
 func TestFleetAuthorization(t *testing.T) {
+	t.Parallel()
 	host := theLab.Host.Kubeconfig
 	ns := testNamespace(t, host)
 	suffix := ns[len("e2e-"):]

@@ -27,6 +27,7 @@ import (
 // under every other test): init reports every object of the chart as helm renders it,
 // and neither changes anything in the host.
 func TestInit(t *testing.T) {
+	t.Parallel()
 	bin := buildKubectlFed(t)
 	before := fedRegistration(t)
 	chartRefs := helmTemplateRefs(t)

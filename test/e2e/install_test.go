@@ -17,6 +17,7 @@ import (
 // modes. The lab's own fed-apiserver objects (its Service and APIServices) must be as they
 // were after the dry runs. A Badger chart with two replicas is refused by the template.
 func TestInstall(t *testing.T) {
+	t.Parallel()
 	root, err := lab.RepoRoot()
 	if err != nil {
 		t.Fatal(err)

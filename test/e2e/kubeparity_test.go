@@ -18,6 +18,7 @@ import (
 // the members get only what the template's writers set (fed's manager owns no default in
 // member1), and what a writer sets later reaches them.
 func TestTemplateDefaults(t *testing.T) {
+	t.Parallel()
 	fleet := theLab.FleetKubeconfig()
 	member := theLab.Member("member1").Kubeconfig
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
@@ -169,6 +170,7 @@ spec:
 // TestFleetHealthAndVersion: the fleet answers /healthz, /livez and /readyz as a cluster
 // does, and /version with the host's version (kubectl version parses it).
 func TestFleetHealthAndVersion(t *testing.T) {
+	t.Parallel()
 	for _, p := range []string{"/healthz", "/livez", "/readyz"} {
 		if got := kubectl(t, theLab.FleetKubeconfig(), "get", "--raw", p); got != "ok" {
 			t.Errorf("GET %s through the fleet: %q, want ok", p, got)
@@ -195,6 +197,7 @@ func TestFleetHealthAndVersion(t *testing.T) {
 // by the rules that govern it: a tenant may create Deployments in its namespace, not in
 // another, and may not bind cluster roles; whoami names the tenant.
 func TestFleetAuthCanI(t *testing.T) {
+	t.Parallel()
 	tn := newTenant(t, "canit")
 	for _, tc := range []struct {
 		args []string
@@ -218,6 +221,7 @@ func TestFleetAuthCanI(t *testing.T) {
 // TestFleetNamespaceNameLabel: a fleet Namespace carries kubernetes.io/metadata.name, as in
 // a cluster, so that selecting namespaces by name works.
 func TestFleetNamespaceNameLabel(t *testing.T) {
+	t.Parallel()
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	if got := kubectl(t, theLab.FleetKubeconfig(), "get", "ns", "-l", "kubernetes.io/metadata.name="+ns, "-o", "name"); strings.TrimSpace(got) != "namespace/"+ns {
 		t.Errorf("namespaces labelled with the name %s: %q", ns, got)
@@ -233,6 +237,7 @@ func TestFleetNamespaceNameLabel(t *testing.T) {
 // print the same history at each step, undo puts an earlier revision's pod template back
 // (which the members then run), and the template's records go with it.
 func TestRolloutHistoryAndUndo(t *testing.T) {
+	t.Parallel()
 	fleet, member := theLab.FleetKubeconfig(), memberKubeconfig("member1")
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	kubectl(t, member, "create", "namespace", ns+"-oracle")

@@ -16,6 +16,7 @@ import (
 // TestLabSmoke does what the README tells a user to try: the host answers /readyz and a
 // Deployment in a member gets its pods Running and Ready on the simulated nodes.
 func TestLabSmoke(t *testing.T) {
+	t.Parallel()
 	if got := kubectl(t, theLab.Host.Kubeconfig, "get", "--raw", "/readyz"); strings.TrimSpace(got) != "ok" {
 		t.Fatalf("host /readyz = %q, want ok", got)
 	}
@@ -56,6 +57,7 @@ func TestLabSmoke(t *testing.T) {
 // TestLabMembersDiffer checks the members' simulated nodes carry the capacity and topology
 // labels later scheduling tests rely on.
 func TestLabMembersDiffer(t *testing.T) {
+	t.Parallel()
 	for _, m := range theLab.Members {
 		cs, err := m.Client()
 		if err != nil {

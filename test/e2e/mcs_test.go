@@ -118,6 +118,7 @@ func TestMultiClusterServiceExportImport(t *testing.T) {
 // imported into member3 with no ServiceExport or ServiceImport, an Ingress there whose
 // backend is the derived Service; deleting the MultiClusterService removes both.
 func TestMultiClusterServiceCrossCluster(t *testing.T) {
+	t.Parallel()
 	fleet := theLab.FleetKubeconfig()
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	m3 := memberKubeconfig("member3")

@@ -99,6 +99,7 @@ func TestNamespaceRecreated(t *testing.T) {
 // TestPropagationConflictGone: a member object fed did not create stops propagation with
 // Abort; once someone deletes it, fed applies its own and the binding no longer names it.
 func TestPropagationConflictGone(t *testing.T) {
+	t.Parallel()
 	fleet := theLab.FleetKubeconfig()
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	m1 := memberKubeconfig("member1")
@@ -145,6 +146,7 @@ spec:
 // none of them. (A create admitted just before the deletion but stored after the finalizer
 // last found the namespace empty stayed, unseen, and came back with the namespace.)
 func TestNamespaceDeletedWhileWritten(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	c, err := newPropagationClients()
 	if err != nil {

@@ -55,6 +55,7 @@ spec:
 // TestNewUserScriptTopLevel: a script whose top level never ends is refused by the server as
 // kubectl fed interpret --check refuses it, though it defines its function.
 func TestNewUserScriptTopLevel(t *testing.T) {
+	t.Parallel()
 	ric := `apiVersion: federation.fedhq.io/v1alpha1
 kind: ResourceInterpreterCustomization
 metadata: {name: e2e-loops-at-top}
@@ -86,6 +87,7 @@ spec:
 // immutable) is a failed rollout on the template, not a completed one: kubectl rollout status
 // says the deadline was exceeded.
 func TestNewUserRefusedRollout(t *testing.T) {
+	t.Parallel()
 	fleet := theLab.FleetKubeconfig()
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	deploy := func(app string) string {
@@ -125,6 +127,7 @@ spec:
 
 // TestNewUserChartValues: the chart refuses a misspelt value, with Helm 4 and Helm 3.
 func TestNewUserChartValues(t *testing.T) {
+	t.Parallel()
 	root, err := lab.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
@@ -149,6 +152,7 @@ func TestNewUserChartValues(t *testing.T) {
 // TestNewUserEventsKept: after a busy template's many Synced events, a rescale's Scheduled
 // and a policy's removal (PolicyRemoved) are still recorded on it.
 func TestNewUserEventsKept(t *testing.T) {
+	t.Parallel()
 	fleet := theLab.FleetKubeconfig()
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	kubectlStdin(t, fleet, fmt.Sprintf(`apiVersion: apps/v1
@@ -210,6 +214,7 @@ spec:
 // the template was propagated, holds back none of the template's later changes: a rescale
 // and an image change both reach the members.
 func TestNewUserDependentOverrideDeleted(t *testing.T) {
+	t.Parallel()
 	fleet := theLab.FleetKubeconfig()
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	kubectlStdin(t, fleet, fmt.Sprintf(`apiVersion: federation.fedhq.io/v1alpha1
@@ -266,6 +271,7 @@ spec:
 // fleet's never-routed range, kept across updates; a headless one says None; the members
 // allocate theirs.
 func TestNewUserServiceClusterIPs(t *testing.T) {
+	t.Parallel()
 	fleet := theLab.FleetKubeconfig()
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	kubectl(t, fleet, "create", "service", "clusterip", "one", "-n", ns, "--tcp=80:80")
@@ -312,6 +318,7 @@ spec:
 // that reads the cache, each of which warns that data is left out; kubectl fed get reads
 // Secrets from the members, data included; ConfigMaps keep their data and annotations.
 func TestNewUserSecretsInSearch(t *testing.T) {
+	t.Parallel()
 	host := theLab.Host.Kubeconfig
 	m1 := theLab.Member("member1").Kubeconfig
 	ns := fmt.Sprintf("s-%d", time.Now().UnixNano()%1_000_000_000)
@@ -416,6 +423,7 @@ spec:
 // gets one refusal, not discovery's errors first; a cluster the cache holds nothing of is
 // named in a warning.
 func TestNewUserSearchTopAndRefusals(t *testing.T) {
+	t.Parallel()
 	host := theLab.Host.Kubeconfig
 	bin := buildKubectlFed(t)
 	ns := fmt.Sprintf("srch-%d", time.Now().UnixNano()%1_000_000_000)

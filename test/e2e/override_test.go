@@ -79,6 +79,7 @@ func expectContains(t *testing.T, timeout time.Duration, kubeconfig string, want
 // differently and a label and an annotation added if absent. Changing the policy changes
 // the members; deleting it gives them the template's values back.
 func TestOverrideWorkload(t *testing.T) {
+	t.Parallel()
 	fleet := theLab.FleetKubeconfig()
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	m1, m2, m3 := memberKubeconfig("member1"), memberKubeconfig("member2"), memberKubeconfig("member3")
@@ -212,6 +213,7 @@ spec:
 // named to sort after it still applies before it, so the OverridePolicy's label wins,
 // and the member object lists both in that order.
 func TestOverrideRegistryAdd(t *testing.T) {
+	t.Parallel()
 	fleet := theLab.FleetKubeconfig()
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	m1, m2 := memberKubeconfig("member1"), memberKubeconfig("member2")

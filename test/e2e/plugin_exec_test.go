@@ -100,6 +100,7 @@ func (fed fedRunner) follow(t *testing.T, timeout time.Duration, want string, ar
 // TestFedExecLogsDescribe covers kubectl fed exec, logs and describe on pods of member1
 // (2 replicas) and member2 (1 replica), reached through fed's cluster proxy.
 func TestFedExecLogsDescribe(t *testing.T) {
+	t.Parallel()
 	fed := fedRunner(buildKubectlFed(t))
 	suffix := fmt.Sprint(time.Now().UnixNano() % 1_000_000)
 	ns, app := "fed-exec-"+suffix, "web-"+suffix

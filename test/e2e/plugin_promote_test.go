@@ -37,6 +37,7 @@ import (
 // template and a policy pinning it to member2 appear in the fleet, the member's object is
 // not written to.
 func TestKubectlFedPromote(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	fed := buildKubectlFed(t)
 	m2 := theLab.Member("member2")
@@ -167,6 +168,7 @@ func TestKubectlFedPromote(t *testing.T) {
 // TestKubectlFedApply applies a ConfigMap with kubectl fed apply: it lands in the fleet, not
 // in the host.
 func TestKubectlFedApply(t *testing.T) {
+	t.Parallel()
 	fed := buildKubectlFed(t)
 	fleet := fleetAdmin(t)
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
@@ -199,6 +201,7 @@ data:
 
 // TestKubectlFedVersion asks the lab's fed-apiserver and host for their versions.
 func TestKubectlFedVersion(t *testing.T) {
+	t.Parallel()
 	fed := buildKubectlFed(t)
 	out, errOut, err := runFed(fed, "version")
 	if err != nil {

@@ -286,6 +286,7 @@ func yamlDiff(path string, want, got any) []string {
 // TestKrewManifestInRepository checks the krew-manifest.yaml that make release last wrote,
 // with krew's validator (its archives are not in the repository).
 func TestKrewManifestInRepository(t *testing.T) {
+	t.Parallel()
 	root, err := lab.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
@@ -301,6 +302,7 @@ func TestKrewManifestInRepository(t *testing.T) {
 // link the caveats ask for, and krew uninstalls it. krew refuses a manifest whose sha256
 // is not its archive's, another platform's archive, and files the archive does not hold.
 func TestPluginReleaseKrewInstall(t *testing.T) {
+	t.Parallel()
 	root, err := lab.RepoRoot()
 	if err != nil {
 		t.Fatal(err)

@@ -30,6 +30,7 @@ func topRows(out string) map[string][]string {
 // the usage kwok simulates: every member's nodes under their cluster, and the pods of one
 // namespace made in two members with the usage their annotations ask kwok for.
 func TestFedTop(t *testing.T) {
+	t.Parallel()
 	bin := buildKubectlFed(t)
 
 	t.Run("node", func(t *testing.T) {

@@ -55,6 +55,7 @@ func expectOutput(t testing.TB, timeout time.Duration, kubeconfig, want string, 
 // template's status summed, the policy deleted (the members keep their copies) and the
 // template deleted (they go).
 func TestPropagationNginx(t *testing.T) {
+	t.Parallel()
 	fleet := theLab.FleetKubeconfig()
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	m1, m2, m3 := memberKubeconfig("member1"), memberKubeconfig("member2"), memberKubeconfig("member3")
@@ -267,6 +268,7 @@ spec:
 // did not create, says why in the binding and an event, and takes it over only when the
 // policy says conflictResolution: Overwrite.
 func TestPropagationConflict(t *testing.T) {
+	t.Parallel()
 	fleet := theLab.FleetKubeconfig()
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	m1 := memberKubeconfig("member1")
@@ -446,6 +448,7 @@ func inParallel(t *testing.T, n int, f func(i int) error) {
 // Deployment refers to, to the same cluster, follows their changes, and removes them with
 // the Deployment.
 func TestPropagationDependencies(t *testing.T) {
+	t.Parallel()
 	fleet := theLab.FleetKubeconfig()
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	m1, m2 := memberKubeconfig("member1"), memberKubeconfig("member2")
@@ -585,6 +588,7 @@ spec:
 // member object. (A Work written just before its binding went could reach the Works'
 // informer after the binding's last reconcile and stay, with its member's object.)
 func TestPropagationCreateDeleteAtOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	c, err := newPropagationClients()
 	if err != nil {

@@ -34,6 +34,7 @@ func proxyKubeconfig(t *testing.T, kubeconfig, cluster string) string {
 }
 
 func TestClusterProxy(t *testing.T) {
+	t.Parallel()
 	// The lab joined member2 as member2 with kubectl fed join.
 	m := theLab.Member("member2")
 	name := m.Name

@@ -33,6 +33,7 @@ import (
 // every member's copy is available, and time out, naming the member, while one cannot
 // become ready (its pods cannot be scheduled there, by an override).
 func TestReadiness(t *testing.T) {
+	t.Parallel()
 	fleet := theLab.FleetKubeconfig()
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	// The override first, so that member2's copy never runs.
@@ -112,6 +113,7 @@ spec:
 // ReplicaSet and a Service's cluster IP): it returns once the members run the release, and
 // an upgrade that one member cannot run fails.
 func TestHelmWait(t *testing.T) {
+	t.Parallel()
 	root, err := lab.RepoRoot()
 	if err != nil {
 		t.Fatal(err)

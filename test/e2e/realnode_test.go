@@ -34,6 +34,7 @@ func fedImage(t *testing.T, node *corev1.Node) string {
 // on a read-only root filesystem, with the host's network; its log is read through the
 // kubelet.
 func TestRealNodeRunsFedImage(t *testing.T) {
+	t.Parallel()
 	if !theLab.RealNode() {
 		t.Skip("the lab has no real node (make up NODES=real; make test has one)")
 	}

@@ -206,6 +206,7 @@ func clusterRegions(t *testing.T) map[string]string {
 // in each (the seeds' example, with the cluster constraint a spread by field needs) puts
 // one replica in each of two members of different regions.
 func TestSchedulerRegionSpread(t *testing.T) {
+	t.Parallel()
 	regions := clusterRegions(t)
 	distinct := map[string]bool{}
 	for _, m := range labMembers {

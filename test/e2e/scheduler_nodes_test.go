@@ -144,6 +144,7 @@ func TestSchedulerNodeRoom(t *testing.T) {
 // (its nodes are gcp's, the selector asks for aws) is divided between member1 and member3
 // only; its binding carries the selector in spec.replicaRequirements.nodeClaim.
 func TestSchedulerNodeSelector(t *testing.T) {
+	t.Parallel()
 	const selector = "node.kubernetes.io/provider=aws"
 	var matching []string
 	for _, m := range labMembers {

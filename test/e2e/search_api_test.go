@@ -170,6 +170,7 @@ spec:
 // forward a user's requests to the search endpoints, which RBAC sees as subresources of
 // fixed names, and nothing more of the group.
 func TestSearchRBAC(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	user := fmt.Sprintf("e2e-searcher-%d", time.Now().UnixNano()%1_000_000_000)
 	kubeconfig, err := theLab.Host.UserKubeconfig(user)

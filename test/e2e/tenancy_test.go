@@ -103,6 +103,7 @@ func expectRefused(t *testing.T, what string, out string, err error, why ...stri
 // is checked with the host as its author: a namespace admin's override that binds
 // cluster-admin never reaches a member.
 func TestTenancyOverrides(t *testing.T) {
+	t.Parallel()
 	tn := newTenant(t, "sec-a")
 	fleet := theLab.FleetKubeconfig()
 	m1 := theLab.Member("member1").Kubeconfig
@@ -200,6 +201,7 @@ spec:
 // TestTenancyEscalation: the fleet refuses what the host refuses its author: a namespace
 // admin binding cluster-admin, or writing a Role on everything, in the tenant's namespace.
 func TestTenancyEscalation(t *testing.T) {
+	t.Parallel()
 	tn := newTenant(t, "sec-b")
 	out, err := tn.apply(fmt.Sprintf(`apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
@@ -246,6 +248,7 @@ spec: {hard: {pods: "1000"}}
 // the namespace (templates and fed's own kinds), counted in the fleet, not in the host; an
 // object over the storage limit (1.5 MiB, as etcd's) is refused and nothing stored.
 func TestTenancyLimits(t *testing.T) {
+	t.Parallel()
 	tn := newTenant(t, "sec-q")
 	host := theLab.Host.Kubeconfig
 	kubectlStdin(t, host, fmt.Sprintf(`apiVersion: v1
@@ -411,6 +414,7 @@ func TestTenancyMatrix(t *testing.T) {
 // TestTenancyClusterSecretRef: a Cluster may name member credentials only in fed-system, so
 // that nobody has fed send another namespace's Secret to an endpoint of their choosing.
 func TestTenancyClusterSecretRef(t *testing.T) {
+	t.Parallel()
 	out, err := runKubectlWith(theLab.Host.Kubeconfig, `apiVersion: cluster.fedhq.io/v1alpha1
 kind: Cluster
 metadata: {name: e2e-elsewhere}
