@@ -257,9 +257,6 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	reconciler.Run(ctx, c.queue, workers, c.synced, "Importing a multi-cluster service", c.reconcile)
 }
 
-// crdResource is the resource of CustomResourceDefinitions, in the fleet.
-var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-
 // installCRDs makes the ServiceExport and ServiceImport CRDs of sigs.k8s.io/mcs-api in
 // the fleet when it has none (a user's own stays as it is), trying again until the fleet
 // answers.
@@ -271,7 +268,7 @@ func (c *Controller) installCRDs(ctx context.Context) {
 			continue
 		}
 		_ = wait.PollUntilContextCancel(ctx, time.Second, true, func(ctx context.Context) (bool, error) {
-			_, err := c.templates.Client.Resource(crdResource).Create(ctx, crd, metav1.CreateOptions{FieldManager: federationv1alpha1.FieldManager})
+			_, err := c.templates.Client.Resource(members.CRDsResource).Create(ctx, crd, metav1.CreateOptions{FieldManager: federationv1alpha1.FieldManager})
 			if err == nil || apierrors.IsAlreadyExists(err) {
 				return true, nil
 			}

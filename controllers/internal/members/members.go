@@ -52,6 +52,9 @@ import (
 // NamespacesResource is the resource of namespaces, in the fleet and in members.
 var NamespacesResource = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
 
+// CRDsResource is the resource of CustomResourceDefinitions, in the fleet and in members.
+var CRDsResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+
 // EndpointSlicesResource is the resource of EndpointSlices in members.
 var EndpointSlicesResource = schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"}
 
@@ -288,10 +291,7 @@ func (mb *Member) Mapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error
 // answered that it does not serve a resource its discovery listed.
 func (mb *Member) Rediscover() { mb.mapper.Reset() }
 
-var (
-	apiServicesResource = schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}
-	crdsResource        = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-)
+var apiServicesResource = schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}
 
 // MayHold says whether the member may hold objects of a kind its discovery does not list:
 // a kube-apiserver lists its CRDs' and aggregated APIs' kinds only once it has loaded
@@ -308,7 +308,7 @@ func (mb *Member) MayHold(ctx context.Context, gvk schema.GroupVersionKind) (boo
 	case !apierrors.IsNotFound(err):
 		return false, err
 	}
-	crds, err := mb.Client.Resource(crdsResource).List(ctx, metav1.ListOptions{ResourceVersion: "0"})
+	crds, err := mb.Client.Resource(CRDsResource).List(ctx, metav1.ListOptions{ResourceVersion: "0"})
 	if apierrors.IsForbidden(err) {
 		return false, nil
 	}
