@@ -306,22 +306,7 @@ func TestClusterAPIsFollowMember(t *testing.T) {
 	}
 	_, fed := hostClients(t)
 	group := fmt.Sprintf("e2e-apis-%d.example.io", time.Now().UnixNano()%1_000_000_000)
-	crd := fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: gadgets.%[1]s
-spec:
-  group: %[1]s
-  scope: Namespaced
-  names: {plural: gadgets, singular: gadget, kind: Gadget}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
-`, group)
-	kubectlStdin(t, member.Kubeconfig, crd, "apply", "-f", "-")
+	kubectlStdin(t, member.Kubeconfig, gadgetsCRD(group), "apply", "-f", "-")
 	t.Cleanup(func() { _, _ = runKubectl(member.Kubeconfig, "delete", "crd", "gadgets."+group, "--ignore-not-found") })
 	serves := func() (bool, error) {
 		c, err := fed.ClusterV1alpha1().Clusters().Get(ctx, "member3", metav1.GetOptions{})

@@ -204,21 +204,7 @@ func TestCleanupUnservedKind(t *testing.T) {
 		_, _ = runKubectl(m1, "delete", "crd", crd, "--ignore-not-found")
 	})
 	// The member's CRD is the test's own, not a copy of fed's, so that fed leaves it unserved.
-	definition := `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: ` + crd + `
-spec:
-  group: cleanup.example.com
-  names: {kind: Gadget, listKind: GadgetList, plural: gadgets, singular: gadget}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
-`
+	definition := gadgetsCRD("cleanup.example.com")
 	kubectlStdin(t, m1, definition, "apply", "-f", "-")
 	kubectlStdin(t, fleet, definition, "apply", "-f", "-")
 	waitFor(t, 30*time.Second, func() error {
@@ -262,6 +248,26 @@ spec:
 	served(true)
 	expectOutput(t, 30*time.Second, m1, "", gadget...)
 	expectOutput(t, 30*time.Second, fleet, "", work...)
+}
+
+// gadgetsCRD is a CustomResourceDefinition gadgets.<group> of a namespaced kind Gadget,
+// version v1, that takes any fields.
+func gadgetsCRD(group string) string {
+	return fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gadgets.%[1]s
+spec:
+  group: %[1]s
+  scope: Namespaced
+  names: {plural: gadgets, singular: gadget, kind: Gadget, listKind: GadgetList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+`, group)
 }
 
 // TestPropagationConflict shows that fed leaves alone a member object of the same name it
