@@ -141,33 +141,34 @@ func NewController(d Deps) (*Controller, error) {
 		c.queue.Add(key{Namespace: obj.GetNamespace(), Name: federationv1alpha1.BindingName(obj.GetKind(), obj.GetName())})
 		c.dependencyChanged(obj)
 	})
-	// A Work written just before its binding went may reach the informer only after the
-	// binding's last reconcile read the binding's Works there (under load, seconds later),
-	// and would stay, its member's object too: its arrival reconciles the binding again,
+	// A Work written just before its binding went, or moved to other clusters, may reach
+	// the informer only after the binding's last reconcile read the binding's Works there
+	// (under load, seconds later), and would stay, its member's object too: its arrival
+	// reconciles the binding again when the binding is gone or does not place its cluster,
 	// which removes it. A Work deleted by someone else (its execution namespace went with
 	// its Cluster, which was joined again; a user) reconciles its binding too, which makes
 	// it again where the binding still places it: nothing else would.
-	workOf := func(obj any) (key, bool) {
+	workOf := func(obj any) (key, *federationv1alpha1.Work, bool) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
 		}
 		w, ok := obj.(*federationv1alpha1.Work)
 		if !ok {
-			return key{}, false
+			return key{}, nil, false
 		}
 		ns, name, ok := works.BindingOf(w)
-		return key{Namespace: ns, Name: name}, ok
+		return key{Namespace: ns, Name: name}, w, ok
 	}
 	if _, err := d.Works.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
-			if k, ok := workOf(obj); ok {
-				if _, err := c.bindings.Get(k); apierrors.IsNotFound(err) {
+			if k, w, ok := workOf(obj); ok {
+				if _, spec, err := c.bindings.Peek(k); apierrors.IsNotFound(err) || (err == nil && !places(spec, w.Namespace)) {
 					c.queue.Add(k)
 				}
 			}
 		},
 		DeleteFunc: func(obj any) {
-			if k, ok := workOf(obj); ok {
+			if k, _, ok := workOf(obj); ok {
 				if m, _, err := c.bindings.Peek(k); err == nil && m != nil && m.GetDeletionTimestamp() == nil {
 					c.queue.Add(k)
 				}
@@ -451,6 +452,12 @@ func ignoreNotFound(err error) error {
 		return nil
 	}
 	return err
+}
+
+// places tells whether a binding's spec places the cluster of an execution namespace.
+func places(spec *federationv1alpha1.ResourceBindingSpec, executionNamespace string) bool {
+	cluster, ok := strings.CutPrefix(executionNamespace, federationv1alpha1.ExecutionNamespacePrefix)
+	return ok && slices.ContainsFunc(spec.Clusters, func(t federationv1alpha1.TargetCluster) bool { return t.Name == cluster })
 }
 
 // keepsCopy tells whether a graceful eviction task keeps the copy of a cluster the binding

@@ -30,6 +30,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 )
 
 // memberKubeconfig is the admin kubeconfig of a member of the lab.
@@ -651,4 +653,55 @@ func TestPropagationCreateDeleteAtOnce(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestStrayWorkRemoved: a Work of a binding in a cluster the binding does not place goes,
+// with its member's copy, though nothing about the binding changes. It is how a Work written
+// from the binding's placement of a moment before, and read by the informer only after the
+// binding's next reconcile, looks (seed 5530 of the soak kept one for minutes).
+func TestStrayWorkRemoved(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c, err := newPropagationClients()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fleet := theLab.FleetKubeconfig()
+	ns := testNamespace(t, theLab.Host.Kubeconfig)
+	kubectlStdin(t, fleet, `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: stray
+data:
+  k: v
+---
+apiVersion: federation.fedhq.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: stray
+spec:
+  resourceSelectors:
+  - apiVersion: v1
+    kind: ConfigMap
+    name: stray
+  placement:
+    clusterAffinity:
+      clusterNames: [member2]
+`, "apply", "-n", ns, "-f", "-")
+	name := federationv1alpha1.WorkName(ns, federationv1alpha1.BindingName("ConfigMap", "stray"))
+	var w *federationv1alpha1.Work
+	waitFor(t, time.Minute, func() error {
+		w, err = c.fed.FederationV1alpha1().Works(federationv1alpha1.ExecutionNamespace("member2")).Get(ctx, name, metav1.GetOptions{})
+		return err
+	})
+	stray := &federationv1alpha1.Work{
+		ObjectMeta: metav1.ObjectMeta{Name: w.Name, Namespace: federationv1alpha1.ExecutionNamespace("member1"), Labels: w.Labels, Annotations: w.Annotations},
+		Spec:       w.Spec,
+	}
+	if _, err := c.fed.FederationV1alpha1().Works(stray.Namespace).Create(ctx, stray, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	expectOutput(t, 30*time.Second, fleet, "", "get", "work", name, "-n", stray.Namespace, "--ignore-not-found", "-o", "name")
+	expectOutput(t, 30*time.Second, memberKubeconfig("member1"), "", "get", "cm", "stray", "-n", ns, "--ignore-not-found", "-o", "name")
+	expectOutput(t, 5*time.Second, memberKubeconfig("member2"), "v", "get", "cm", "stray", "-n", ns, "-o", "jsonpath={.data.k}")
 }
