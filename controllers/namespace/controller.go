@@ -29,6 +29,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -211,18 +212,31 @@ func (c *Controller) deleteExecutionNamespace(ctx context.Context, name string) 
 	return ignoreNotFound(c.templates.Client.Resource(members.NamespacesResource).Delete(ctx, name, metav1.DeleteOptions{}))
 }
 
-// setFinalizer adds the cleanup finalizer to a Cluster, or removes it, by a JSON patch
-// tested against the resourceVersion read: a Cluster changed meanwhile fails the test, an
-// error, and the key is reconciled again.
+// setFinalizer adds the cleanup finalizer to a Cluster, or removes it, by a JSON patch.
+// Added, the patch is tested against the resourceVersion read: a Cluster changed meanwhile
+// fails the test, an error, and the key is reconciled again. Removed, it is tested against
+// the finalizer's place in the list only: a leaving member's Cluster has its status written
+// at every probe, which must not hold its removal back.
 func (c *Controller) setFinalizer(ctx context.Context, cl *clusterv1alpha1.Cluster, add bool) error {
-	finalizers := slices.DeleteFunc(slices.Clone(cl.Finalizers), func(f string) bool { return f == clusterv1alpha1.FinalizerCleanup })
+	var ops []map[string]any
 	if add {
-		finalizers = append(finalizers, clusterv1alpha1.FinalizerCleanup)
+		finalizers := append(slices.Clone(cl.Finalizers), clusterv1alpha1.FinalizerCleanup)
+		ops = []map[string]any{
+			{"op": "test", "path": "/metadata/resourceVersion", "value": cl.ResourceVersion},
+			{"op": "replace", "path": "/metadata/finalizers", "value": finalizers},
+		}
+	} else {
+		i := slices.Index(cl.Finalizers, clusterv1alpha1.FinalizerCleanup)
+		if i < 0 {
+			return nil
+		}
+		path := "/metadata/finalizers/" + strconv.Itoa(i)
+		ops = []map[string]any{
+			{"op": "test", "path": path, "value": clusterv1alpha1.FinalizerCleanup},
+			{"op": "remove", "path": path},
+		}
 	}
-	patch, err := json.Marshal([]map[string]any{
-		{"op": "test", "path": "/metadata/resourceVersion", "value": cl.ResourceVersion},
-		{"op": "replace", "path": "/metadata/finalizers", "value": finalizers},
-	})
+	patch, err := json.Marshal(ops)
 	if err != nil {
 		return err
 	}
