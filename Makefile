@@ -128,6 +128,9 @@ image: ## build fed's image as an OCI archive, bin/fed-image.tar (no engine, no 
 NODES ?= kwok
 # Members of make up: member1..3, and light ones past them for the scale benches.
 MEMBERS ?= 3
+# fed-apiserver's storage in make up: badger or etcd3 (the lab's etcd); unset, the one the
+# lab last ran with.
+FED_STORAGE ?=
 
 .PHONY: node-bin
 node-bin: ## what the real node runs: containerd, runc, CNI plugins (Debian) and the lab's pause image
@@ -146,8 +149,8 @@ bin: lab-bin fed-bin ## build the lab's binaries and fed's commands into bin/
 ## The lab ----------------------------------------------------------------------------------
 
 .PHONY: up
-up: bin $(if $(filter real,$(NODES)),node-bin image) ## start the local lab (host + member1..3 on loopback; NODES=real adds a real node in an install host); safe to repeat
-	$(BIN)/lab up --dir $(LAB_DIR) --bin $(BIN) --nodes $(NODES) --members $(MEMBERS)
+up: bin $(if $(filter real,$(NODES)),node-bin image) ## start the local lab (host + member1..3 on loopback; NODES=real adds a real node in an install host, FED_STORAGE=etcd3 stores the fleet in etcd); safe to repeat
+	$(BIN)/lab up --dir $(LAB_DIR) --bin $(BIN) --nodes $(NODES) --members $(MEMBERS) $(if $(FED_STORAGE),--fed-storage $(FED_STORAGE))
 
 .PHONY: down
 down: ## stop every process the lab started

@@ -198,6 +198,8 @@ type soak struct {
 	heap       int64
 	// proxy is the latency proxy in front of one member (slowMember).
 	proxy *latencyProxy
+	// pull is the member registered in pull mode for the run (pullMember).
+	pull string
 	// search is the host's client of the search cache, once searchRegistry made the
 	// registry of the run's namespaces.
 	search rest.Interface
@@ -265,6 +267,7 @@ func (s *soak) run(d time.Duration) {
 		s.createNamespace(ns)
 	}
 	s.slowMember()
+	s.pullMember()
 	s.searchRegistry()
 	end := time.Now().Add(d)
 	for time.Now().Before(end) {
@@ -361,12 +364,20 @@ func (s *soak) step() {
 	case r < 87:
 		s.applyCron(ns)
 	case r < 88:
-		s.deleteFed("CronFederatedHPA", "cronfederatedhpas", ns, fmt.Sprintf("cron-t%d", s.pick(soakNames)))
+		s.deleteFed("CronFederatedHPA", "cronfederatedhpas", ns, fmt.Sprintf("cron-t%d", soakNames/2+s.pick(soakNames/2)))
 	case r < 89:
 		if s.pick(4) == 0 {
 			s.op("delete namespace "+ns, s.fleet.Resource(namespacesGVR).Delete(s.ctx, ns, metav1.DeleteOptions{}))
 			s.recreate[ns] = true
 		}
+	case r < 90:
+		s.applyHPA(ns)
+	case r < 91:
+		s.deleteFed("FederatedHPA", "federatedhpas", ns, fmt.Sprintf("hpa-t%d", s.pick(soakNames/2)))
+	case r < 92:
+		s.applyMCS(ns)
+	case r < 93:
+		s.deleteFed("MultiClusterService", "multiclusterservices", ns, fmt.Sprintf("t%d", s.pick(soakNames)))
 	case r < 98:
 		s.applyTemplate(ns)
 	default:
@@ -543,15 +554,49 @@ func (s *soak) applyOverride(ns string) {
 	s.applyFed(fmt.Sprintf("%v %s", clusters, v), "OverridePolicy", "overridepolicies", ns, name, &spec)
 }
 
-// applyCron creates or changes the CronFederatedHPA of a Deployment template: it scales the
-// template to some replicas every minute (while the soak's own applies set them back).
+// applyCron creates or changes the CronFederatedHPA of a Deployment template of the second
+// half of the names (the first half's are the FederatedHPAs'): it scales the template to
+// some replicas every minute (while the soak's own applies set them back).
 func (s *soak) applyCron(ns string) {
-	i, replicas := s.pick(soakNames), int32(1+s.pick(4))
+	i, replicas := soakNames/2+s.pick(soakNames/2), int32(1+s.pick(4))
 	spec := federationv1alpha1.CronFederatedHPASpec{
 		ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: fmt.Sprintf("t%d", i)},
 		Rules:          []federationv1alpha1.CronFederatedHPARule{{Name: "scale", Schedule: "* * * * *", TargetReplicas: ptr.To(replicas)}},
 	}
 	s.applyFed(fmt.Sprintf("every minute to %d", replicas), "CronFederatedHPA", "cronfederatedhpas", ns, fmt.Sprintf("cron-t%d", i), &spec)
+}
+
+// applyHPA creates or changes the FederatedHPA of a Deployment template of the first half
+// of the names: its minReplicas and maxReplicas are one count, to which it keeps the
+// template whatever the metrics say (the soak's pods do not run), as the soak's own applies
+// set the replicas to others.
+func (s *soak) applyHPA(ns string) {
+	i, replicas := s.pick(soakNames/2), int32(1+s.pick(4))
+	spec := federationv1alpha1.FederatedHPASpec{
+		ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: fmt.Sprintf("t%d", i)},
+		MinReplicas:    ptr.To(replicas),
+		MaxReplicas:    replicas,
+	}
+	s.applyFed(fmt.Sprintf("to %d", replicas), "FederatedHPA", "federatedhpas", ns, fmt.Sprintf("hpa-t%d", i), &spec)
+}
+
+// applyMCS creates or changes the MultiClusterService of a Service template: imported
+// from where the template is placed into some members, or every member.
+func (s *soak) applyMCS(ns string) {
+	name := fmt.Sprintf("t%d", s.pick(soakNames))
+	spec := federationv1alpha1.MultiClusterServiceSpec{
+		Types: []federationv1alpha1.ExposureType{federationv1alpha1.ExposureTypeCrossCluster},
+		Ports: []federationv1alpha1.ExposurePort{{Name: "http", Port: 80}},
+	}
+	consumers := "every member"
+	if s.pick(3) > 0 {
+		clusters := s.clusters()
+		for _, c := range clusters {
+			spec.ConsumerClusters = append(spec.ConsumerClusters, federationv1alpha1.ClusterSelector{Name: c})
+		}
+		consumers = fmt.Sprint(clusters)
+	}
+	s.applyFed("into "+consumers, "MultiClusterService", "multiclusterservices", ns, name, &spec)
 }
 
 func (s *soak) deleteOverride(ns string) {
@@ -562,10 +607,10 @@ func (s *soak) deleteOverride(ns string) {
 // the operations are doing: fed-apiserver killed (kill -9), a member's kube-apiserver killed,
 // the lab's etcd paused (SIGSTOP: the host's and members' storage hangs), a member tainted
 // (NoSchedule, as kubectl fed cordon does, or NoExecute: its workloads are evicted), a member
-// unjoined (kubectl fed unjoin) and joined again, the member behind the soak's proxy slowed
-// down.
+// unjoined (kubectl fed unjoin) and joined again, the pull member's agent killed (kill -9),
+// the member behind the soak's proxy slowed down.
 func (s *soak) fault() {
-	switch s.pick(6) {
+	switch s.pick(7) {
 	case 0:
 		s.inject("kill fed-apiserver", time.Duration(1+s.pick(8))*time.Second,
 			func() error { return theLab.KillProcess("fed-apiserver") },
@@ -590,8 +635,9 @@ func (s *soak) fault() {
 			func() error { return s.setTaint(m, taint, false) })
 	case 4:
 		// Not the member behind the proxy: join would point its Cluster at the member itself.
+		// Nor the pull member, which its agent registered.
 		m := labMembers[s.pick(len(labMembers))]
-		if s.proxy != nil && m == s.proxy.member {
+		if s.proxy != nil && m == s.proxy.member || m == s.pull {
 			return
 		}
 		s.inject("unjoin "+m, time.Duration(5+s.pick(25))*time.Second,
@@ -601,6 +647,16 @@ func (s *soak) fault() {
 				defer cancel()
 				return theLab.JoinMembers(ctx)
 			})
+	case 5:
+		// Killed for longer than its Lease (12 s in the lab) at times: the Cluster is not
+		// Ready, tainted, and its workloads fail over, until the agent renews it.
+		if s.pull == "" {
+			return
+		}
+		agent := lab.AgentProcess(s.pull)
+		s.inject("kill "+agent, time.Duration(5+s.pick(40))*time.Second,
+			func() error { return theLab.KillProcess(agent) },
+			func() error { return theLab.StartAgent(s.ctx, s.pull) })
 	default:
 		if s.proxy == nil {
 			return
@@ -743,6 +799,25 @@ func (s *soak) slowMember() {
 	})
 	s.op(fmt.Sprintf("set %s's apiEndpoint to the proxy %s", m, p.url()),
 		s.updateCluster(m, func(c *clusterv1alpha1.Cluster) { c.Spec.APIEndpoint = p.url() }))
+}
+
+// pullMember registers one member, not the one behind the proxy, in pull mode for the run,
+// as a user does (registerPull), so that its agent, and its Lease, are among the faults.
+// At the end of the run it is unregistered and joined again in push mode.
+func (s *soak) pullMember() {
+	var others []string
+	for _, m := range labMembers {
+		if s.proxy == nil || m != s.proxy.member {
+			others = append(others, m)
+		}
+	}
+	m := others[s.pick(len(others))]
+	took := registerPull(s.t, buildKubectlFed(s.t), m)
+	s.pull = m
+	// Before the member is unregistered (cleanups run last first): fed-apiserver and the
+	// member's kube-apiserver running again.
+	s.t.Cleanup(s.undoFaults)
+	s.op(fmt.Sprintf("register %s in pull mode (Ready in %s)", m, took.Round(100*time.Millisecond)), nil)
 }
 
 // latencyProxy forwards TCP connections on 127.0.0.1 to an address, each chunk delivered
@@ -1034,8 +1109,12 @@ func (s *soak) check() error {
 	return errors.Join(errs...)
 }
 
-// works are the Works of every member by the binding they name ("namespace/name"): the
-// members that have one.
+// soakMCSWorks prefixes the MultiClusterService ("namespace/name") of a Work of one in
+// works.
+const soakMCSWorks = "MultiClusterService "
+
+// works are the Works of every member by the binding they name ("namespace/name"), or the
+// MultiClusterService (soakMCSWorks), whose Works import it: the members that have one.
 func (s *soak) works() (map[string][]string, error) {
 	out := map[string][]string{}
 	for _, m := range labMembers {
@@ -1049,6 +1128,9 @@ func (s *soak) works() (map[string][]string, error) {
 				if !meta.IsStatusConditionTrue(w.Status.Conditions, federationv1alpha1.WorkConditionApplied) {
 					out[b] = append(out[b], m+"(not applied)")
 				}
+			}
+			if mcs := w.Annotations[federationv1alpha1.AnnotationMultiClusterService]; mcs != "" {
+				out[soakMCSWorks+mcs] = append(out[soakMCSWorks+mcs], m)
 			}
 		}
 	}
@@ -1068,12 +1150,16 @@ func (s *soak) checkNamespace(ns string, works map[string][]string, policies []s
 		return []error{fmt.Errorf("namespace %s is still being deleted", ns)}
 	}
 	for b := range works {
-		if strings.HasPrefix(b, ns+"/") && gone {
+		if strings.HasPrefix(strings.TrimPrefix(b, soakMCSWorks), ns+"/") && gone {
 			errs = append(errs, fmt.Errorf("Work of %s left after its namespace was deleted (in %v)", b, works[b]))
 		}
 	}
 	var overrides []federationv1alpha1.OverridePolicy
 	bindings := map[string]federationv1alpha1.ResourceBinding{}
+	scaled := map[string]int64{} // Deployment templates by name: the replicas of their FederatedHPA (applyHPA)
+	// imported are the derived Services each member must have, of the MultiClusterServices
+	// (applyMCS): by member, its consumers.
+	imported := map[string][]string{}
 	if !gone {
 		pl, err := s.fed.FederationV1alpha1().PropagationPolicies(ns).List(s.ctx, metav1.ListOptions{})
 		if err != nil {
@@ -1095,6 +1181,37 @@ func (s *soak) checkNamespace(ns string, works map[string][]string, policies []s
 		}
 		for _, b := range bl.Items {
 			bindings[b.Name] = b
+		}
+		hl, err := s.fed.FederationV1alpha1().FederatedHPAs(ns).List(s.ctx, metav1.ListOptions{})
+		if err != nil {
+			return []error{err}
+		}
+		for _, h := range hl.Items {
+			if h.DeletionTimestamp == nil && h.Spec.ScaleTargetRef.Kind == "Deployment" {
+				scaled[h.Spec.ScaleTargetRef.Name] = int64(h.Spec.MaxReplicas)
+			}
+		}
+		ml, err := s.fed.FederationV1alpha1().MultiClusterServices(ns).List(s.ctx, metav1.ListOptions{})
+		if err != nil {
+			return []error{err}
+		}
+		for _, mcs := range ml.Items {
+			if mcs.DeletionTimestamp != nil {
+				continue
+			}
+			consumers := slices.Clone(labMembers)
+			if len(mcs.Spec.ConsumerClusters) > 0 {
+				consumers = nil
+				for _, c := range mcs.Spec.ConsumerClusters {
+					consumers = append(consumers, c.Name)
+				}
+			}
+			if !slices.Equal(mcs.Status.ConsumerClusters, consumers) {
+				errs = append(errs, fmt.Errorf("MultiClusterService %s/%s says it is imported into %v, want %v", ns, mcs.Name, mcs.Status.ConsumerClusters, consumers))
+			}
+			for _, m := range consumers {
+				imported[m] = append(imported[m], federationv1alpha1.DerivedServiceName(mcs.Name))
+			}
 		}
 	}
 	seen := map[string]bool{} // bindings of a template
@@ -1118,6 +1235,12 @@ func (s *soak) checkNamespace(ns string, works map[string][]string, policies []s
 			bname := federationv1alpha1.BindingName(k.kind, name)
 			b, ok := bindings[bname]
 			s.checked.templates++
+			if want, ok := scaled[name]; ok && k.kind == "Deployment" {
+				if got, _, _ := unstructured.NestedInt64(tmpl.Object, "spec", "replicas"); got != want {
+					errs = append(errs, fmt.Errorf("Deployment %s/%s has %d replicas; its FederatedHPA keeps it at %d", ns, name, got, want))
+					continue
+				}
+			}
 			placed, err := s.checkBinding(tmpl, k.kind, policies, b, ok, works[ns+"/"+bname])
 			if err != nil {
 				errs = append(errs, err)
@@ -1134,6 +1257,16 @@ func (s *soak) checkNamespace(ns string, works map[string][]string, policies []s
 				want[m][name] = nil // kept while evicted: any copy of fed's
 				if replicas != soakEvicted {
 					want[m][name] = soakExpected(tmpl, replicas, overrides, m)
+				}
+			}
+		}
+		if k.kind == "Service" {
+			for _, m := range labMembers {
+				for _, name := range imported[m] {
+					if _, err := s.member[m].Resource(k.gvr).Namespace(ns).Get(s.ctx, name, metav1.GetOptions{}); err != nil {
+						errs = append(errs, fmt.Errorf("%s: the derived Service %s/%s of a MultiClusterService: %w", m, ns, name, err))
+					}
+					want[m][name] = nil // fed's, not of a template
 				}
 			}
 		}

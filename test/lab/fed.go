@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -67,10 +68,58 @@ const (
 	UnschedulableThreshold = 10 * time.Second
 )
 
-// FedServer is the lab's own fed-apiserver, registered in the host: Badger in .lab/fed.
+// FedServer is the lab's own fed-apiserver, registered in the host: Badger in .lab/fed,
+// or, in a lab brought up with FedStorage etcd3, the lab's etcd under /fed.
 func (l *Lab) FedServer() *FedServer {
 	dir := filepath.Join(l.opts.Dir, "fed")
-	return &FedServer{Name: fedProcess, Port: l.state.Ports[fedProcess], Dir: dir, Args: []string{"--data-dir=" + filepath.Join(dir, "data")}}
+	args := []string{"--data-dir=" + filepath.Join(dir, "data")}
+	if l.state.FedStorage == StorageEtcd3 {
+		// The data directory keeps the search cache.
+		args = append(args, "--storage-backend=etcd3", "--etcd-servers="+l.etcdURL(), "--etcd-prefix=/fed")
+	}
+	return &FedServer{Name: fedProcess, Port: l.state.Ports[fedProcess], Dir: dir, Args: args}
+}
+
+// The storage backends of the lab's fed-apiserver (Options.FedStorage).
+const (
+	StorageBadger = "badger"
+	StorageEtcd3  = "etcd3"
+)
+
+// FedStorage is the storage backend of the lab's fed-apiserver: StorageBadger or
+// StorageEtcd3.
+func (l *Lab) FedStorage() string { return cmp.Or(l.state.FedStorage, StorageBadger) }
+
+// StorageError is Up asked for a storage backend other than the one fed-apiserver runs on;
+// Up has started nothing.
+type StorageError struct{ Running, Asked string }
+
+func (e *StorageError) Error() string {
+	return fmt.Sprintf("fed-apiserver runs on %s, not %s: make down first (each backend keeps its own fleet)", e.Running, e.Asked)
+}
+
+// chooseFedStorage records the storage backend Up was asked for; fed-apiserver running on
+// another is an error, as its data is not where the other backend reads.
+func (l *Lab) chooseFedStorage() error {
+	want := l.opts.FedStorage
+	switch want {
+	case "":
+		return nil
+	case StorageBadger, StorageEtcd3:
+	default:
+		return fmt.Errorf("fed-apiserver's storage %q: want %s or %s", want, StorageBadger, StorageEtcd3)
+	}
+	if want == l.FedStorage() {
+		return nil
+	}
+	if l.fedProcess(l.FedServer()).alive() {
+		return &StorageError{Running: l.FedStorage(), Asked: want}
+	}
+	l.state.FedStorage = want
+	if want == StorageBadger {
+		l.state.FedStorage = ""
+	}
+	return nil
 }
 
 func (l *Lab) fedProcess(f *FedServer) *process {

@@ -41,6 +41,10 @@ type Options struct {
 	// Members is how many member clusters the lab runs: 3 when 0; those past the third are
 	// light (MemberSpec.Light).
 	Members int
+	// FedStorage is the lab's fed-apiserver's storage backend: "badger" (its data in
+	// .lab/fed/data) or "etcd3" (the lab's etcd, under /fed); "" keeps the one the lab last
+	// ran with (badger at first).
+	FedStorage string
 }
 
 // Lab is a running (or stopped) local lab.
@@ -71,6 +75,8 @@ type state struct {
 	FedPodPort int  `json:"fedPodPort,omitempty"`
 	// Members is how many members the lab was last brought up with, when not 3.
 	Members int `json:"members,omitempty"`
+	// FedStorage is fed-apiserver's storage backend, when not badger (Options.FedStorage).
+	FedStorage string `json:"fedStorage,omitempty"`
 }
 
 // New returns the lab described by opts and the state kept in opts.Dir (ports are chosen on
@@ -388,6 +394,9 @@ func (l *Lab) Up(ctx context.Context) error {
 	defer unlock()
 	// A real node already running stays the lab's until make down, whatever this Up asked.
 	l.state.RealNode = l.opts.RealNode || l.nodeRunning()
+	if err := l.chooseFedStorage(); err != nil {
+		return err
+	}
 	if err := l.allocatePorts(); err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -46,6 +47,11 @@ func newCommand() *cobra.Command {
 			default:
 				return fmt.Errorf("--nodes=%s: want kwok (the members' simulated nodes only) or real (a real node too, in the install host)", nodes)
 			}
+			switch opts.FedStorage {
+			case "", lab.StorageBadger, lab.StorageEtcd3:
+			default:
+				return fmt.Errorf("--fed-storage=%s: want %s or %s", opts.FedStorage, lab.StorageBadger, lab.StorageEtcd3)
+			}
 			l, err := lab.New(opts)
 			if err != nil {
 				return err
@@ -53,6 +59,9 @@ func newCommand() *cobra.Command {
 			ctx, cancel := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer cancel()
 			if err := l.Up(ctx); err != nil {
+				if se := (*lab.StorageError)(nil); errors.As(err, &se) {
+					return err
+				}
 				return fmt.Errorf("%w\nThe lab is partly up: `make down` stops it; logs are in %s/logs", err, l.Dir())
 			}
 			printUsage(l, opts.BinDir)
@@ -60,6 +69,7 @@ func newCommand() *cobra.Command {
 		},
 	}
 	up.Flags().IntVar(&opts.Members, "members", 3, "how many member clusters: member1..3 as the tests know them, and light ones past them (a kube-apiserver, kwok and a namespace controller each), for the scale benches")
+	up.Flags().StringVar(&opts.FedStorage, "fed-storage", "", "fed-apiserver's storage backend: badger (its data in <dir>/fed/data) or etcd3 (the lab's etcd, under /fed); by default the one the lab last ran with, badger at first")
 	up.Flags().StringVar(&nodes, "nodes", "kwok", "kwok, or real to add a real node (a kubelet with containerd, whose pods run) in a cluster of its own, the install host")
 	root.AddCommand(up)
 	root.AddCommand(&cobra.Command{
@@ -135,6 +145,9 @@ func printUsage(l *lab.Lab, binDir string) {
 	bin, err := filepath.Abs(binDir)
 	if err != nil {
 		bin = binDir
+	}
+	if l.FedStorage() != lab.StorageBadger {
+		fmt.Printf("\nfed-apiserver stores the fleet in the lab's etcd (%s); `make down`, then `make up FED_STORAGE=badger`, goes back to Badger.\n", l.FedStorage())
 	}
 	fmt.Printf("\nmember1..3 are joined to fed (kubectl fed join). Try:\n")
 	fmt.Printf("  export PATH=%s:$PATH KUBECONFIG=%s   # the lab's kubectl and kubectl-fed, the host\n", bin, l.Host.Kubeconfig)
