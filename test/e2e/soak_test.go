@@ -656,7 +656,12 @@ func (s *soak) fault() {
 		agent := lab.AgentProcess(s.pull)
 		s.inject("kill "+agent, time.Duration(5+s.pick(40))*time.Second,
 			func() error { return theLab.KillProcess(agent) },
-			func() error { return theLab.StartAgent(s.ctx, s.pull) })
+			func() error {
+				// Started with a token its member issues: again while the member's
+				// kube-apiserver is killed too (for up to a minute).
+				backoff := wait.Backoff{Duration: 500 * time.Millisecond, Factor: 1.5, Steps: 20, Cap: 5 * time.Second}
+				return retry.OnError(backoff, func(error) bool { return true }, func() error { return theLab.StartAgent(s.ctx, s.pull) })
+			})
 	default:
 		if s.proxy == nil {
 			return
@@ -980,11 +985,20 @@ func (s *soak) undoFaults() {
 		names = append(names, name)
 	}
 	s.mu.Unlock()
-	// The processes first: the other undos go through them.
-	process := func(n string) bool { return strings.HasPrefix(n, "kill ") || strings.HasPrefix(n, "pause ") }
-	for _, first := range []bool{true, false} {
+	// The processes first: the other undos go through them; the pull member's agent after
+	// the kube-apiservers, as it starts with a token its member issues.
+	pass := func(n string) int {
+		switch {
+		case strings.HasSuffix(n, "-fed-agent"):
+			return 1
+		case strings.HasPrefix(n, "kill ") || strings.HasPrefix(n, "pause "):
+			return 0
+		}
+		return 2
+	}
+	for i := range 3 {
 		for _, name := range names {
-			if process(name) == first {
+			if pass(name) == i {
 				s.undo(name)
 			}
 		}
