@@ -649,7 +649,9 @@ func (c *Controller) syncWorks(ctx context.Context, annotation, owner string, ha
 		if _, ok := want[key]; ok || w.DeletionTimestamp != nil {
 			continue
 		}
-		if err := c.works.Delete(ctx, w); err != nil && !apierrors.IsConflict(err) {
+		if err := c.works.Delete(ctx, w); apierrors.IsConflict(err) {
+			errs = append(errs, reconciler.ErrRetrySoon) // changed meanwhile: again with the newer one
+		} else if err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -118,11 +118,15 @@ func (a *Access) Update(ctx context.Context, w *federationv1alpha1.Work) (*feder
 	return written, nil
 }
 
-// Delete deletes a Work if it is still the one w is; one already gone is no error, one
-// replaced meanwhile a Conflict.
+// Delete deletes a Work if it is still the one w is, at w's resourceVersion; one already
+// gone is no error, one replaced or changed meanwhile a Conflict (read it again, try
+// again). The resourceVersion matters: the API server decides between deleting at once and
+// waiting for finalizers on what it read before it deletes, so a Work whose execution
+// finalizer was added in between went at once, without execution removing its objects from
+// the member (a Work deleted right as it was first applied left its member's copy).
 func (a *Access) Delete(ctx context.Context, w *federationv1alpha1.Work) error {
-	uid := w.UID
-	err := a.fed.FederationV1alpha1().Works(w.Namespace).Delete(ctx, w.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	uid, rv := w.UID, w.ResourceVersion
+	err := a.fed.FederationV1alpha1().Works(w.Namespace).Delete(ctx, w.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid, ResourceVersion: &rv}})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
