@@ -224,7 +224,7 @@ var table = []controller{
 	}},
 	{name: "execution", workers: 32, interprets: true, build: func(d *Deps) (runner, error) {
 		return execution.NewController(execution.Deps{Fed: d.Fed, Works: d.Works, Members: d.Members, Namespaces: d.Namespaces,
-			Results: d.Results, Interpreter: d.Interpreter, Recorder: d.Recorder})
+			Results: d.Results, Interpreter: d.Interpreter, Recorder: d.Recorder, Clusters: d.clusters()})
 	}},
 	{name: "graceful-eviction", workers: 2, interprets: true, build: func(d *Deps) (runner, error) {
 		return gracefuleviction.NewController(d.Bindings, d.Works, d.Recorder)

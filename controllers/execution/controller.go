@@ -48,6 +48,7 @@ import (
 	"github.com/fedhq/fed/apis/federation/policy"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
+	clusterinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/cluster/v1alpha1"
 	"github.com/fedhq/fed/controllers/internal/applied"
 	"github.com/fedhq/fed/controllers/internal/membernamespaces"
 	"github.com/fedhq/fed/controllers/internal/members"
@@ -108,6 +109,10 @@ type Deps struct {
 	Interpreter *interpreter.Interpreter
 	// Recorder records events on the templates.
 	Recorder record.EventRecorder
+	// Clusters, in the server (nil in the agent), bring back a cluster's Works when it joins,
+	// leaves or changes between push and pull: Works execution left to a pull cluster's
+	// agent are its own again once the cluster is gone or pushed to.
+	Clusters clusterinformers.ClusterInformer
 }
 
 // NewController applies the Works to the members, making their namespaces first; it
@@ -151,7 +156,40 @@ func NewController(d Deps) (*Controller, error) {
 		return nil, err
 	}
 	d.Members.AddHandler(c.memberObjectChanged)
+	if d.Clusters != nil {
+		if _, err := d.Clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc: c.clusterChanged,
+			UpdateFunc: func(old, obj any) {
+				o, ok1 := old.(*clusterv1alpha1.Cluster)
+				n, ok2 := obj.(*clusterv1alpha1.Cluster)
+				if ok1 && ok2 && (o.Spec.SyncMode != n.Spec.SyncMode || (o.DeletionTimestamp == nil) != (n.DeletionTimestamp == nil)) {
+					c.clusterChanged(obj)
+				}
+			},
+			DeleteFunc: c.clusterChanged,
+		}); err != nil {
+			return nil, err
+		}
+	}
 	return c, nil
+}
+
+// clusterChanged looks again at every Work of a cluster that joined, left, or changed
+// between push and pull. Without it, a Work deleted while its pull cluster's agent was
+// down kept the agent's finalizer for good once the cluster was unregistered, and so did
+// the cluster's execution namespace: the same cluster joined again in push mode then could
+// not be unjoined (the fault campaign's seed 31337).
+func (c *Controller) clusterChanged(obj any) {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	cl, ok := obj.(*clusterv1alpha1.Cluster)
+	if !ok {
+		return
+	}
+	for _, w := range c.works.List(federationv1alpha1.ExecutionNamespace(cl.Name)) {
+		c.queue.Add(types.NamespacedName{Namespace: w.Namespace, Name: w.Name})
+	}
 }
 
 // lane orders the Works waiting to be applied: first the Works fed applied before, whose

@@ -445,3 +445,59 @@ func lastLine(out string) string {
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	return lines[len(lines)-1]
 }
+
+// TestPullUnregisteredWithAgentDown: a Work deleted while its pull cluster's agent is down
+// keeps the agent's finalizer; the cluster then unregistered, fed lets the Work, and the
+// cluster's execution namespace, go (the member's copy stays, as with any member fed cannot
+// reach when it leaves), so that the same cluster joins again and leaves again cleanly.
+// The fault campaign found the namespace terminating for good (seed 31337).
+func TestPullUnregisteredWithAgentDown(t *testing.T) {
+	ctx := context.Background()
+	const name = "member3"
+	fed := buildKubectlFed(t)
+	_, fedClient := hostClients(t)
+	registerPull(t, fed, name)
+	fleet := theLab.FleetKubeconfig()
+	ns := testNamespace(t, theLab.Host.Kubeconfig)
+	kubectlStdin(t, fleet, `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: left
+data: {k: v}
+---
+apiVersion: federation.fedhq.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: left
+spec:
+  resourceSelectors:
+  - {apiVersion: v1, kind: ConfigMap, name: left}
+  placement:
+    clusterAffinity:
+      clusterNames: [member3]
+`, "apply", "-n", ns, "-f", "-")
+	expectOutput(t, time.Minute, memberKubeconfig(name), "v", "get", "cm", "left", "-n", ns, "--ignore-not-found", "-o", "jsonpath={.data.k}")
+
+	if err := theLab.StopAgent(name); err != nil {
+		t.Fatal(err)
+	}
+	kubectl(t, fleet, "delete", "cm", "left", "-n", ns, "--wait=false")
+	work := federationv1alpha1.WorkName(ns, federationv1alpha1.BindingName("ConfigMap", "left"))
+	execNS := federationv1alpha1.ExecutionNamespace(name)
+	waitFor(t, 30*time.Second, func() error {
+		w, err := fedClient.FederationV1alpha1().Works(execNS).Get(ctx, work, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if w.DeletionTimestamp == nil {
+			return fmt.Errorf("Work %s/%s is not being deleted yet", execNS, work)
+		}
+		return nil
+	})
+	out, err := exec.Command(fed, "--kubeconfig", theLab.Host.Kubeconfig, "unregister", name, "--cluster-kubeconfig", theLab.Member(name).Kubeconfig).CombinedOutput()
+	if err != nil {
+		t.Fatalf("kubectl fed unregister %s: %v\n%s", name, err, out)
+	}
+	expectOutput(t, time.Minute, theLab.Host.Kubeconfig, "", "get", "cluster", name, "--ignore-not-found", "-o", "name")
+	expectOutput(t, time.Minute, fleet, "", "get", "ns", execNS, "--ignore-not-found", "-o", "name")
+}
