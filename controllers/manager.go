@@ -54,12 +54,14 @@ import (
 	"github.com/fedhq/fed/controllers/internal/membernamespaces"
 	"github.com/fedhq/fed/controllers/internal/members"
 	"github.com/fedhq/fed/controllers/internal/noderoom"
+	internalquota "github.com/fedhq/fed/controllers/internal/quota"
 	"github.com/fedhq/fed/controllers/internal/scaletargets"
 	"github.com/fedhq/fed/controllers/internal/templates"
 	"github.com/fedhq/fed/controllers/internal/trim"
 	"github.com/fedhq/fed/controllers/internal/works"
 	"github.com/fedhq/fed/controllers/mcs"
 	"github.com/fedhq/fed/controllers/namespace"
+	"github.com/fedhq/fed/controllers/quota"
 	"github.com/fedhq/fed/controllers/rebalancer"
 	"github.com/fedhq/fed/controllers/registration"
 	"github.com/fedhq/fed/controllers/scheduler"
@@ -204,7 +206,8 @@ var table = []controller{
 			Customizations: fed.ResourceInterpreterCustomizations(), Interpreter: d.Interpreter, Recorder: d.Recorder})
 	}},
 	{name: "scheduler", workers: 16, interprets: true, build: func(d *Deps) (runner, error) {
-		return scheduler.NewController(d.Fed, d.clusters(), d.Bindings, d.Rooms, d.Recorder)
+		return scheduler.NewController(d.Fed, d.clusters(), d.Bindings, d.Rooms,
+			internalquota.FromInformer(d.FedInformers.Federation().V1alpha1().FederatedResourceQuotas()), d.Recorder)
 	}},
 	{name: "binding", workers: 16, interprets: true, build: func(d *Deps) (runner, error) {
 		asAuthor, err := authorCheck(d.Config.Host)
@@ -247,6 +250,14 @@ var table = []controller{
 		fed := d.FedInformers.Federation().V1alpha1()
 		return mcs.NewController(mcs.Deps{Fed: d.Fed, Templates: d.Templates, Bindings: fed.ResourceBindings(), Works: d.Works,
 			Members: d.Members, Clusters: d.clusters(), Services: fed.MultiClusterServices(), Ingresses: fed.MultiClusterIngresses()})
+	}},
+	{name: "quota", workers: 2, build: func(d *Deps) (runner, error) {
+		asAuthor, err := authorCheck(d.Config.Host)
+		if err != nil {
+			return nil, err
+		}
+		return quota.NewController(quota.Deps{Fed: d.Fed, Quotas: d.FedInformers.Federation().V1alpha1().FederatedResourceQuotas(),
+			Clusters: d.clusters(), Bindings: d.Bindings, Works: d.Works, AsAuthor: quota.AuthorCheck(asAuthor), Recorder: d.Recorder})
 	}},
 	{name: "search-cache", workers: 2, everyReplica: true, build: func(d *Deps) (runner, error) {
 		if d.Config.SearchCache == nil {

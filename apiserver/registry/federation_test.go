@@ -30,6 +30,7 @@ func TestFederationStorage(t *testing.T) {
 	m := storageMap(t, NewFederationGroupInfo)
 	expectPaths(t, m, "propagationpolicies", "clusterpropagationpolicies", "overridepolicies", "clusteroverridepolicies",
 		"resourceinterpretercustomizations", "replicaschedulingpolicies", "replicaschedulingpolicies/status",
+		"federatedresourcequotas", "federatedresourcequotas/status",
 		"resourcebindings", "resourcebindings/status", "clusterresourcebindings", "clusterresourcebindings/status",
 		"works", "works/status", "federatedhpas", "federatedhpas/status", "cronfederatedhpas", "cronfederatedhpas/status",
 		"multiclusterservices", "multiclusterservices/status", "multiclusteringresses", "multiclusteringresses/status")
@@ -57,6 +58,10 @@ func TestFederationStorage(t *testing.T) {
 		"replicaschedulingpolicies": func(t *testing.T) {
 			storageCase[*federation.ReplicaSchedulingPolicy]{Case: registrytest.ReplicaSchedulingPolicy(), shortNames: []string{"rsp"}}.
 				run(t, m, "replicaschedulingpolicies")
+		},
+		"federatedresourcequotas": func(t *testing.T) {
+			storageCase[*federation.FederatedResourceQuota]{Case: registrytest.FederatedResourceQuota(), shortNames: []string{"frq"}}.
+				run(t, m, "federatedresourcequotas")
 		},
 		"resourcebindings": func(t *testing.T) {
 			storageCase[*federation.ResourceBinding]{Case: registrytest.ResourceBinding(), shortNames: []string{"rb"},

@@ -35,6 +35,7 @@ import (
 	"github.com/fedhq/fed/apiserver/registry/federation/clusterresourcebindings"
 	"github.com/fedhq/fed/apiserver/registry/federation/cronfederatedhpas"
 	"github.com/fedhq/fed/apiserver/registry/federation/federatedhpas"
+	"github.com/fedhq/fed/apiserver/registry/federation/federatedresourcequotas"
 	"github.com/fedhq/fed/apiserver/registry/federation/multiclusteringresses"
 	"github.com/fedhq/fed/apiserver/registry/federation/multiclusterservices"
 	"github.com/fedhq/fed/apiserver/registry/federation/overridepolicies"
@@ -81,6 +82,7 @@ func NewFederationGroupInfo(optsGetter generic.RESTOptionsGetter) (*genericapise
 		clusteroverridepolicies.NewStorage,
 		resourceinterpretercustomizations.NewStorage,
 		replicaschedulingpolicies.NewStorage,
+		federatedresourcequotas.NewStorage,
 		resourcebindings.NewStorage,
 		clusterresourcebindings.NewStorage,
 		works.NewStorage,

@@ -32,7 +32,8 @@ import (
 //   - a ResourceBinding's Work ("N/B" in AnnotationBinding) holds objects of namespace N
 //     only, and its first is the template itself, whose binding B is named after it;
 //   - a ClusterResourceBinding's ("B") holds cluster-scoped objects, the first the template;
-//   - a multi-cluster service's or ingress's ("N/name") holds objects of namespace N.
+//   - a multi-cluster service's or ingress's, or a FederatedResourceQuota's ("N/name"),
+//     holds objects of namespace N.
 //
 // namespaced is the object's scope in the member. A Work that names none of these (made
 // by hand, by whoever may write Works in an execution namespace) is not checked.
@@ -42,6 +43,9 @@ func inScope(w *federationv1alpha1.Work, ordinal int, manifest *unstructured.Uns
 		binding = false
 		if owner = w.Annotations[federationv1alpha1.AnnotationMultiClusterService]; owner == "" {
 			owner = w.Annotations[federationv1alpha1.AnnotationMultiClusterIngress]
+		}
+		if owner == "" {
+			owner = w.Annotations[federationv1alpha1.AnnotationFederatedResourceQuota]
 		}
 	}
 	if owner == "" {

@@ -26,7 +26,6 @@ package mcs
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -322,7 +321,7 @@ func (c *Controller) reconcileService(ctx context.Context, k types.NamespacedNam
 		}
 		return nil
 	}
-	have := c.ownWorks(federationv1alpha1.AnnotationMultiClusterService, k.String())
+	have := c.works.Owned(federationv1alpha1.AnnotationMultiClusterService, k.String())
 	want := map[types.NamespacedName]federationv1alpha1.WorkSpec{}
 	var exporting []string
 	unread := map[string]bool{}
@@ -369,7 +368,7 @@ func (c *Controller) reconcileService(ctx context.Context, k types.NamespacedNam
 			}
 		}
 	}
-	if err := c.syncWorks(ctx, federationv1alpha1.AnnotationMultiClusterService, k.String(), have, want); err != nil {
+	if err := c.works.Sync(ctx, federationv1alpha1.AnnotationMultiClusterService, k.String(), have, want); err != nil {
 		return err
 	}
 	c.ingressesOf(k) // their consumers may have changed
@@ -610,52 +609,6 @@ func derivedService(k types.NamespacedName, imp *mcsv1alpha1.ServiceImport) *uns
 // binding's Work ("<namespace>.<name>-<kind>") can be.
 func workName(k types.NamespacedName, part string) string {
 	return k.Namespace + "." + k.Name + "." + part
-}
-
-// ownWorks are the Works whose annotation says owner, in every namespace (those of a
-// cluster that left the fleet too).
-func (c *Controller) ownWorks(annotation, owner string) map[types.NamespacedName]*federationv1alpha1.Work {
-	have := map[types.NamespacedName]*federationv1alpha1.Work{}
-	for _, obj := range c.works.Informer().GetStore().List() {
-		if w, ok := obj.(*federationv1alpha1.Work); ok && w.Annotations[annotation] == owner {
-			have[types.NamespacedName{Namespace: w.Namespace, Name: w.Name}] = w
-		}
-	}
-	return have
-}
-
-// syncWorks creates, updates and deletes Works (have: those whose annotation says owner)
-// to match want, on the Works' one write path (internal/works).
-func (c *Controller) syncWorks(ctx context.Context, annotation, owner string, have map[types.NamespacedName]*federationv1alpha1.Work,
-	want map[types.NamespacedName]federationv1alpha1.WorkSpec) error {
-	var errs []error
-	for key, spec := range want {
-		current := have[key]
-		wrote, err := c.works.Write(ctx, key, current, map[string]string{annotation: owner}, spec)
-		switch {
-		case errors.Is(err, works.ErrDeleting):
-			// Made again once it is gone (its Work event brings the key back).
-			errs = append(errs, reconciler.RequeueAfter(5*time.Second, nil))
-		case apierrors.IsConflict(err):
-			// Execution or workstatus wrote the Work meanwhile: again with the newer one.
-			errs = append(errs, reconciler.ErrRetrySoon)
-		case err != nil:
-			errs = append(errs, err)
-		case current == nil && !wrote:
-			errs = append(errs, reconciler.ErrRetrySoon) // made meanwhile: the view has not got it yet
-		}
-	}
-	for key, w := range have {
-		if _, ok := want[key]; ok || w.DeletionTimestamp != nil {
-			continue
-		}
-		if err := c.works.Delete(ctx, w); apierrors.IsConflict(err) {
-			errs = append(errs, reconciler.ErrRetrySoon) // changed meanwhile: again with the newer one
-		} else if err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
 }
 
 // ConditionReady, on a ServiceImport template, says whether some cluster provides the

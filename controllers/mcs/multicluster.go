@@ -178,7 +178,7 @@ func (c *Controller) reconcileIngress(ctx context.Context, k types.NamespacedNam
 	owner := k.String()
 	mci, err := c.ingresses.MultiClusterIngresses(k.Namespace).Get(k.Name)
 	if apierrors.IsNotFound(err) || err == nil && mci.DeletionTimestamp != nil {
-		return c.syncWorks(ctx, federationv1alpha1.AnnotationMultiClusterIngress, owner, c.ownWorks(federationv1alpha1.AnnotationMultiClusterIngress, owner), nil)
+		return c.works.Sync(ctx, federationv1alpha1.AnnotationMultiClusterIngress, owner, c.works.Owned(federationv1alpha1.AnnotationMultiClusterIngress, owner), nil)
 	}
 	if err != nil {
 		return err
@@ -223,7 +223,7 @@ func (c *Controller) reconcileIngress(ctx context.Context, k types.NamespacedNam
 		want[types.NamespacedName{Namespace: federationv1alpha1.ExecutionNamespace(cl), Name: workName(k, "ingress")}] = spec
 		clusters = append(clusters, cl)
 	}
-	if err := c.syncWorks(ctx, federationv1alpha1.AnnotationMultiClusterIngress, owner, c.ownWorks(federationv1alpha1.AnnotationMultiClusterIngress, owner), want); err != nil {
+	if err := c.works.Sync(ctx, federationv1alpha1.AnnotationMultiClusterIngress, owner, c.works.Owned(federationv1alpha1.AnnotationMultiClusterIngress, owner), want); err != nil {
 		return err
 	}
 	slices.Sort(clusters)

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -41,6 +42,7 @@ import (
 	clusterlisters "github.com/fedhq/fed/apis/generated/listers/cluster/v1alpha1"
 	"github.com/fedhq/fed/controllers/internal/bindings"
 	"github.com/fedhq/fed/controllers/internal/noderoom"
+	"github.com/fedhq/fed/controllers/internal/quota"
 	"github.com/fedhq/fed/controllers/internal/reconciler"
 )
 
@@ -58,16 +60,35 @@ type Controller struct {
 	recorder record.EventRecorder
 	// rooms are the members' nodes, which the room of a cluster is estimated from.
 	rooms *noderoom.Store
+	// quotas are the namespaces' FederatedResourceQuotas, which admit placements (nil:
+	// none); see admit.
+	quotas Quotas
+	// namespaces serialize the admission and write of the placements of one namespace
+	// with quotas: *sync.Mutex by namespace.
+	namespaces sync.Map
+	// held are the bindings a quota holds back, scheduled again when room may have freed.
+	heldMu sync.Mutex
+	held   map[key]bool
+}
+
+// Quotas are the FederatedResourceQuotas of the fleet's namespaces, as admission reads them.
+type Quotas interface {
+	// Of returns the quotas of a namespace.
+	Of(namespace string) []quota.Quota
+	// OnChange has f told of the namespace of each quota added, changed or deleted.
+	OnChange(f func(namespace string)) error
 }
 
 // NewController schedules the bindings of the informers on the clusters of clusters,
 // estimating their room from the members' nodes in rooms, and records events with
 // recorder.
 func NewController(fed versioned.Interface, clusters clusterinformers.ClusterInformer,
-	access *bindings.Access, rooms *noderoom.Store, recorder record.EventRecorder) (*Controller, error) {
+	access *bindings.Access, rooms *noderoom.Store, quotas Quotas, recorder record.EventRecorder) (*Controller, error) {
 	c := &Controller{
 		recorder: recorder,
 		rooms:    rooms,
+		quotas:   quotas,
+		held:     map[key]bool{},
 		clusters: clusters.Lister(),
 		bindings: access,
 		synced:   []cache.InformerSynced{clusters.Informer().HasSynced, access.HasSynced},
@@ -78,11 +99,32 @@ func NewController(fed versioned.Interface, clusters clusterinformers.ClusterInf
 			c.queue.Add(key{Namespace: m.GetNamespace(), Name: m.GetName()})
 		}
 	}
+	// A binding whose placement changes, or that goes, may leave room in its namespace's
+	// quotas for the bindings they hold back.
+	release := func(obj any) {
+		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
+		if m, err := meta.Accessor(obj); err == nil && m.GetNamespace() != "" {
+			c.releaseHeld(m.GetNamespace())
+		}
+	}
 	for _, inf := range access.Informers() {
 		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-			AddFunc:    enqueue,
-			UpdateFunc: func(_, obj any) { enqueue(obj) },
+			AddFunc: enqueue,
+			UpdateFunc: func(old, obj any) {
+				enqueue(obj)
+				if o, n := old.(metav1.Object), obj.(metav1.Object); o.GetGeneration() != n.GetGeneration() {
+					release(obj)
+				}
+			},
+			DeleteFunc: release,
 		}); err != nil {
+			return nil, err
+		}
+	}
+	if quotas != nil {
+		if err := quotas.OnChange(c.releaseHeld); err != nil {
 			return nil, err
 		}
 	}
@@ -163,18 +205,33 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 		in.ResourceRequest = rr.ResourceRequest
 	}
 	result, err := Schedule(clusters, in)
+	write := err == nil && (!apiequality.Semantic.DeepEqual(result.Clusters, b.Spec.Clusters) || len(b.Spec.ReplicaMoves) > 0)
+	if write && k.Namespace != "" && c.quotas != nil {
+		if quotas := c.quotas.Of(k.Namespace); len(quotas) > 0 {
+			// The namespace's other placements are read and this one written under one
+			// lock: two bindings admitted at once would each see the room both take.
+			unlock := c.lockNamespace(k.Namespace)
+			defer unlock()
+			if e := c.admit(k, b, quotas, result.Clusters); e != nil {
+				err, write = &Unschedulable{Reason: ReasonQuotaExceeded, Message: heldMessage(b.Spec, e)}, false
+			}
+		}
+	}
 	var u *Unschedulable
+	errors.As(err, &u)
+	c.setHeld(k, u != nil && u.Reason == ReasonQuotaExceeded)
 	switch {
-	case errors.As(err, &u):
+	case u != nil:
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, u.Reason, u.Message
-		if u.Reason == ReasonNoClusterFit {
+		if u.Reason == ReasonNoClusterFit || u.Reason == ReasonQuotaExceeded {
 			// Room frees up without an event that enqueues bindings (cluster status
-			// changes do not), so look again later.
+			// changes do not; a quota's room is watched, see releaseHeld), so look again
+			// later.
 			c.queue.AddAfter(k, noFitRetry)
 		}
 	case err != nil:
 		return err
-	case !apiequality.Semantic.DeepEqual(result.Clusters, b.Spec.Clusters) || len(b.Spec.ReplicaMoves) > 0:
+	case write:
 		previous := b.Spec.Clusters
 		b.Spec.Clusters = result.Clusters
 		// The moves asked for are made, in the same write.
@@ -237,4 +294,64 @@ func placed(clusters []federationv1alpha1.TargetCluster) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// ReasonQuotaExceeded is the Scheduled condition's reason for a binding whose placement
+// would take its namespace over a FederatedResourceQuota: it keeps where it was.
+const ReasonQuotaExceeded = "QuotaExceeded"
+
+// admit checks a binding's new placement against its namespace's quotas, with what the
+// namespace's other bindings (not being deleted) are placed to use, as this process last
+// wrote or read them.
+func (c *Controller) admit(k key, b *bindings.Binding, quotas []quota.Quota, clusters []federationv1alpha1.TargetCluster) *quota.Exceeded {
+	names := quota.Names(quotas)
+	others := corev1.ResourceList{}
+	for _, other := range c.bindings.Keys(k.Namespace) {
+		if other == k {
+			continue
+		}
+		m, spec, err := c.bindings.Peek(other)
+		if err != nil || m.GetDeletionTimestamp() != nil {
+			continue
+		}
+		quota.Add(others, quota.OfBinding(spec, spec.Clusters, names))
+	}
+	return quota.Admit(quotas, others, quota.OfBinding(b.Spec, b.Spec.Clusters, names), quota.OfBinding(b.Spec, clusters, names))
+}
+
+// heldMessage says why a binding is not placed, and what it keeps.
+func heldMessage(spec *federationv1alpha1.ResourceBindingSpec, e *quota.Exceeded) string {
+	if quota.Replicas(spec.Clusters) == 0 {
+		return e.Error() + "; the workload is not placed until the quota has room"
+	}
+	return fmt.Sprintf("%s; the workload stays on %s until the quota has room", e.Error(), placed(spec.Clusters))
+}
+
+// lockNamespace takes the admission lock of a namespace and returns its release.
+func (c *Controller) lockNamespace(namespace string) func() {
+	mu, _ := c.namespaces.LoadOrStore(namespace, &sync.Mutex{})
+	mu.(*sync.Mutex).Lock()
+	return mu.(*sync.Mutex).Unlock
+}
+
+// setHeld records whether a quota holds a binding back.
+func (c *Controller) setHeld(k key, held bool) {
+	c.heldMu.Lock()
+	defer c.heldMu.Unlock()
+	if held {
+		c.held[k] = true
+	} else {
+		delete(c.held, k)
+	}
+}
+
+// releaseHeld schedules again the bindings of a namespace that its quotas held back.
+func (c *Controller) releaseHeld(namespace string) {
+	c.heldMu.Lock()
+	defer c.heldMu.Unlock()
+	for k := range c.held {
+		if k.Namespace == namespace {
+			c.queue.Add(k)
+		}
+	}
 }

@@ -178,6 +178,13 @@ func TestExplain(t *testing.T) {
 			t.Errorf("kubectl explain rsp.spec.reschedulePolicy lacks %q:\n%s", want, out)
 		}
 	}
+	out = kubectl(t, theLab.Host.Kubeconfig, "explain", "frq.spec")
+	for _, want := range []string{"overall", "staticAssignments", "does not place a workload, or a scale-up",
+		"Object counts and limits are not enforced across the fleet", "Members not listed get none"} {
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
+			t.Errorf("kubectl explain frq.spec lacks %q:\n%s", want, out)
+		}
+	}
 	for _, kind := range fedKinds {
 		out := kubectl(t, theLab.Host.Kubeconfig, "explain", kind.resource+".spec")
 		if !strings.Contains(out, "FIELDS") {

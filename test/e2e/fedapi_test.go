@@ -49,6 +49,11 @@ var fedKinds = map[string]fedKind{
 		statusPatch: `{"status":{"conditions":[{"type":"E2E","status":"True","reason":"Patched","message":"patched","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}`,
 		statusPath:  `{.status.conditions[?(@.type=="E2E")].reason}`, statusValue: "Patched",
 		columns: []string{"NAME", "ENABLED", "INTERVAL", "CPU", "MEMORY", "LAST-REBALANCE", "AGE"}},
+	// A condition of a type of its own, which the quota controller's status writes keep.
+	"FederatedResourceQuota": {resource: "federatedresourcequotas", shortName: "frq", namespaced: true,
+		statusPatch: `{"status":{"conditions":[{"type":"E2E","status":"True","reason":"Patched","message":"patched","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}`,
+		statusPath:  `{.status.conditions[?(@.type=="E2E")].reason}`, statusValue: "Patched",
+		columns: []string{"NAME", "OVERALL", "OVERALL_USED", "AGE"}},
 	"ResourceBinding": {resource: "resourcebindings", shortName: "rb", namespaced: true,
 		statusPatch: `{"status":{"schedulerObservedGeneration":1}}`, statusPath: "{.status.schedulerObservedGeneration}", statusValue: "1",
 		columns: []string{"NAME", "SCHEDULED", "FULLYAPPLIED", "AGE"}},

@@ -61,6 +61,7 @@ func fuzzerFuncs(runtimeserializer.CodecFactory) []interface{} {
 		defaulted[*federation.ClusterOverridePolicy](scheme),
 		defaulted[*federation.ResourceInterpreterCustomization](scheme),
 		defaulted[*federation.ReplicaSchedulingPolicy](scheme),
+		defaulted[*federation.FederatedResourceQuota](scheme),
 		defaulted[*federation.ResourceBinding](scheme),
 		defaulted[*federation.ClusterResourceBinding](scheme),
 		defaulted[*federation.Work](scheme),

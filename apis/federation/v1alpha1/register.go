@@ -66,6 +66,8 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&ResourceInterpreterCustomizationList{},
 		&ReplicaSchedulingPolicy{},
 		&ReplicaSchedulingPolicyList{},
+		&FederatedResourceQuota{},
+		&FederatedResourceQuotaList{},
 		&ResourceBinding{},
 		&ResourceBindingList{},
 		&ClusterResourceBinding{},

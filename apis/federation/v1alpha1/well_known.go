@@ -126,6 +126,11 @@ const (
 	// ("<namespace>/<name>") whose Ingress it writes into its cluster.
 	AnnotationMultiClusterIngress = "federation.fedhq.io/multicluster-ingress"
 
+	// AnnotationFederatedResourceQuota, on a Work, names the FederatedResourceQuota
+	// ("<namespace>/<name>") whose static assignment's ResourceQuota it writes into its
+	// cluster.
+	AnnotationFederatedResourceQuota = "federation.fedhq.io/federated-resource-quota"
+
 	// EndpointSliceManagedBy is the endpointslice.kubernetes.io/managed-by label of the
 	// EndpointSlices fed writes into the clusters that import a service, so that their
 	// own endpointslice controllers leave them alone.

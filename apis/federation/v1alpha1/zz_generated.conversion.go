@@ -146,6 +146,16 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
+	if err := s.AddGeneratedConversionFunc((*ClusterQuotaStatus)(nil), (*federation.ClusterQuotaStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ClusterQuotaStatus_To_federation_ClusterQuotaStatus(a.(*ClusterQuotaStatus), b.(*federation.ClusterQuotaStatus), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.ClusterQuotaStatus)(nil), (*ClusterQuotaStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_ClusterQuotaStatus_To_v1alpha1_ClusterQuotaStatus(a.(*federation.ClusterQuotaStatus), b.(*ClusterQuotaStatus), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddGeneratedConversionFunc((*ClusterResourceBinding)(nil), (*federation.ClusterResourceBinding)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1alpha1_ClusterResourceBinding_To_federation_ClusterResourceBinding(a.(*ClusterResourceBinding), b.(*federation.ClusterResourceBinding), scope)
 	}); err != nil {
@@ -333,6 +343,46 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}
 	if err := s.AddGeneratedConversionFunc((*federation.FederatedHPASpec)(nil), (*FederatedHPASpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_federation_FederatedHPASpec_To_v1alpha1_FederatedHPASpec(a.(*federation.FederatedHPASpec), b.(*FederatedHPASpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*FederatedResourceQuota)(nil), (*federation.FederatedResourceQuota)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_FederatedResourceQuota_To_federation_FederatedResourceQuota(a.(*FederatedResourceQuota), b.(*federation.FederatedResourceQuota), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.FederatedResourceQuota)(nil), (*FederatedResourceQuota)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_FederatedResourceQuota_To_v1alpha1_FederatedResourceQuota(a.(*federation.FederatedResourceQuota), b.(*FederatedResourceQuota), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*FederatedResourceQuotaList)(nil), (*federation.FederatedResourceQuotaList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_FederatedResourceQuotaList_To_federation_FederatedResourceQuotaList(a.(*FederatedResourceQuotaList), b.(*federation.FederatedResourceQuotaList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.FederatedResourceQuotaList)(nil), (*FederatedResourceQuotaList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_FederatedResourceQuotaList_To_v1alpha1_FederatedResourceQuotaList(a.(*federation.FederatedResourceQuotaList), b.(*FederatedResourceQuotaList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*FederatedResourceQuotaSpec)(nil), (*federation.FederatedResourceQuotaSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_FederatedResourceQuotaSpec_To_federation_FederatedResourceQuotaSpec(a.(*FederatedResourceQuotaSpec), b.(*federation.FederatedResourceQuotaSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.FederatedResourceQuotaSpec)(nil), (*FederatedResourceQuotaSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_FederatedResourceQuotaSpec_To_v1alpha1_FederatedResourceQuotaSpec(a.(*federation.FederatedResourceQuotaSpec), b.(*FederatedResourceQuotaSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*FederatedResourceQuotaStatus)(nil), (*federation.FederatedResourceQuotaStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_FederatedResourceQuotaStatus_To_federation_FederatedResourceQuotaStatus(a.(*FederatedResourceQuotaStatus), b.(*federation.FederatedResourceQuotaStatus), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.FederatedResourceQuotaStatus)(nil), (*FederatedResourceQuotaStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_FederatedResourceQuotaStatus_To_v1alpha1_FederatedResourceQuotaStatus(a.(*federation.FederatedResourceQuotaStatus), b.(*FederatedResourceQuotaStatus), scope)
 	}); err != nil {
 		return err
 	}
@@ -886,6 +936,16 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
+	if err := s.AddGeneratedConversionFunc((*StaticClusterAssignment)(nil), (*federation.StaticClusterAssignment)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_StaticClusterAssignment_To_federation_StaticClusterAssignment(a.(*StaticClusterAssignment), b.(*federation.StaticClusterAssignment), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.StaticClusterAssignment)(nil), (*StaticClusterAssignment)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_StaticClusterAssignment_To_v1alpha1_StaticClusterAssignment(a.(*federation.StaticClusterAssignment), b.(*StaticClusterAssignment), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddGeneratedConversionFunc((*StaticClusterWeight)(nil), (*federation.StaticClusterWeight)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1alpha1_StaticClusterWeight_To_federation_StaticClusterWeight(a.(*StaticClusterWeight), b.(*federation.StaticClusterWeight), scope)
 	}); err != nil {
@@ -1233,6 +1293,26 @@ func autoConvert_federation_ClusterPropagationPolicyList_To_v1alpha1_ClusterProp
 // Convert_federation_ClusterPropagationPolicyList_To_v1alpha1_ClusterPropagationPolicyList is an autogenerated conversion function.
 func Convert_federation_ClusterPropagationPolicyList_To_v1alpha1_ClusterPropagationPolicyList(in *federation.ClusterPropagationPolicyList, out *ClusterPropagationPolicyList, s conversion.Scope) error {
 	return autoConvert_federation_ClusterPropagationPolicyList_To_v1alpha1_ClusterPropagationPolicyList(in, out, s)
+}
+
+func autoConvert_v1alpha1_ClusterQuotaStatus_To_federation_ClusterQuotaStatus(in *ClusterQuotaStatus, out *federation.ClusterQuotaStatus, s conversion.Scope) error {
+	*out = *(*federation.ClusterQuotaStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_ClusterQuotaStatus_To_federation_ClusterQuotaStatus is an autogenerated conversion function.
+func Convert_v1alpha1_ClusterQuotaStatus_To_federation_ClusterQuotaStatus(in *ClusterQuotaStatus, out *federation.ClusterQuotaStatus, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ClusterQuotaStatus_To_federation_ClusterQuotaStatus(in, out, s)
+}
+
+func autoConvert_federation_ClusterQuotaStatus_To_v1alpha1_ClusterQuotaStatus(in *federation.ClusterQuotaStatus, out *ClusterQuotaStatus, s conversion.Scope) error {
+	*out = *(*ClusterQuotaStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_ClusterQuotaStatus_To_v1alpha1_ClusterQuotaStatus is an autogenerated conversion function.
+func Convert_federation_ClusterQuotaStatus_To_v1alpha1_ClusterQuotaStatus(in *federation.ClusterQuotaStatus, out *ClusterQuotaStatus, s conversion.Scope) error {
+	return autoConvert_federation_ClusterQuotaStatus_To_v1alpha1_ClusterQuotaStatus(in, out, s)
 }
 
 func autoConvert_v1alpha1_ClusterResourceBinding_To_federation_ClusterResourceBinding(in *ClusterResourceBinding, out *federation.ClusterResourceBinding, s conversion.Scope) error {
@@ -1651,6 +1731,100 @@ func autoConvert_federation_FederatedHPASpec_To_v1alpha1_FederatedHPASpec(in *fe
 // Convert_federation_FederatedHPASpec_To_v1alpha1_FederatedHPASpec is an autogenerated conversion function.
 func Convert_federation_FederatedHPASpec_To_v1alpha1_FederatedHPASpec(in *federation.FederatedHPASpec, out *FederatedHPASpec, s conversion.Scope) error {
 	return autoConvert_federation_FederatedHPASpec_To_v1alpha1_FederatedHPASpec(in, out, s)
+}
+
+func autoConvert_v1alpha1_FederatedResourceQuota_To_federation_FederatedResourceQuota(in *FederatedResourceQuota, out *federation.FederatedResourceQuota, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_v1alpha1_FederatedResourceQuotaSpec_To_federation_FederatedResourceQuotaSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_v1alpha1_FederatedResourceQuotaStatus_To_federation_FederatedResourceQuotaStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_v1alpha1_FederatedResourceQuota_To_federation_FederatedResourceQuota is an autogenerated conversion function.
+func Convert_v1alpha1_FederatedResourceQuota_To_federation_FederatedResourceQuota(in *FederatedResourceQuota, out *federation.FederatedResourceQuota, s conversion.Scope) error {
+	return autoConvert_v1alpha1_FederatedResourceQuota_To_federation_FederatedResourceQuota(in, out, s)
+}
+
+func autoConvert_federation_FederatedResourceQuota_To_v1alpha1_FederatedResourceQuota(in *federation.FederatedResourceQuota, out *FederatedResourceQuota, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_federation_FederatedResourceQuotaSpec_To_v1alpha1_FederatedResourceQuotaSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_federation_FederatedResourceQuotaStatus_To_v1alpha1_FederatedResourceQuotaStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_federation_FederatedResourceQuota_To_v1alpha1_FederatedResourceQuota is an autogenerated conversion function.
+func Convert_federation_FederatedResourceQuota_To_v1alpha1_FederatedResourceQuota(in *federation.FederatedResourceQuota, out *FederatedResourceQuota, s conversion.Scope) error {
+	return autoConvert_federation_FederatedResourceQuota_To_v1alpha1_FederatedResourceQuota(in, out, s)
+}
+
+func autoConvert_v1alpha1_FederatedResourceQuotaList_To_federation_FederatedResourceQuotaList(in *FederatedResourceQuotaList, out *federation.FederatedResourceQuotaList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]federation.FederatedResourceQuota)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_v1alpha1_FederatedResourceQuotaList_To_federation_FederatedResourceQuotaList is an autogenerated conversion function.
+func Convert_v1alpha1_FederatedResourceQuotaList_To_federation_FederatedResourceQuotaList(in *FederatedResourceQuotaList, out *federation.FederatedResourceQuotaList, s conversion.Scope) error {
+	return autoConvert_v1alpha1_FederatedResourceQuotaList_To_federation_FederatedResourceQuotaList(in, out, s)
+}
+
+func autoConvert_federation_FederatedResourceQuotaList_To_v1alpha1_FederatedResourceQuotaList(in *federation.FederatedResourceQuotaList, out *FederatedResourceQuotaList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]FederatedResourceQuota)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_federation_FederatedResourceQuotaList_To_v1alpha1_FederatedResourceQuotaList is an autogenerated conversion function.
+func Convert_federation_FederatedResourceQuotaList_To_v1alpha1_FederatedResourceQuotaList(in *federation.FederatedResourceQuotaList, out *FederatedResourceQuotaList, s conversion.Scope) error {
+	return autoConvert_federation_FederatedResourceQuotaList_To_v1alpha1_FederatedResourceQuotaList(in, out, s)
+}
+
+func autoConvert_v1alpha1_FederatedResourceQuotaSpec_To_federation_FederatedResourceQuotaSpec(in *FederatedResourceQuotaSpec, out *federation.FederatedResourceQuotaSpec, s conversion.Scope) error {
+	*out = *(*federation.FederatedResourceQuotaSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_FederatedResourceQuotaSpec_To_federation_FederatedResourceQuotaSpec is an autogenerated conversion function.
+func Convert_v1alpha1_FederatedResourceQuotaSpec_To_federation_FederatedResourceQuotaSpec(in *FederatedResourceQuotaSpec, out *federation.FederatedResourceQuotaSpec, s conversion.Scope) error {
+	return autoConvert_v1alpha1_FederatedResourceQuotaSpec_To_federation_FederatedResourceQuotaSpec(in, out, s)
+}
+
+func autoConvert_federation_FederatedResourceQuotaSpec_To_v1alpha1_FederatedResourceQuotaSpec(in *federation.FederatedResourceQuotaSpec, out *FederatedResourceQuotaSpec, s conversion.Scope) error {
+	*out = *(*FederatedResourceQuotaSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_FederatedResourceQuotaSpec_To_v1alpha1_FederatedResourceQuotaSpec is an autogenerated conversion function.
+func Convert_federation_FederatedResourceQuotaSpec_To_v1alpha1_FederatedResourceQuotaSpec(in *federation.FederatedResourceQuotaSpec, out *FederatedResourceQuotaSpec, s conversion.Scope) error {
+	return autoConvert_federation_FederatedResourceQuotaSpec_To_v1alpha1_FederatedResourceQuotaSpec(in, out, s)
+}
+
+func autoConvert_v1alpha1_FederatedResourceQuotaStatus_To_federation_FederatedResourceQuotaStatus(in *FederatedResourceQuotaStatus, out *federation.FederatedResourceQuotaStatus, s conversion.Scope) error {
+	*out = *(*federation.FederatedResourceQuotaStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_FederatedResourceQuotaStatus_To_federation_FederatedResourceQuotaStatus is an autogenerated conversion function.
+func Convert_v1alpha1_FederatedResourceQuotaStatus_To_federation_FederatedResourceQuotaStatus(in *FederatedResourceQuotaStatus, out *federation.FederatedResourceQuotaStatus, s conversion.Scope) error {
+	return autoConvert_v1alpha1_FederatedResourceQuotaStatus_To_federation_FederatedResourceQuotaStatus(in, out, s)
+}
+
+func autoConvert_federation_FederatedResourceQuotaStatus_To_v1alpha1_FederatedResourceQuotaStatus(in *federation.FederatedResourceQuotaStatus, out *FederatedResourceQuotaStatus, s conversion.Scope) error {
+	*out = *(*FederatedResourceQuotaStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_FederatedResourceQuotaStatus_To_v1alpha1_FederatedResourceQuotaStatus is an autogenerated conversion function.
+func Convert_federation_FederatedResourceQuotaStatus_To_v1alpha1_FederatedResourceQuotaStatus(in *federation.FederatedResourceQuotaStatus, out *FederatedResourceQuotaStatus, s conversion.Scope) error {
+	return autoConvert_federation_FederatedResourceQuotaStatus_To_v1alpha1_FederatedResourceQuotaStatus(in, out, s)
 }
 
 func autoConvert_v1alpha1_FieldOverrider_To_federation_FieldOverrider(in *FieldOverrider, out *federation.FieldOverrider, s conversion.Scope) error {
@@ -2831,6 +3005,26 @@ func autoConvert_federation_StatePreservationRule_To_v1alpha1_StatePreservationR
 // Convert_federation_StatePreservationRule_To_v1alpha1_StatePreservationRule is an autogenerated conversion function.
 func Convert_federation_StatePreservationRule_To_v1alpha1_StatePreservationRule(in *federation.StatePreservationRule, out *StatePreservationRule, s conversion.Scope) error {
 	return autoConvert_federation_StatePreservationRule_To_v1alpha1_StatePreservationRule(in, out, s)
+}
+
+func autoConvert_v1alpha1_StaticClusterAssignment_To_federation_StaticClusterAssignment(in *StaticClusterAssignment, out *federation.StaticClusterAssignment, s conversion.Scope) error {
+	*out = *(*federation.StaticClusterAssignment)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_StaticClusterAssignment_To_federation_StaticClusterAssignment is an autogenerated conversion function.
+func Convert_v1alpha1_StaticClusterAssignment_To_federation_StaticClusterAssignment(in *StaticClusterAssignment, out *federation.StaticClusterAssignment, s conversion.Scope) error {
+	return autoConvert_v1alpha1_StaticClusterAssignment_To_federation_StaticClusterAssignment(in, out, s)
+}
+
+func autoConvert_federation_StaticClusterAssignment_To_v1alpha1_StaticClusterAssignment(in *federation.StaticClusterAssignment, out *StaticClusterAssignment, s conversion.Scope) error {
+	*out = *(*StaticClusterAssignment)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_StaticClusterAssignment_To_v1alpha1_StaticClusterAssignment is an autogenerated conversion function.
+func Convert_federation_StaticClusterAssignment_To_v1alpha1_StaticClusterAssignment(in *federation.StaticClusterAssignment, out *StaticClusterAssignment, s conversion.Scope) error {
+	return autoConvert_federation_StaticClusterAssignment_To_v1alpha1_StaticClusterAssignment(in, out, s)
 }
 
 func autoConvert_v1alpha1_StaticClusterWeight_To_federation_StaticClusterWeight(in *StaticClusterWeight, out *federation.StaticClusterWeight, s conversion.Scope) error {

@@ -77,6 +77,11 @@ func (in ClusterPropagationPolicyList) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ClusterQuotaStatus) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.ClusterQuotaStatus"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ClusterResourceBinding) OpenAPIModelName() string {
 	return "com.github.fedhq.fed.apis.federation.v1alpha1.ClusterResourceBinding"
 }
@@ -169,6 +174,26 @@ func (in FederatedHPAList) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in FederatedHPASpec) OpenAPIModelName() string {
 	return "com.github.fedhq.fed.apis.federation.v1alpha1.FederatedHPASpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in FederatedResourceQuota) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.FederatedResourceQuota"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in FederatedResourceQuotaList) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.FederatedResourceQuotaList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in FederatedResourceQuotaSpec) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.FederatedResourceQuotaSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in FederatedResourceQuotaStatus) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.FederatedResourceQuotaStatus"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
@@ -444,6 +469,11 @@ func (in StatePreservation) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in StatePreservationRule) OpenAPIModelName() string {
 	return "com.github.fedhq.fed.apis.federation.v1alpha1.StatePreservationRule"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in StaticClusterAssignment) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.StaticClusterAssignment"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.

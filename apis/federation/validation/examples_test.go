@@ -82,6 +82,9 @@ func TestSeedExamples(t *testing.T) {
 			errs = validation.ValidateResourceInterpreterCustomization(o)
 		case *federation.ReplicaSchedulingPolicy:
 			errs = validation.ValidateReplicaSchedulingPolicy(o)
+		case *federation.FederatedResourceQuota:
+			errs = append(validation.ValidateFederatedResourceQuota(o),
+				validation.ValidateFederatedResourceQuotaStatus(&o.Status, field.NewPath("status"))...)
 		case *federation.ResourceBinding:
 			errs = validation.ValidateResourceBinding(o)
 		case *federation.Work:

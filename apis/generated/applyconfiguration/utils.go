@@ -72,6 +72,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationfederationv1alpha1.ClusterPreferencesApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("ClusterPropagationPolicy"):
 		return &applyconfigurationfederationv1alpha1.ClusterPropagationPolicyApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("ClusterQuotaStatus"):
+		return &applyconfigurationfederationv1alpha1.ClusterQuotaStatusApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("ClusterResourceBinding"):
 		return &applyconfigurationfederationv1alpha1.ClusterResourceBindingApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("ClusterSelector"):
@@ -104,6 +106,12 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationfederationv1alpha1.FederatedHPAApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("FederatedHPASpec"):
 		return &applyconfigurationfederationv1alpha1.FederatedHPASpecApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("FederatedResourceQuota"):
+		return &applyconfigurationfederationv1alpha1.FederatedResourceQuotaApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("FederatedResourceQuotaSpec"):
+		return &applyconfigurationfederationv1alpha1.FederatedResourceQuotaSpecApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("FederatedResourceQuotaStatus"):
+		return &applyconfigurationfederationv1alpha1.FederatedResourceQuotaStatusApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("FieldOverrider"):
 		return &applyconfigurationfederationv1alpha1.FieldOverriderApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("FieldSelector"):
@@ -200,6 +208,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationfederationv1alpha1.StatePreservationApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("StatePreservationRule"):
 		return &applyconfigurationfederationv1alpha1.StatePreservationRuleApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("StaticClusterAssignment"):
+		return &applyconfigurationfederationv1alpha1.StaticClusterAssignmentApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("StaticClusterWeight"):
 		return &applyconfigurationfederationv1alpha1.StaticClusterWeightApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("SuccessfulExecution"):

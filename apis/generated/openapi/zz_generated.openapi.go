@@ -62,6 +62,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		federationv1alpha1.ClusterPreferences{}.OpenAPIModelName():                   schema_fed_apis_federation_v1alpha1_ClusterPreferences(ref),
 		federationv1alpha1.ClusterPropagationPolicy{}.OpenAPIModelName():             schema_fed_apis_federation_v1alpha1_ClusterPropagationPolicy(ref),
 		federationv1alpha1.ClusterPropagationPolicyList{}.OpenAPIModelName():         schema_fed_apis_federation_v1alpha1_ClusterPropagationPolicyList(ref),
+		federationv1alpha1.ClusterQuotaStatus{}.OpenAPIModelName():                   schema_fed_apis_federation_v1alpha1_ClusterQuotaStatus(ref),
 		federationv1alpha1.ClusterResourceBinding{}.OpenAPIModelName():               schema_fed_apis_federation_v1alpha1_ClusterResourceBinding(ref),
 		federationv1alpha1.ClusterResourceBindingList{}.OpenAPIModelName():           schema_fed_apis_federation_v1alpha1_ClusterResourceBindingList(ref),
 		federationv1alpha1.ClusterSelector{}.OpenAPIModelName():                      schema_fed_apis_federation_v1alpha1_ClusterSelector(ref),
@@ -81,6 +82,10 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		federationv1alpha1.FederatedHPA{}.OpenAPIModelName():                         schema_fed_apis_federation_v1alpha1_FederatedHPA(ref),
 		federationv1alpha1.FederatedHPAList{}.OpenAPIModelName():                     schema_fed_apis_federation_v1alpha1_FederatedHPAList(ref),
 		federationv1alpha1.FederatedHPASpec{}.OpenAPIModelName():                     schema_fed_apis_federation_v1alpha1_FederatedHPASpec(ref),
+		federationv1alpha1.FederatedResourceQuota{}.OpenAPIModelName():               schema_fed_apis_federation_v1alpha1_FederatedResourceQuota(ref),
+		federationv1alpha1.FederatedResourceQuotaList{}.OpenAPIModelName():           schema_fed_apis_federation_v1alpha1_FederatedResourceQuotaList(ref),
+		federationv1alpha1.FederatedResourceQuotaSpec{}.OpenAPIModelName():           schema_fed_apis_federation_v1alpha1_FederatedResourceQuotaSpec(ref),
+		federationv1alpha1.FederatedResourceQuotaStatus{}.OpenAPIModelName():         schema_fed_apis_federation_v1alpha1_FederatedResourceQuotaStatus(ref),
 		federationv1alpha1.FieldOverrider{}.OpenAPIModelName():                       schema_fed_apis_federation_v1alpha1_FieldOverrider(ref),
 		federationv1alpha1.FieldSelector{}.OpenAPIModelName():                        schema_fed_apis_federation_v1alpha1_FieldSelector(ref),
 		federationv1alpha1.GracefulEvictionTask{}.OpenAPIModelName():                 schema_fed_apis_federation_v1alpha1_GracefulEvictionTask(ref),
@@ -136,6 +141,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		federationv1alpha1.SpreadConstraint{}.OpenAPIModelName():                     schema_fed_apis_federation_v1alpha1_SpreadConstraint(ref),
 		federationv1alpha1.StatePreservation{}.OpenAPIModelName():                    schema_fed_apis_federation_v1alpha1_StatePreservation(ref),
 		federationv1alpha1.StatePreservationRule{}.OpenAPIModelName():                schema_fed_apis_federation_v1alpha1_StatePreservationRule(ref),
+		federationv1alpha1.StaticClusterAssignment{}.OpenAPIModelName():              schema_fed_apis_federation_v1alpha1_StaticClusterAssignment(ref),
 		federationv1alpha1.StaticClusterWeight{}.OpenAPIModelName():                  schema_fed_apis_federation_v1alpha1_StaticClusterWeight(ref),
 		federationv1alpha1.SuccessfulExecution{}.OpenAPIModelName():                  schema_fed_apis_federation_v1alpha1_SuccessfulExecution(ref),
 		federationv1alpha1.SuspendClusters{}.OpenAPIModelName():                      schema_fed_apis_federation_v1alpha1_SuspendClusters(ref),
@@ -1586,6 +1592,58 @@ func schema_fed_apis_federation_v1alpha1_ClusterPropagationPolicyList(ref common
 	}
 }
 
+func schema_fed_apis_federation_v1alpha1_ClusterQuotaStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ClusterQuotaStatus is the status of the ResourceQuota a static assignment made in one member cluster.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"clusterName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ClusterName is the member cluster of the ResourceQuota.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"hard": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Hard is the hard limits of the member's ResourceQuota, as the member enforces them.",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(resource.Quantity{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"used": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Used is what the namespace uses in the member, of each resource of hard.",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(resource.Quantity{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"clusterName"},
+			},
+		},
+		Dependencies: []string{
+			resource.Quantity{}.OpenAPIModelName()},
+	}
+}
+
 func schema_fed_apis_federation_v1alpha1_ClusterResourceBinding(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -2456,6 +2514,250 @@ func schema_fed_apis_federation_v1alpha1_FederatedHPASpec(ref common.ReferenceCa
 		},
 		Dependencies: []string{
 			v2.CrossVersionObjectReference{}.OpenAPIModelName(), v2.HorizontalPodAutoscalerBehavior{}.OpenAPIModelName(), v2.MetricSpec{}.OpenAPIModelName()},
+	}
+}
+
+func schema_fed_apis_federation_v1alpha1_FederatedResourceQuota(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "FederatedResourceQuota is the quota of one namespace across the fleet. fed counts what the replicas of the namespace's workloads request, in whichever member clusters they are scheduled, against spec.overall, and the scheduler does not place a workload, or a scale-up, that would take the namespace over it. Each static assignment also makes a ResourceQuota of the FederatedResourceQuota's name in the namespace of one member, with the assignment's hard limits; members without an assignment get none.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Standard object metadata.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(metav1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Spec is the namespace's quota across the fleet and the ResourceQuotas made in members.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(federationv1alpha1.FederatedResourceQuotaSpec{}.OpenAPIModelName()),
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Status is the quota as last enforced, what the namespace uses of it, and the status of the ResourceQuota made in each member.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(federationv1alpha1.FederatedResourceQuotaStatus{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"spec"},
+			},
+		},
+		Dependencies: []string{
+			federationv1alpha1.FederatedResourceQuotaSpec{}.OpenAPIModelName(), federationv1alpha1.FederatedResourceQuotaStatus{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_fed_apis_federation_v1alpha1_FederatedResourceQuotaList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "FederatedResourceQuotaList is a list of FederatedResourceQuotas.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Standard list metadata.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(metav1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Items are the quotas.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(federationv1alpha1.FederatedResourceQuota{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			federationv1alpha1.FederatedResourceQuota{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_fed_apis_federation_v1alpha1_FederatedResourceQuotaSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "FederatedResourceQuotaSpec is the desired behavior of a FederatedResourceQuota.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"overall": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Overall is the namespace's quota across the whole fleet, by resource. fed counts what the replicas of the namespace's workloads request wherever they are scheduled, and the scheduler does not place a workload, or a scale-up, that would take the namespace over it. The resources are those a replica requests: cpu, memory, ephemeral-storage, pods and extended resources, each also as requests.<name> (one of the two forms per resource). Object counts and limits are not enforced across the fleet.",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(resource.Quantity{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"staticAssignments": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"clusterName",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "StaticAssignments are the ResourceQuotas made in members: for each assignment, a ResourceQuota of the FederatedResourceQuota's name in its namespace in the member clusterName, with the assignment's hard limits. Members not listed get none. Each resource of an assignment must be in overall, and the assignments of a resource may not add up to more than overall.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(federationv1alpha1.StaticClusterAssignment{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"overall"},
+			},
+		},
+		Dependencies: []string{
+			federationv1alpha1.StaticClusterAssignment{}.OpenAPIModelName(), resource.Quantity{}.OpenAPIModelName()},
+	}
+}
+
+func schema_fed_apis_federation_v1alpha1_FederatedResourceQuotaStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "FederatedResourceQuotaStatus is the observed state of a FederatedResourceQuota.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"overall": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Overall is spec.overall as fed last enforced it.",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(resource.Quantity{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"overallUsed": {
+						SchemaProps: spec.SchemaProps{
+							Description: "OverallUsed is what the replicas of the namespace's scheduled workloads request across the fleet, for each resource of overall.",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(resource.Quantity{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"aggregatedStatus": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"clusterName",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "AggregatedStatus is the status of the ResourceQuota made in each member with a static assignment: its hard limits and what the namespace uses of them in that member.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(federationv1alpha1.ClusterQuotaStatus{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"conditions": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"type",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Conditions are the latest observations of the quota.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(metav1.Condition{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"observedGeneration": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ObservedGeneration is the generation of the spec the status is of.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			federationv1alpha1.ClusterQuotaStatus{}.OpenAPIModelName(), resource.Quantity{}.OpenAPIModelName(), metav1.Condition{}.OpenAPIModelName()},
 	}
 }
 
@@ -5375,6 +5677,44 @@ func schema_fed_apis_federation_v1alpha1_StatePreservationRule(ref common.Refere
 				Required: []string{"aliasLabelName", "jsonPath"},
 			},
 		},
+	}
+}
+
+func schema_fed_apis_federation_v1alpha1_StaticClusterAssignment(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "StaticClusterAssignment is the ResourceQuota made in one member cluster.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"clusterName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ClusterName is the member cluster the ResourceQuota is made in.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"hard": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Hard is the hard limits of the member's ResourceQuota; each of its resources must be in spec.overall.",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(resource.Quantity{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"clusterName", "hard"},
+			},
+		},
+		Dependencies: []string{
+			resource.Quantity{}.OpenAPIModelName()},
 	}
 }
 

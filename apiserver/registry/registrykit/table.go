@@ -20,8 +20,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -146,4 +148,20 @@ func ConditionStatus(conditions []metav1.Condition, condType string) string {
 		return string(c.Status)
 	}
 	return string(metav1.ConditionUnknown)
+}
+
+// ResourceList prints a resource list as kubectl prints the lists of a
+// ResourceQuota, "cpu: 4, memory: 8Gi", sorted by name; "<none>" when empty.
+func ResourceList(list corev1.ResourceList) string {
+	names := make([]string, 0, len(list))
+	for name := range list {
+		names = append(names, string(name))
+	}
+	slices.Sort(names)
+	items := make([]string, 0, len(names))
+	for _, name := range names {
+		q := list[corev1.ResourceName(name)]
+		items = append(items, name+": "+q.String())
+	}
+	return OrNone(strings.Join(items, ", "))
 }

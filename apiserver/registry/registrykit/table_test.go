@@ -22,6 +22,8 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -100,5 +102,24 @@ func TestConvertToTableOfAnotherKind(t *testing.T) {
 	convertor := NewTableConvertor[*cluster.Cluster](cluster.Resource("clusters"), nil)
 	if _, err := convertor.ConvertToTable(context.Background(), &metav1.Status{}, nil); err == nil {
 		t.Error("want an error for a Status")
+	}
+}
+
+func TestResourceList(t *testing.T) {
+	tests := map[string]struct {
+		list corev1.ResourceList
+		want string
+	}{
+		"none":  {want: "<none>"},
+		"empty": {list: corev1.ResourceList{}, want: "<none>"},
+		"sorted, as given": {list: corev1.ResourceList{
+			"requests.memory": resource.MustParse("8Gi"), "cpu": resource.MustParse("4"), "example.com/gpu": resource.MustParse("2"),
+			"requests.cpu": resource.MustParse("1500m"), "pods": resource.MustParse("10"),
+		}, want: "cpu: 4, example.com/gpu: 2, pods: 10, requests.cpu: 1500m, requests.memory: 8Gi"},
+	}
+	for name, tc := range tests {
+		if got := ResourceList(tc.list); got != tc.want {
+			t.Errorf("%s: got %q, want %q", name, got, tc.want)
+		}
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -31,6 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	"github.com/fedhq/fed/controllers/internal/reconciler"
 )
 
 // The write path of the Works, one for every controller that makes them (a binding's, for
@@ -131,4 +133,51 @@ func (a *Access) Delete(ctx context.Context, w *federationv1alpha1.Work) error {
 		return nil
 	}
 	return err
+}
+
+// Owned are the Works whose annotation says owner, in every namespace (those of a cluster
+// that left the fleet too): the Works a controller other than the binding controller makes
+// for an object of its own (a multi-cluster service's, a quota's).
+func (a *Access) Owned(annotation, owner string) map[types.NamespacedName]*federationv1alpha1.Work {
+	have := map[types.NamespacedName]*federationv1alpha1.Work{}
+	for _, obj := range a.informer.GetStore().List() {
+		if w, ok := obj.(*federationv1alpha1.Work); ok && w.Annotations[annotation] == owner {
+			have[types.NamespacedName{Namespace: w.Namespace, Name: w.Name}] = w
+		}
+	}
+	return have
+}
+
+// Sync creates, updates and deletes Works (have: those whose annotation says owner, Owned)
+// to match want.
+func (a *Access) Sync(ctx context.Context, annotation, owner string, have map[types.NamespacedName]*federationv1alpha1.Work,
+	want map[types.NamespacedName]federationv1alpha1.WorkSpec) error {
+	var errs []error
+	for key, spec := range want {
+		current := have[key]
+		wrote, err := a.Write(ctx, key, current, map[string]string{annotation: owner}, spec)
+		switch {
+		case errors.Is(err, ErrDeleting):
+			// Made again once it is gone (its Work event brings the key back).
+			errs = append(errs, reconciler.RequeueAfter(5*time.Second, nil))
+		case apierrors.IsConflict(err):
+			// Execution or workstatus wrote the Work meanwhile: again with the newer one.
+			errs = append(errs, reconciler.ErrRetrySoon)
+		case err != nil:
+			errs = append(errs, err)
+		case current == nil && !wrote:
+			errs = append(errs, reconciler.ErrRetrySoon) // made meanwhile: the view has not got it yet
+		}
+	}
+	for key, w := range have {
+		if _, ok := want[key]; ok || w.DeletionTimestamp != nil {
+			continue
+		}
+		if err := a.Delete(ctx, w); apierrors.IsConflict(err) {
+			errs = append(errs, reconciler.ErrRetrySoon) // changed meanwhile: again with the newer one
+		} else if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -69,6 +69,8 @@ func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Federation().V1alpha1().CronFederatedHPAs().Informer()}, nil
 	case federationv1alpha1.SchemeGroupVersion.WithResource("federatedhpas"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Federation().V1alpha1().FederatedHPAs().Informer()}, nil
+	case federationv1alpha1.SchemeGroupVersion.WithResource("federatedresourcequotas"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Federation().V1alpha1().FederatedResourceQuotas().Informer()}, nil
 	case federationv1alpha1.SchemeGroupVersion.WithResource("multiclusteringresses"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Federation().V1alpha1().MultiClusterIngresses().Informer()}, nil
 	case federationv1alpha1.SchemeGroupVersion.WithResource("multiclusterservices"):

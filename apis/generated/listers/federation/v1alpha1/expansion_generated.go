@@ -46,6 +46,14 @@ type FederatedHPAListerExpansion interface{}
 // FederatedHPANamespaceLister.
 type FederatedHPANamespaceListerExpansion interface{}
 
+// FederatedResourceQuotaListerExpansion allows custom methods to be added to
+// FederatedResourceQuotaLister.
+type FederatedResourceQuotaListerExpansion interface{}
+
+// FederatedResourceQuotaNamespaceListerExpansion allows custom methods to be added to
+// FederatedResourceQuotaNamespaceLister.
+type FederatedResourceQuotaNamespaceListerExpansion interface{}
+
 // MultiClusterIngressListerExpansion allows custom methods to be added to
 // MultiClusterIngressLister.
 type MultiClusterIngressListerExpansion interface{}

@@ -34,6 +34,8 @@ type Interface interface {
 	CronFederatedHPAs() TypedCronFederatedHPAInformer
 	// FederatedHPAs returns a FederatedHPAInformer.
 	FederatedHPAs() TypedFederatedHPAInformer
+	// FederatedResourceQuotas returns a FederatedResourceQuotaInformer.
+	FederatedResourceQuotas() TypedFederatedResourceQuotaInformer
 	// MultiClusterIngresses returns a MultiClusterIngressInformer.
 	MultiClusterIngresses() TypedMultiClusterIngressInformer
 	// MultiClusterServices returns a MultiClusterServiceInformer.
@@ -86,6 +88,11 @@ func (v *version) CronFederatedHPAs() TypedCronFederatedHPAInformer {
 // FederatedHPAs returns a TypedFederatedHPAInformer.
 func (v *version) FederatedHPAs() TypedFederatedHPAInformer {
 	return &federatedHPAInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
+}
+
+// FederatedResourceQuotas returns a TypedFederatedResourceQuotaInformer.
+func (v *version) FederatedResourceQuotas() TypedFederatedResourceQuotaInformer {
+	return &federatedResourceQuotaInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }
 
 // MultiClusterIngresses returns a TypedMultiClusterIngressInformer.

@@ -33,6 +33,7 @@ type FederationV1alpha1Interface interface {
 	ClusterResourceBindingsGetter
 	CronFederatedHPAsGetter
 	FederatedHPAsGetter
+	FederatedResourceQuotasGetter
 	MultiClusterIngressesGetter
 	MultiClusterServicesGetter
 	OverridePoliciesGetter
@@ -66,6 +67,10 @@ func (c *FederationV1alpha1Client) CronFederatedHPAs(namespace string) CronFeder
 
 func (c *FederationV1alpha1Client) FederatedHPAs(namespace string) FederatedHPAInterface {
 	return newFederatedHPAs(c, namespace)
+}
+
+func (c *FederationV1alpha1Client) FederatedResourceQuotas(namespace string) FederatedResourceQuotaInterface {
+	return newFederatedResourceQuotas(c, namespace)
 }
 
 func (c *FederationV1alpha1Client) MultiClusterIngresses(namespace string) MultiClusterIngressInterface {

@@ -28,6 +28,8 @@ type CronFederatedHPAExpansion interface{}
 
 type FederatedHPAExpansion interface{}
 
+type FederatedResourceQuotaExpansion interface{}
+
 type MultiClusterIngressExpansion interface{}
 
 type MultiClusterServiceExpansion interface{}

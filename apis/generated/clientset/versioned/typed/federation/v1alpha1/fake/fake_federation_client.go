@@ -48,6 +48,10 @@ func (c *FakeFederationV1alpha1) FederatedHPAs(namespace string) v1alpha1.Federa
 	return newFakeFederatedHPAs(c, namespace)
 }
 
+func (c *FakeFederationV1alpha1) FederatedResourceQuotas(namespace string) v1alpha1.FederatedResourceQuotaInterface {
+	return newFakeFederatedResourceQuotas(c, namespace)
+}
+
 func (c *FakeFederationV1alpha1) MultiClusterIngresses(namespace string) v1alpha1.MultiClusterIngressInterface {
 	return newFakeMultiClusterIngresses(c, namespace)
 }
