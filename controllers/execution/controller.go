@@ -252,6 +252,9 @@ func (c *Controller) reconcile(ctx context.Context, k types.NamespacedName) erro
 	mb, err := c.members.Get(cluster)
 	if err != nil {
 		c.record(k, w, metav1.ConditionFalse, applied.ReasonUnreachable, err.Error(), 0)
+		if apierrors.IsNotFound(err) {
+			return nil // the cluster left the fleet: its execution namespace goes, with this Work
+		}
 		return err
 	}
 	if msg := w.Annotations[federationv1alpha1.AnnotationOverrideError]; msg != "" {

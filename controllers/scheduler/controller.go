@@ -61,8 +61,9 @@ type Controller struct {
 	// rooms are the members' nodes, which the room of a cluster is estimated from.
 	rooms *noderoom.Store
 	// quotas are the namespaces' FederatedResourceQuotas, which admit placements (nil:
-	// none); see admit.
+	// none); see admit. ledger keeps what each binding of their namespaces uses.
 	quotas Quotas
+	ledger *quota.Ledger
 	// namespaces serialize the admission and write of the placements of one namespace
 	// with quotas: *sync.Mutex by namespace.
 	namespaces sync.Map
@@ -88,6 +89,7 @@ func NewController(fed versioned.Interface, clusters clusterinformers.ClusterInf
 		recorder: recorder,
 		rooms:    rooms,
 		quotas:   quotas,
+		ledger:   quota.NewLedger(),
 		held:     map[key]bool{},
 		clusters: clusters.Lister(),
 		bindings: access,
@@ -109,16 +111,33 @@ func NewController(fed versioned.Interface, clusters clusterinformers.ClusterInf
 			c.releaseHeld(m.GetNamespace())
 		}
 	}
+	observe := func(obj any) {
+		if rb, ok := obj.(*federationv1alpha1.ResourceBinding); ok {
+			c.ledger.Observe(rb.Namespace, ledgerBinding(rb, &rb.Spec))
+		}
+	}
 	for _, inf := range access.Informers() {
 		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-			AddFunc: enqueue,
+			AddFunc: func(obj any) {
+				observe(obj)
+				enqueue(obj)
+			},
 			UpdateFunc: func(old, obj any) {
+				observe(obj)
 				enqueue(obj)
 				if o, n := old.(metav1.Object), obj.(metav1.Object); o.GetGeneration() != n.GetGeneration() {
 					release(obj)
 				}
 			},
-			DeleteFunc: release,
+			DeleteFunc: func(obj any) {
+				if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+					obj = d.Obj
+				}
+				if rb, ok := obj.(*federationv1alpha1.ResourceBinding); ok {
+					c.ledger.Forget(rb.Namespace, rb.Name)
+				}
+				release(obj)
+			},
 		}); err != nil {
 			return nil, err
 		}
@@ -206,15 +225,27 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 	}
 	result, err := Schedule(clusters, in)
 	write := err == nil && (!apiequality.Semantic.DeepEqual(result.Clusters, b.Spec.Clusters) || len(b.Spec.ReplicaMoves) > 0)
+	// reserved is the ledger's entry of the binding before an admitted placement took its
+	// place there; the write failing puts it back.
+	var reserved *quota.Binding
 	if write && k.Namespace != "" && c.quotas != nil {
 		if quotas := c.quotas.Of(k.Namespace); len(quotas) > 0 {
-			// The namespace's other placements are read and this one written under one
-			// lock: two bindings admitted at once would each see the room both take.
+			// The namespace's other placements are read and this one reserved in the
+			// ledger under one lock: two bindings admitted at once would each see the room
+			// both take. The write itself is not under it.
 			unlock := c.lockNamespace(k.Namespace)
-			defer unlock()
 			if e := c.admit(k, b, quotas, result.Clusters); e != nil {
 				err, write = &Unschedulable{Reason: ReasonQuotaExceeded, Message: heldMessage(b.Spec, e)}, false
+			} else {
+				old := *b.Spec // b.Spec changes below
+				before := ledgerBinding(b.Meta, &old)
+				reserved = &before
+				spec := *b.Spec
+				spec.Clusters = result.Clusters
+				// The write makes the next generation; an event of this one does not undo it.
+				c.ledger.Record(k.Namespace, quota.Binding{Name: k.Name, Generation: b.Meta.GetGeneration() + 1, Spec: &spec})
 			}
+			unlock()
 		}
 	}
 	var u *Unschedulable
@@ -239,7 +270,13 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 		tasks := evictionTasks(b.Spec, previous, result.Evicted, metav1.NewTime(now))
 		b.Spec.GracefulEvictionTasks = append(b.Spec.GracefulEvictionTasks, tasks...)
 		if err := b.Update(ctx); err != nil {
+			if reserved != nil {
+				c.ledger.Restore(k.Namespace, *reserved)
+			}
 			return err
+		}
+		if k.Namespace != "" {
+			c.ledger.Record(k.Namespace, ledgerBinding(b.Meta, b.Spec))
 		}
 		for _, e := range result.Evicted {
 			c.event(b.Spec.Resource, corev1.EventTypeWarning, "Evicted", "%s", evictionMessage(e, tasks))
@@ -302,21 +339,24 @@ const ReasonQuotaExceeded = "QuotaExceeded"
 
 // admit checks a binding's new placement against its namespace's quotas, with what the
 // namespace's other bindings (not being deleted) are placed to use, as this process last
-// wrote or read them.
+// wrote or read them (the ledger).
 func (c *Controller) admit(k key, b *bindings.Binding, quotas []quota.Quota, clusters []federationv1alpha1.TargetCluster) *quota.Exceeded {
 	names := quota.Names(quotas)
-	others := corev1.ResourceList{}
-	for _, other := range c.bindings.Keys(k.Namespace) {
-		if other == k {
-			continue
+	others := c.ledger.Others(k.Namespace, k.Name, names, func() []quota.Binding {
+		var out []quota.Binding
+		for _, other := range c.bindings.Keys(k.Namespace) {
+			if m, spec, err := c.bindings.Peek(other); err == nil {
+				out = append(out, ledgerBinding(m, spec))
+			}
 		}
-		m, spec, err := c.bindings.Peek(other)
-		if err != nil || m.GetDeletionTimestamp() != nil {
-			continue
-		}
-		quota.Add(others, quota.OfBinding(spec, spec.Clusters, names))
-	}
+		return out
+	})
 	return quota.Admit(quotas, others, quota.OfBinding(b.Spec, b.Spec.Clusters, names), quota.OfBinding(b.Spec, clusters, names))
+}
+
+// ledgerBinding is what the quota ledger reads of a binding.
+func ledgerBinding(m metav1.Object, spec *federationv1alpha1.ResourceBindingSpec) quota.Binding {
+	return quota.Binding{Name: m.GetName(), Generation: m.GetGeneration(), Deleting: m.GetDeletionTimestamp() != nil, Spec: spec}
 }
 
 // heldMessage says why a binding is not placed, and what it keeps.

@@ -102,6 +102,26 @@ func BenchmarkSchedulerEndToEnd(b *testing.B) {
 	}
 
 	placements := benchPlacements()
+	// With a FederatedResourceQuota in the namespace (one that holds everything: the cost of
+	// admission, not of refusals), then without, against the same server.
+	b.Run("quotas=on", func(b *testing.B) {
+		q := &federationv1alpha1.FederatedResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "bench", Namespace: benchNamespace},
+			Spec: federationv1alpha1.FederatedResourceQuotaSpec{Overall: corev1.ResourceList{
+				corev1.ResourceCPU: resource.MustParse("1G"), corev1.ResourceMemory: resource.MustParse("1000Pi"), corev1.ResourcePods: resource.MustParse("1G")}}}
+		if _, err := fed.FederationV1alpha1().FederatedResourceQuotas(benchNamespace).Create(ctx, q, metav1.CreateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		benchSchedule(ctx, b, fed, scheduled, placements, "on")
+		if err := fed.FederationV1alpha1().FederatedResourceQuotas(benchNamespace).Delete(ctx, q.Name, metav1.DeleteOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	})
+	b.Run("quotas=off", func(b *testing.B) { benchSchedule(ctx, b, fed, scheduled, placements, "off") })
+}
+
+// benchSchedule creates bindingsPerOp bindings (named rb-<tag>-<i>-<j>) b.N times and waits
+// until each is scheduled.
+func benchSchedule(ctx context.Context, b *testing.B, fed versioned.Interface, scheduled *scheduledSet, placements []*federationv1alpha1.Placement, tag string) {
 	var created, elapsed time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -115,7 +135,7 @@ func BenchmarkSchedulerEndToEnd(b *testing.B) {
 				defer wg.Done()
 				var failed error
 				for j := range names { // drained to the end, failed or not, so the sender never blocks
-					rb := benchBinding(fmt.Sprintf("rb-%d-%d", i, j), int32([]int{3, 40, 400}[j%3]), placements[j%len(placements)])
+					rb := benchBinding(fmt.Sprintf("rb-%s-%d-%d", tag, i, j), int32([]int{3, 40, 400}[j%3]), placements[j%len(placements)])
 					if _, err := fed.FederationV1alpha1().ResourceBindings(benchNamespace).Create(ctx, rb, metav1.CreateOptions{}); err != nil && failed == nil {
 						failed = fmt.Errorf("creating %s: %w", rb.Name, err)
 					}
@@ -135,7 +155,7 @@ func BenchmarkSchedulerEndToEnd(b *testing.B) {
 			}
 		}
 		created += time.Since(start)
-		if err := scheduled.wait(ctx, fmt.Sprintf("rb-%d-", i), bindingsPerOp, 2*time.Minute); err != nil {
+		if err := scheduled.wait(ctx, fmt.Sprintf("rb-%s-%d-", tag, i), bindingsPerOp, 2*time.Minute); err != nil {
 			b.Fatal(err)
 		}
 		elapsed += time.Since(start)
