@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -331,6 +332,11 @@ func registerPull(tb testing.TB, fed, name string) time.Duration {
 	tb.Cleanup(func() {
 		if tb.Failed() {
 			tb.Logf("the agent's log: %s", theLab.AgentLog(name))
+			if os.Getenv("SOAK_KEEP") != "" {
+				tb.Logf("SOAK_KEEP: %s stays registered in pull mode, its agent running, to look at; "+
+					"kubectl fed unregister %s --cluster-kubeconfig %s, then make up, joins it again in push mode", name, name, m.Kubeconfig)
+				return
+			}
 		}
 		_ = theLab.StopAgent(name)
 		if c, err := clusters.Get(ctx, name, metav1.GetOptions{}); err == nil && c.Spec.SyncMode == clusterv1alpha1.Pull {
