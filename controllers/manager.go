@@ -49,6 +49,7 @@ import (
 	"github.com/fedhq/fed/controllers/gracefuleviction"
 	"github.com/fedhq/fed/controllers/hpamarker"
 	"github.com/fedhq/fed/controllers/internal/applied"
+	"github.com/fedhq/fed/controllers/internal/author"
 	"github.com/fedhq/fed/controllers/internal/bindings"
 	"github.com/fedhq/fed/controllers/internal/fleet"
 	"github.com/fedhq/fed/controllers/internal/membernamespaces"
@@ -257,7 +258,7 @@ var table = []controller{
 			return nil, err
 		}
 		return quota.NewController(quota.Deps{Fed: d.Fed, Quotas: d.FedInformers.Federation().V1alpha1().FederatedResourceQuotas(),
-			Clusters: d.clusters(), Bindings: d.Bindings, Works: d.Works, AsAuthor: quota.AuthorCheck(asAuthor), Recorder: d.Recorder})
+			Clusters: d.clusters(), Bindings: d.Bindings, Works: d.Works, AsAuthor: asAuthor, Recorder: d.Recorder})
 	}},
 	{name: "search-cache", workers: 2, everyReplica: true, build: func(d *Deps) (runner, error) {
 		if d.Config.SearchCache == nil {
@@ -467,16 +468,16 @@ func newTemplates(fed *rest.Config) (*templates.Templates, error) {
 }
 
 // authorCheck asks the host, as a server-side dry run impersonating an override policy's
-// author, whether they may create what the policy makes of a template: the same check the
-// fleet makes of a template's own author (internal/hostvalidation).
-func authorCheck(host *rest.Config) (binding.AuthorCheck, error) {
+// or a quota's author, whether they may create what fed makes of it in a member: the same
+// check the fleet makes of a template's own author (internal/hostvalidation).
+func authorCheck(host *rest.Config) (author.Check, error) {
 	client, err := hostvalidation.NewClient(host)
 	if err != nil {
 		return nil, err
 	}
 	v := &hostvalidation.Validator{Client: client, Namespace: clusterv1alpha1.FedNamespace}
-	return func(ctx context.Context, author policy.Author, gvr schema.GroupVersionResource, namespaced bool, m *unstructured.Unstructured) error {
-		ctx = request.WithUser(ctx, &user.DefaultInfo{Name: author.User, Groups: author.Groups})
+	return func(ctx context.Context, a policy.Author, gvr schema.GroupVersionResource, namespaced bool, m *unstructured.Unstructured) error {
+		ctx = request.WithUser(ctx, &user.DefaultInfo{Name: a.User, Groups: a.Groups})
 		_, _, err := v.Validate(ctx, gvr, namespaced, m, metav1.FieldValidationIgnore)
 		return err
 	}, nil

@@ -47,6 +47,7 @@ import (
 	clusterinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/cluster/v1alpha1"
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
 	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
+	"github.com/fedhq/fed/controllers/internal/author"
 	"github.com/fedhq/fed/controllers/internal/bindings"
 	"github.com/fedhq/fed/controllers/internal/manifest"
 	"github.com/fedhq/fed/controllers/internal/reconciler"
@@ -76,7 +77,7 @@ type Controller struct {
 	// interpreter sets a cluster's replicas and finds a workload's dependencies.
 	interpreter *interpreter.Interpreter
 	// asAuthor checks overridden manifests with the host as their policies' authors.
-	asAuthor *authorChecks
+	asAuthor *author.Checks
 	// queue has the bindings whose Works to keep (the binding or its template changed).
 	queue workqueue.TypedRateLimitingInterface[key]
 }
@@ -98,7 +99,7 @@ type Deps struct {
 	Recorder record.EventRecorder
 	// AsAuthor checks with the host that an override policy's author may create what the
 	// policy makes of a template (AuthorCheck); nil checks nothing.
-	AsAuthor AuthorCheck
+	AsAuthor author.Check
 }
 
 // NewController watches bindings and templates and keeps their Works.
@@ -114,7 +115,7 @@ func NewController(d Deps) (*Controller, error) {
 	}
 	c.queue = reconciler.NewLanedQueue("binding", 3, c.lane)
 	if d.AsAuthor != nil {
-		c.asAuthor = newAuthorChecks(d.AsAuthor)
+		c.asAuthor = author.NewChecks(d.AsAuthor)
 	}
 	access, tmpls := d.Bindings, d.Templates
 	enqueue := func(obj any) {
@@ -279,7 +280,7 @@ func (c *Controller) syncWork(ctx context.Context, k key, spec *federationv1alph
 			err = policy.SameIdentity(overridden, tmpl)
 		}
 		if err == nil && len(policies) > 0 && c.asAuthor != nil {
-			err = c.asAuthor.overridden(ctx, policies, gvr, overridden)
+			err = checkOverridden(ctx, c.asAuthor, policies, gvr, overridden)
 			if err != nil && !errors.As(err, new(refusal)) {
 				return false, err // the host could not be asked: try again
 			}

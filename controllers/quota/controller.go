@@ -48,17 +48,12 @@ import (
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
 	clusterlisters "github.com/fedhq/fed/apis/generated/listers/cluster/v1alpha1"
 	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
+	"github.com/fedhq/fed/controllers/internal/author"
 	"github.com/fedhq/fed/controllers/internal/bindings"
 	quotas "github.com/fedhq/fed/controllers/internal/quota"
 	"github.com/fedhq/fed/controllers/internal/reconciler"
 	"github.com/fedhq/fed/controllers/internal/works"
 )
-
-// AuthorCheck asks the host whether author may create manifest, as the binding controller
-// asks it of an override's author (a server-side dry run impersonating them): nil when the
-// host would let them, its Forbidden, Invalid or BadRequest when not, another error when
-// it could not be asked.
-type AuthorCheck func(ctx context.Context, author policy.Author, gvr schema.GroupVersionResource, namespaced bool, manifest *unstructured.Unstructured) error
 
 // Deps are what the controller reads and writes.
 type Deps struct {
@@ -69,13 +64,15 @@ type Deps struct {
 	Works    *works.Access
 	// AsAuthor checks each static assignment's ResourceQuota with the quota's author: fed
 	// writes into a member only what they may create in the host.
-	AsAuthor AuthorCheck
+	AsAuthor author.Check
 	Recorder record.EventRecorder
 }
 
 // Controller keeps the FederatedResourceQuotas' member ResourceQuotas and status.
 type Controller struct {
 	Deps
+	// checks remembers the host's answers to AsAuthor.
+	checks   *author.Checks
 	lister   fedlisters.FederatedResourceQuotaLister
 	clusters clusterlisters.ClusterLister
 	synced   []cache.InformerSynced
@@ -94,6 +91,9 @@ func NewController(d Deps) (*Controller, error) {
 	c := &Controller{Deps: d, lister: d.Quotas.Lister(), clusters: d.Clusters.Lister(),
 		synced: []cache.InformerSynced{d.Quotas.Informer().HasSynced, d.Clusters.Informer().HasSynced, d.Bindings.HasSynced, d.Works.Informer().HasSynced},
 		queue:  reconciler.NewQueue[types.NamespacedName]("quota")}
+	if d.AsAuthor != nil {
+		c.checks = author.NewChecks(d.AsAuthor)
+	}
 	enqueue := func(obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
@@ -233,7 +233,7 @@ func (c *Controller) assignments(ctx context.Context, q *federationv1alpha1.Fede
 			return nil, nil, err
 		}
 		rq := resourceQuota(q, a.Hard)
-		if c.AsAuthor != nil {
+		if c.checks != nil {
 			refused, err := c.checkAuthor(ctx, q, rq)
 			if err != nil {
 				return nil, nil, err
@@ -258,19 +258,18 @@ func (c *Controller) assignments(ctx context.Context, q *federationv1alpha1.Fede
 // checkAuthor asks the host whether the quota's author may create rq: a refusal is
 // returned as refused, a failure to ask as err.
 func (c *Controller) checkAuthor(ctx context.Context, q *federationv1alpha1.FederatedResourceQuota, rq *unstructured.Unstructured) (refused, err error) {
-	author, err := policy.AuthorOf(q)
+	a, err := policy.AuthorOf(q)
 	if err != nil {
 		return fmt.Errorf("FederatedResourceQuota %s/%s: %v", q.Namespace, q.Name, err), nil
 	}
-	err = c.AsAuthor(ctx, author, resourceQuotas, true, rq)
+	refused, err = c.checks.Ask(ctx, a, resourceQuotas, rq)
 	switch {
-	case err == nil:
-		return nil, nil
-	case apierrors.IsForbidden(err) || apierrors.IsInvalid(err) || apierrors.IsBadRequest(err):
-		return fmt.Errorf("FederatedResourceQuota %s/%s, written by %s: the host would not let %s create its ResourceQuota: %v", q.Namespace, q.Name, author.User, author.User, err), nil
-	default:
-		return nil, fmt.Errorf("checking FederatedResourceQuota %s/%s with the host as its author %s: %w", q.Namespace, q.Name, author.User, err)
+	case err != nil:
+		return nil, fmt.Errorf("checking FederatedResourceQuota %s/%s with the host as its author %s: %w", q.Namespace, q.Name, a.User, err)
+	case refused != nil:
+		return fmt.Errorf("FederatedResourceQuota %s/%s, written by %s: the host would not let %s create its ResourceQuota: %v", q.Namespace, q.Name, a.User, a.User, refused), nil
 	}
+	return nil, nil
 }
 
 // resourceQuota is the ResourceQuota of a static assignment.

@@ -64,8 +64,8 @@ type Controller struct {
 	// none); see admit. ledger keeps what each binding of their namespaces uses.
 	quotas Quotas
 	ledger *quota.Ledger
-	// namespaces serialize the admission and write of the placements of one namespace
-	// with quotas: *sync.Mutex by namespace.
+	// namespaces serialize the admission of the placements of one namespace with quotas,
+	// and their reservation in the ledger: *sync.Mutex by namespace.
 	namespaces sync.Map
 	// held are the bindings a quota holds back, scheduled again when room may have freed.
 	heldMu sync.Mutex

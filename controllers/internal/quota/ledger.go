@@ -73,11 +73,7 @@ func (l *Ledger) Others(namespace, name string, names []corev1.ResourceName, lis
 		l.namespaces[namespace] = n
 	}
 	others := n.total.DeepCopy()
-	for r, q := range n.entries[name].use {
-		v := others[r]
-		v.Sub(q)
-		others[r] = v
-	}
+	Sub(others, n.entries[name].use)
 	return others
 }
 
@@ -132,10 +128,6 @@ func (n *namespaceLedger) remove(name string) {
 	if !ok {
 		return
 	}
-	for r, q := range e.use {
-		v := n.total[r]
-		v.Sub(q)
-		n.total[r] = v
-	}
+	Sub(n.total, e.use)
 	delete(n.entries, name)
 }

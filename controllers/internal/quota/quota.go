@@ -118,6 +118,15 @@ func Add(a, b corev1.ResourceList) {
 	}
 }
 
+// Sub takes b from a, in place, for the names of b.
+func Sub(a, b corev1.ResourceList) {
+	for name, q := range b {
+		v := a[name].DeepCopy()
+		v.Sub(q)
+		a[name] = v
+	}
+}
+
 // Informer is the quotas of every namespace, as an informer of FederatedResourceQuotas has
 // them: what the scheduler admits placements against.
 type Informer struct {
