@@ -208,7 +208,8 @@ func (c *Controller) reconcile(ctx context.Context, k types.NamespacedName) erro
 	if err := c.Works.Sync(ctx, federationv1alpha1.AnnotationFederatedResourceQuota, k.String(), have, want); err != nil {
 		return err
 	}
-	return c.writeStatus(ctx, q, c.Works.Owned(federationv1alpha1.AnnotationFederatedResourceQuota, k.String()), refused)
+	// Works written now are reported when their event brings the quota back.
+	return c.writeStatus(ctx, q, have, refused)
 }
 
 // workName names the Work of a quota's static assignment: "<namespace>.<name>.quota", which

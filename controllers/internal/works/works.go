@@ -38,6 +38,14 @@ import (
 // byBinding indexes Works by the binding they belong to (AnnotationBinding).
 const byBinding = "binding"
 
+// byOwner indexes Works by the object other than a binding they belong to:
+// "<annotation>=<owner>" for each of ownerAnnotations (Owned).
+const byOwner = "owner"
+
+// ownerAnnotations name the objects other than bindings that Works are made for.
+var ownerAnnotations = []string{federationv1alpha1.AnnotationMultiClusterService, federationv1alpha1.AnnotationMultiClusterIngress,
+	federationv1alpha1.AnnotationFederatedResourceQuota}
+
 // Access reads Works, and writes them with fed's client (write.go).
 type Access struct {
 	fed      versioned.Interface
@@ -53,6 +61,18 @@ func New(fed versioned.Interface, works fedinformers.WorkInformer) (*Access, err
 			return []string{w.Annotations[federationv1alpha1.AnnotationBinding]}, nil
 		}
 		return nil, nil
+	}, byOwner: func(obj any) ([]string, error) {
+		w, ok := obj.(*federationv1alpha1.Work)
+		if !ok {
+			return nil, nil
+		}
+		var keys []string
+		for _, a := range ownerAnnotations {
+			if owner := w.Annotations[a]; owner != "" {
+				keys = append(keys, a+"="+owner)
+			}
+		}
+		return keys, nil
 	}}); err != nil {
 		return nil, err
 	}

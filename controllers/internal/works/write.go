@@ -137,11 +137,14 @@ func (a *Access) Delete(ctx context.Context, w *federationv1alpha1.Work) error {
 
 // Owned are the Works whose annotation says owner, in every namespace (those of a cluster
 // that left the fleet too): the Works a controller other than the binding controller makes
-// for an object of its own (a multi-cluster service's, a quota's).
+// for an object of its own (a multi-cluster service's, a quota's). annotation is one of
+// ownerAnnotations: the Works are read from the informer's index of them, not by a scan of
+// every Work.
 func (a *Access) Owned(annotation, owner string) map[types.NamespacedName]*federationv1alpha1.Work {
 	have := map[types.NamespacedName]*federationv1alpha1.Work{}
-	for _, obj := range a.informer.GetStore().List() {
-		if w, ok := obj.(*federationv1alpha1.Work); ok && w.Annotations[annotation] == owner {
+	objs, _ := a.informer.GetIndexer().ByIndex(byOwner, annotation+"="+owner)
+	for _, obj := range objs {
+		if w, ok := obj.(*federationv1alpha1.Work); ok {
 			have[types.NamespacedName{Namespace: w.Namespace, Name: w.Name}] = w
 		}
 	}
