@@ -603,7 +603,8 @@ func (c *Controller) cleanup(ctx context.Context, cluster string, w *federationv
 			obj.SetNamespace("")
 		}
 		client := resourceClient(mb.Client, mapping.Resource, obj.GetNamespace())
-		current, err := c.current(ctx, mb.Managed(mapping.Resource), client, obj)
+		watched := mb.Managed(mapping.Resource)
+		current, err := c.current(ctx, watched, client, obj)
 		if notServed(err) {
 			mb.Rediscover() // for the next try to find whether the member may hold it
 		}
@@ -634,7 +635,9 @@ func (c *Controller) cleanup(ctx context.Context, cluster string, w *federationv
 		}
 		if err != nil && (!apierrors.IsNotFound(err) || notServed(err)) && !apierrors.IsConflict(err) {
 			errs = append(errs, err)
+			continue
 		}
+		watched.Released(obj.GetNamespace(), obj.GetName())
 	}
 	if err := errors.Join(errs...); err != nil {
 		return err

@@ -86,7 +86,7 @@ func (a *Access) Settled(k Key) {
 // NewAccess returns an Access over the informers of both kinds.
 func NewAccess(fed versioned.Interface, rbs fedinformers.ResourceBindingInformer, crbs fedinformers.ClusterResourceBindingInformer) (*Access, error) {
 	a := &Access{fed: fed, informers: []cache.SharedIndexInformer{rbs.Informer(), crbs.Informer()},
-		rbs: mutation.New(rbs.Informer(), false), crbs: mutation.New(crbs.Informer(), false),
+		rbs: mutation.New(rbs.Informer()), crbs: mutation.New(crbs.Informer()),
 		rbLister: rbs.Lister(), crbLister: crbs.Lister()}
 	for i, mc := range []*mutation.Cache{a.rbs, a.crbs} {
 		if _, err := a.informers[i].AddEventHandler(cache.ResourceEventHandlerFuncs{

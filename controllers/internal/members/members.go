@@ -26,6 +26,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"sync"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -33,6 +34,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -40,6 +42,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
@@ -226,7 +229,26 @@ func (m *Members) Get(cluster string) (*Member, error) {
 		informers:   map[schema.GroupVersionResource]*Watched{},
 	}
 	m.members[cluster] = mb
+	go wait.UntilWithContext(ctx, mb.recheck, settle/2)
 	return mb, nil
+}
+
+// recheck asks the member for the objects fed wrote there that its informers have not
+// shown in settle (Watched.recheck).
+func (mb *Member) recheck(ctx context.Context) {
+	mb.mu.Lock()
+	watched := make([]*Watched, 0, len(mb.informers)+1)
+	for _, w := range mb.informers {
+		watched = append(watched, w)
+	}
+	if mb.namespaces != nil {
+		watched = append(watched, mb.namespaces)
+	}
+	mb.mu.Unlock()
+	now := time.Now()
+	for _, w := range watched {
+		w.recheck(ctx, now)
+	}
 }
 
 // forget stops watching a cluster that left.
@@ -256,6 +278,7 @@ func (mb *Member) Namespaces() *Watched {
 	defer mb.mu.Unlock()
 	if mb.namespaces == nil {
 		mb.namespaces = watch(mb.all.ForResource(NamespacesResource).Informer(), nil)
+		mb.namespaces.resource, mb.namespaces.gvr = mb.Client.Resource(NamespacesResource), NamespacesResource
 		mb.all.Start(mb.ctx.Done())
 	}
 	return mb.namespaces
@@ -328,10 +351,38 @@ func (mb *Member) MayHold(ctx context.Context, gvk schema.GroupVersionKind) (boo
 // Watched is what fed knows of the managed objects of one resource in a member: an
 // informer's, and the objects fed wrote there itself until the informer has them too (so
 // that fed neither applies an object twice nor thinks it missing in between).
+//
+// The copies of objects the informer has are client-go's mutation cache's; those of
+// objects it does not have yet are kept here (unseen), not in that cache with IncludeAdds:
+// the cache serves such a copy once, then drops it (its first read compares the copy with
+// itself and takes it for caught up), and cannot tell a copy the informer never shows from
+// one it is about to.
 type Watched struct {
 	informer cache.SharedIndexInformer
 	written  *mutation.Cache
+	resource dynamic.NamespaceableResourceInterface // reads a copy the informer never showed
+	gvr      schema.GroupVersionResource
+	notify   func(obj metav1.Object, deleted bool)
+
+	mu sync.Mutex
+	// unseen are the copies fed wrote of objects the informer did not have then, by key,
+	// until it shows them: a copy it never shows is asked of the member after settle.
+	unseen map[string]unseenCopy
 }
+
+// unseenCopy is an object fed wrote that its informer has not shown yet, and since when.
+type unseenCopy struct {
+	obj   *unstructured.Unstructured
+	since time.Time
+}
+
+// settle is how long a copy fed wrote may go unseen by its informer before fed asks the
+// member whether the object is still there. The informer shows a write within a second
+// as a rule; it never shows one that went before a relist (a CRD deleted and made again
+// right after the write, while the informer's watch was down), and the copy would stand
+// in for a gone object for the mutation cache's five minutes, with nothing to apply it
+// again after them.
+const settle = 10 * time.Second
 
 // Get returns the object of a key (decoded from what the informer keeps, a copy of its own,
 // or the copy fed wrote, which is shared), nil when fed knows of none (or its informer has
@@ -361,6 +412,11 @@ func (w *Watched) lookup(key string) any {
 	if o, exists, err := w.written.GetByKey(key); err == nil && exists {
 		return o
 	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if u, ok := w.unseen[key]; ok {
+		return u.obj
+	}
 	return nil
 }
 
@@ -383,7 +439,75 @@ func (w *Watched) List(namespace string, selector labels.Selector) []*unstructur
 func (w *Watched) Synced() bool { return w.informer.HasSynced() }
 
 // Wrote tells w of an object fed just wrote, which Get serves until the informer has it.
-func (w *Watched) Wrote(obj *unstructured.Unstructured) { w.written.Wrote(obj) }
+func (w *Watched) Wrote(obj *unstructured.Unstructured) {
+	w.written.Wrote(obj)
+	key, err := cache.MetaNamespaceKeyFunc(obj)
+	if err != nil {
+		return
+	}
+	if _, exists, _ := w.informer.GetStore().GetByKey(key); exists {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.unseen[key] = unseenCopy{obj: obj, since: time.Now()}
+}
+
+// Released tells w that fed deleted an object, or let it go from what it manages: a copy
+// of it the informer has not shown is no longer served.
+func (w *Watched) Released(namespace, name string) {
+	w.seen(cache.NewObjectName(namespace, name).String())
+}
+
+// seen forgets an unseen copy: the informer showed its key.
+func (w *Watched) seen(key string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.unseen, key)
+}
+
+// recheck asks the member for each object fed wrote that the informer has not shown in
+// settle. One the member no longer has is gone from what w serves, and its handlers are
+// told of its deletion (execution applies its Work again); one the member has is asked
+// for again at the next recheck (the informer is behind).
+func (w *Watched) recheck(ctx context.Context, now time.Time) {
+	if w.resource == nil || !w.informer.HasSynced() {
+		return
+	}
+	w.mu.Lock()
+	var stale []unseenCopy
+	for _, u := range w.unseen {
+		if now.Sub(u.since) >= settle {
+			stale = append(stale, u)
+		}
+	}
+	w.mu.Unlock()
+	for _, u := range stale {
+		key, _ := cache.MetaNamespaceKeyFunc(u.obj)
+		if _, exists, _ := w.informer.GetStore().GetByKey(key); exists {
+			w.seen(key)
+			continue
+		}
+		_, err := w.resource.Namespace(u.obj.GetNamespace()).Get(ctx, u.obj.GetName(), metav1.GetOptions{})
+		if !apierrors.IsNotFound(err) {
+			continue
+		}
+		w.mu.Lock()
+		current, ok := w.unseen[key]
+		if ok && current.obj == u.obj {
+			delete(w.unseen, key)
+		}
+		w.mu.Unlock()
+		if !ok || current.obj != u.obj {
+			continue // written again meanwhile
+		}
+		klog.FromContext(ctx).Info("An object fed wrote in a member is gone without its informer showing it; applying it again",
+			"resource", w.gvr, "object", key)
+		if w.notify != nil {
+			w.notify(u.obj, true)
+		}
+	}
+}
 
 // Managed returns what fed knows of the managed objects of a resource, starting its
 // informer once; its events go to the handlers.
@@ -394,6 +518,7 @@ func (mb *Member) Managed(gvr schema.GroupVersionResource) *Watched {
 		return w
 	}
 	w := watch(mb.managed.ForResource(gvr).Informer(), func(o metav1.Object, deleted bool) { mb.notify(mb.name, gvr, o, deleted) })
+	w.resource, w.gvr = mb.Client.Resource(gvr), gvr
 	mb.managed.Start(mb.ctx.Done())
 	mb.informers[gvr] = w
 	return w
@@ -403,9 +528,12 @@ func (mb *Member) Managed(gvr schema.GroupVersionResource) *Watched {
 // told of every change.
 func watch(inf cache.SharedIndexInformer, notify func(obj metav1.Object, deleted bool)) *Watched {
 	_ = inf.SetTransform(trim.Compact) // an informer not started yet: never fails
-	w := &Watched{informer: inf, written: mutation.New(inf, true)}
+	w := &Watched{informer: inf, written: mutation.New(inf), notify: notify, unseen: map[string]unseenCopy{}}
 	event := func(obj any, deleted bool) {
 		w.written.Observe(obj, deleted)
+		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
+			w.seen(key)
+		}
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
 		}

@@ -18,6 +18,7 @@ package members
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -27,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	watchapi "k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	kubeinformers "k8s.io/client-go/informers"
@@ -149,5 +151,81 @@ func TestWatched(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatal("the informer's adds were not told")
 		}
+	}
+}
+
+// TestWatchedCopyNeverSeen: a copy fed wrote that the informer never shows (the object went
+// before a relist: its CRD deleted and made again while the informer's watch was down) is
+// asked of the member after settle. Gone there, it is no longer served and its deletion is
+// told, so that execution applies it again; still there, it is kept (the informer is only
+// behind), and so is one younger than settle.
+func TestWatchedCopyNeverSeen(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	gvr := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	cm := func(name, uid, rv string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"namespace": "ns", "name": name, "uid": uid, "resourceVersion": rv}}}
+	}
+	// The member holds "behind", and not "gone"; the informer's watch shows nothing.
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{gvr: "ConfigMapList"},
+		cm("behind", "u1", "8"))
+	silent := watchapi.NewFake()
+	defer silent.Stop()
+	inf := cache.NewSharedIndexInformer(&cache.ListWatch{
+		ListFunc: func(metav1.ListOptions) (runtime.Object, error) {
+			return &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMapList",
+				"metadata": map[string]any{"resourceVersion": "1"}}}, nil
+		},
+		WatchFunc: func(o metav1.ListOptions) (watchapi.Interface, error) {
+			if o.SendInitialEvents != nil && *o.SendInitialEvents {
+				return nil, errors.New("no streaming list here: list first") // the reflector lists then
+			}
+			return silent, nil
+		},
+	}, &unstructured.Unstructured{}, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	type event struct {
+		name    string
+		deleted bool
+	}
+	told := make(chan event, 10)
+	w := watch(inf, func(o metav1.Object, deleted bool) { told <- event{o.GetName(), deleted} })
+	w.resource = client.Resource(gvr)
+	go inf.Run(ctx.Done())
+	waitUntil(t, "synced", w.Synced)
+
+	w.Wrote(cm("gone", "u2", "7"))
+	w.Wrote(cm("behind", "u1", "8"))
+	w.recheck(ctx, time.Now())
+	for range 2 { // client-go's mutation cache with IncludeAdds served such a copy once only
+		for _, name := range []string{"gone", "behind"} {
+			if w.Get("ns/"+name) == nil {
+				t.Errorf("%s, written just now: not served", name)
+			}
+		}
+	}
+	w.recheck(ctx, time.Now().Add(settle))
+	if got := w.Get("ns/gone"); got != nil {
+		t.Errorf("a copy gone from the member: still served (%s)", got.GetResourceVersion())
+	}
+	select {
+	case e := <-told:
+		if e != (event{"gone", true}) {
+			t.Errorf("told %+v, want gone's deletion", e)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the copy gone from the member: its deletion not told")
+	}
+	if w.Get("ns/behind") == nil {
+		t.Errorf("a copy the member has: no longer served")
+	}
+	select {
+	case e := <-told:
+		t.Errorf("told %+v, want nothing more", e)
+	default:
+	}
+	w.Wrote(cm("gone", "u3", "9"))
+	if got := w.Get("ns/gone"); got == nil || got.GetResourceVersion() != "9" {
+		t.Errorf("written again after it went: %v, want the new copy", got)
 	}
 }

@@ -40,11 +40,12 @@ type Cache struct {
 	store cache.Store
 }
 
-// New returns a Cache over an informer. With includeAdds it also serves objects the
-// informer has not seen at all yet (just created).
-func New(inf cache.SharedIndexInformer, includeAdds bool) *Cache {
+// New returns a Cache over an informer. It serves the copies of objects the informer has;
+// not of those it has not seen at all yet (client-go's IncludeAdds serves such a copy to
+// one read only: members.Watched keeps its own).
+func New(inf cache.SharedIndexInformer) *Cache {
 	return &Cache{cache.NewIntegerResourceVersionMutationCacheWithOptions(klog.Background(), inf.GetStore(),
-		cache.MutationCacheOptions{Indexer: inf.GetIndexer(), MaxCacheSize: cacheSize, IncludeAdds: includeAdds}), inf.GetStore()}
+		cache.MutationCacheOptions{Indexer: inf.GetIndexer(), MaxCacheSize: cacheSize}), inf.GetStore()}
 }
 
 // Wrote remembers an object as the server answered a write of it, without its

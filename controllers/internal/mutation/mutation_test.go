@@ -29,7 +29,7 @@ import (
 // informer has already is not kept; neither keeps managedFields.
 func TestWrote(t *testing.T) {
 	inf := informers.NewSharedInformerFactory(fake.NewClientset(), 0).Core().V1().ConfigMaps().Informer()
-	c := New(inf, true)
+	c := New(inf)
 	cm := func(rv string) *corev1.ConfigMap {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "cm", ResourceVersion: rv,
 			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "fed"}}}}

@@ -76,7 +76,7 @@ func New(fed versioned.Interface, works fedinformers.WorkInformer) (*Access, err
 	}}); err != nil {
 		return nil, err
 	}
-	a := &Access{fed: fed, informer: inf, written: mutation.New(inf, false)}
+	a := &Access{fed: fed, informer: inf, written: mutation.New(inf)}
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { a.written.Observe(obj, false) },
 		UpdateFunc: func(_, obj any) { a.written.Observe(obj, false) },
