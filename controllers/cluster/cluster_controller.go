@@ -301,7 +301,7 @@ func (c *Controller) reconcile(ctx context.Context, name string) (time.Duration,
 		}
 	}
 	if obs.health == healthy {
-		c.rooms.Set(name, obs.nodes)
+		c.rooms.Set(name, obs.nodes, obs.nodesRead)
 	}
 	c.mu.Lock()
 	failures := 0
@@ -443,6 +443,7 @@ func observe(ctx context.Context, cs kubernetes.Interface, apis func() ([]cluste
 	if err != nil {
 		return observation{}, err
 	}
+	read := time.Now()
 	nodes, pods, err := nodesAndPods(ctx, cs)
 	if err != nil {
 		return observation{}, err
@@ -456,6 +457,7 @@ func observe(ctx context.Context, cs kubernetes.Interface, apis func() ([]cluste
 		nodeSummary:       nodeSummary,
 		resourceSummary:   &clusterv1alpha1.ResourceSummary{Allocatable: allocatable, Allocated: allocated, Allocating: allocating},
 		nodes:             nodeRoom(nodes, pods),
+		nodesRead:         read,
 	}, nil
 }
 
@@ -498,6 +500,7 @@ func nodesAndPods(ctx context.Context, cs kubernetes.Interface) ([]corev1.Node, 
 // one (the tunnel is not open to this process, or the member has not answered for that
 // long) the scheduler counts the resource summary the agent reports.
 func (c *Controller) agentRoom(ctx context.Context, name string, grace time.Duration) {
+	read := time.Now()
 	nodes, pods, err := func() ([]corev1.Node, []corev1.Pod, error) {
 		cs, _, err := c.probeClient(name)
 		if err != nil {
@@ -517,7 +520,7 @@ func (c *Controller) agentRoom(ctx context.Context, name string, grace time.Dura
 		return
 	}
 	c.roomsRead[name] = time.Now()
-	c.rooms.Set(name, nodeRoom(nodes, pods))
+	c.rooms.Set(name, nodeRoom(nodes, pods), read)
 }
 
 // watchAgent is the host's part for a pull cluster: while its agent renews its Lease, the

@@ -43,8 +43,10 @@ type observation struct {
 	apiEnablements    []clusterv1alpha1.APIEnablement
 	nodeSummary       *clusterv1alpha1.NodeSummary
 	resourceSummary   *clusterv1alpha1.ResourceSummary
-	// nodes is the member's per-node picture, for the scheduler (not in the status).
-	nodes []noderoom.Node
+	// nodes is the member's per-node picture, for the scheduler (not in the status), read
+	// from nodesRead on.
+	nodes     []noderoom.Node
+	nodesRead time.Time
 }
 
 // nextStatus is the status a Cluster should have after a probe. failures counts the

@@ -58,8 +58,13 @@ type Controller struct {
 	queue    workqueue.TypedRateLimitingInterface[key]
 	// recorder records events on the templates in the fleet.
 	recorder record.EventRecorder
-	// rooms are the members' nodes, which the room of a cluster is estimated from.
-	rooms *noderoom.Store
+	// rooms are the members' nodes, which the room of a cluster is estimated from, less
+	// what assumed holds for placements their probes do not show yet. roomMu makes
+	// reading the room and assuming a placement in it one step, for bindings with
+	// replicas: two scheduled at once would each see the room both take.
+	rooms   *noderoom.Store
+	assumed *assumed
+	roomMu  sync.Mutex
 	// quotas are the namespaces' FederatedResourceQuotas, which admit placements (nil:
 	// none); see admit. ledger keeps what each binding of their namespaces uses.
 	quotas Quotas
@@ -88,6 +93,7 @@ func NewController(fed versioned.Interface, clusters clusterinformers.ClusterInf
 	c := &Controller{
 		recorder: recorder,
 		rooms:    rooms,
+		assumed:  newAssumed(),
 		quotas:   quotas,
 		ledger:   quota.NewLedger(),
 		held:     map[key]bool{},
@@ -112,8 +118,12 @@ func NewController(fed versioned.Interface, clusters clusterinformers.ClusterInf
 		}
 	}
 	observe := func(obj any) {
-		if rb, ok := obj.(*federationv1alpha1.ResourceBinding); ok {
-			c.ledger.Observe(rb.Namespace, ledgerBinding(rb, &rb.Spec))
+		switch b := obj.(type) {
+		case *federationv1alpha1.ResourceBinding:
+			c.ledger.Observe(b.Namespace, ledgerBinding(b, &b.Spec))
+			c.assumed.observe(key{Namespace: b.Namespace, Name: b.Name}, b.Status.AggregatedStatus)
+		case *federationv1alpha1.ClusterResourceBinding:
+			c.assumed.observe(key{Name: b.Name}, b.Status.AggregatedStatus)
 		}
 	}
 	for _, inf := range access.Informers() {
@@ -135,6 +145,9 @@ func NewController(fed versioned.Interface, clusters clusterinformers.ClusterInf
 				}
 				if rb, ok := obj.(*federationv1alpha1.ResourceBinding); ok {
 					c.ledger.Forget(rb.Namespace, rb.Name)
+				}
+				if m, err := meta.Accessor(obj); err == nil {
+					c.assumed.forget(key{Namespace: m.GetNamespace(), Name: m.GetName()})
 				}
 				release(obj)
 			},
@@ -216,12 +229,17 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 		Message: "the binding is scheduled"}
 	now := time.Now()
 	in := Input{Placement: b.Spec.Placement, Replicas: b.Spec.Replicas, Previous: applyMoves(b.Spec.Clusters, b.Spec.ReplicaMoves),
-		PreviousAffinity: b.Status.SchedulerObservedAffinityName, Now: now, Available: nodeAvailable(c.rooms, b.Spec.ReplicaRequirements)}
+		PreviousAffinity: b.Status.SchedulerObservedAffinityName, Now: now, Available: nodeAvailable(c.rooms, c.assumed, b.Spec.ReplicaRequirements)}
 	for _, task := range b.Spec.GracefulEvictionTasks {
 		in.Leaving = append(in.Leaving, task.FromCluster)
 	}
 	if rr := b.Spec.ReplicaRequirements; rr != nil {
 		in.ResourceRequest = rr.ResourceRequest
+	}
+	unlockRoom := func() {}
+	if b.Spec.Replicas > 0 {
+		c.roomMu.Lock()
+		unlockRoom = c.roomMu.Unlock
 	}
 	result, err := Schedule(clusters, in)
 	write := err == nil && (!apiequality.Semantic.DeepEqual(result.Clusters, b.Spec.Clusters) || len(b.Spec.ReplicaMoves) > 0)
@@ -248,6 +266,11 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 			unlock()
 		}
 	}
+	unassume := func() {}
+	if write && b.Spec.Replicas > 0 {
+		unassume = c.assumed.place(k, b.Spec.Clusters, result.Clusters, newNodeEstimate(b.Spec.ReplicaRequirements), b.Status.AggregatedStatus)
+	}
+	unlockRoom()
 	var u *Unschedulable
 	errors.As(err, &u)
 	c.setHeld(k, u != nil && u.Reason == ReasonQuotaExceeded)
@@ -273,6 +296,7 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 			if reserved != nil {
 				c.ledger.Restore(k.Namespace, *reserved)
 			}
+			unassume()
 			return err
 		}
 		if k.Namespace != "" {

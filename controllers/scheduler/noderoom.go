@@ -40,16 +40,17 @@ func (in *Input) available(c *clusterv1alpha1.Cluster) int64 {
 
 // nodeAvailable is the controller's Input.Available for a binding's replica requirements:
 // for a cluster rooms has a picture of, how many replicas fit on its nodes (see
-// nodeEstimate); for one it has none of (fed just started and has not probed it yet, or a
-// Pull member), AvailableReplicas from the cluster's resource summary.
-func nodeAvailable(rooms *noderoom.Store, rr *federationv1alpha1.ReplicaRequirements) func(*clusterv1alpha1.Cluster) int64 {
+// nodeEstimate) less what the scheduler assumed there (assumed nil: nothing); for one it
+// has none of (fed just started and has not probed it yet, or a pull member whose tunnel
+// is not open to this process), AvailableReplicas from the cluster's resource summary.
+func nodeAvailable(rooms *noderoom.Store, assumed *assumed, rr *federationv1alpha1.ReplicaRequirements) func(*clusterv1alpha1.Cluster) int64 {
 	e := newNodeEstimate(rr)
 	return func(c *clusterv1alpha1.Cluster) int64 {
-		nodes, ok := rooms.Get(c.Name)
+		picture, ok := rooms.Get(c.Name)
 		if !ok {
 			return AvailableReplicas(c, e.request)
 		}
-		return e.replicas(nodes)
+		return e.replicas(assumed.nodes(c.Name, picture))
 	}
 }
 

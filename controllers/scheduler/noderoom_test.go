@@ -19,6 +19,7 @@ package scheduler
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -132,9 +133,9 @@ func TestNodeAvailable(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			store := noderoom.NewStore()
 			if c.nodes != nil {
-				store.Set("member3", c.nodes)
+				store.Set("member3", c.nodes, time.Now())
 			}
-			if got := nodeAvailable(store, c.rr)(summarized); got != c.want {
+			if got := nodeAvailable(store, nil, c.rr)(summarized); got != c.want {
 				t.Errorf("got %d, want %d", got, c.want)
 			}
 		})
@@ -146,9 +147,9 @@ func TestNodeAvailable(t *testing.T) {
 func TestScheduleWithNodeRoom(t *testing.T) {
 	clusters := rooms(48, 48)
 	store := noderoom.NewStore()
-	store.Set("member1", sixteens())
+	store.Set("member1", sixteens(), time.Now())
 	in := Input{Placement: &federationv1alpha1.Placement{ReplicaScheduling: aggregated()}, Replicas: 4,
-		ResourceRequest: resources("cpu", "10"), Available: nodeAvailable(store, requirements(resources("cpu", "10"), nil))}
+		ResourceRequest: resources("cpu", "10"), Available: nodeAvailable(store, nil, requirements(resources("cpu", "10"), nil))}
 	got, err := Schedule(clusters, in)
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +158,7 @@ func TestScheduleWithNodeRoom(t *testing.T) {
 	if targets(got.Clusters) != "member2=4" {
 		t.Errorf("got %s, want member2=4", targets(got.Clusters))
 	}
-	store.Set("member2", []noderoom.Node{node("big", resources("cpu", "10"))})
+	store.Set("member2", []noderoom.Node{node("big", resources("cpu", "10"))}, time.Now())
 	got, err = Schedule(clusters, in)
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -193,4 +194,93 @@ spec:
 	expectMemberReady(t, "member1", ns, "aws-only", 2)
 	expectMemberReady(t, "member3", ns, "aws-only", 2)
 	removeWorkload(t, ns, "aws-only")
+}
+
+// TestSchedulerBurst: fifty Deployments of one 5-CPU replica, created in one apply, that only
+// member3 may run. member3's nodes hold as many as fit on each (nine on three empty nodes
+// of 16 CPU). The scheduler takes the room it places replicas in as used until member3's
+// probe shows their pods, so that many are placed and the rest wait with NoClusterFit:
+// before, every binding scheduled between two probes saw the same room, and all fifty
+// went to member3.
+func TestSchedulerBurst(t *testing.T) {
+	waitNodesFree(t, "member3", 12000, 16001)
+	free, err := nodeFreeCPU(t, "member3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var room int
+	for _, m := range free {
+		room += int(m / 5000)
+	}
+	ns := testNamespace(t, theLab.Host.Kubeconfig)
+	const n = 50
+	var docs strings.Builder
+	for i := range n {
+		fmt.Fprintf(&docs, `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: burst-%[1]d, labels: {burst: "true"}}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: burst-%[1]d}}
+  template:
+    metadata: {labels: {app: burst-%[1]d}}
+    spec: {containers: [{name: app, image: nginx, resources: {requests: {cpu: "5"}}}]}
+---
+`, i)
+	}
+	docs.WriteString(`apiVersion: federation.fedhq.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: burst}
+spec:
+  resourceSelectors:
+  - {apiVersion: apps/v1, kind: Deployment, labelSelector: {matchLabels: {burst: "true"}}}
+  placement:
+    clusterAffinity: {clusterNames: [member3]}
+    replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated}
+`)
+	kubectlStdin(t, theLab.FleetKubeconfig(), docs.String(), "apply", "-n", ns, "-f", "-")
+	t.Cleanup(func() {
+		_, _ = runKubectl(theLab.FleetKubeconfig(), "delete", "deploy", "-l", "burst=true", "-n", ns, "--wait=false")
+	})
+
+	// Every binding is scheduled or says why not; count where they went.
+	var placed, unfit int
+	waitFor(t, 2*time.Minute, func() error {
+		out, err := runKubectl(theLab.FleetKubeconfig(), "get", "rb", "-n", ns, "-o",
+			`jsonpath={range .items[*]}{.spec.clusters[*].name}={.status.conditions[?(@.type=="Scheduled")].reason}{"\n"}{end}`)
+		if err != nil {
+			return err
+		}
+		lines := strings.Fields(out)
+		placed, unfit = 0, 0
+		for _, l := range lines {
+			switch l {
+			case "member3=Success":
+				placed++
+			case "=NoClusterFit":
+				unfit++
+			}
+		}
+		if len(lines) != n || placed+unfit != n {
+			return fmt.Errorf("%d bindings, %d placed and %d that do not fit, want %d in all:\n%s", len(lines), placed, unfit, n, out)
+		}
+		return nil
+	})
+	if placed != room {
+		t.Fatalf("%d of %d placed on member3, whose nodes have room for %d (CPU free: %v)", placed, n, room, free)
+	}
+	// member3 runs each one placed there.
+	waitFor(t, 2*time.Minute, func() error {
+		out, err := runKubectl(memberKubeconfig("member3"), "get", "deploy", "-n", ns, "-o",
+			`jsonpath={range .items[*]}{.status.readyReplicas}{"\n"}{end}`)
+		if err != nil {
+			return err
+		}
+		if ready := len(strings.Fields(out)); ready != placed {
+			return fmt.Errorf("%d Deployments ready in member3, want %d", ready, placed)
+		}
+		return nil
+	})
+	kubectl(t, theLab.FleetKubeconfig(), "delete", "deploy", "-l", "burst=true", "-n", ns)
+	expectOutput(t, time.Minute, memberKubeconfig("member3"), "", "get", "deploy", "-n", ns, "-o", "name")
 }

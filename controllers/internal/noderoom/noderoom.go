@@ -24,6 +24,7 @@ package noderoom
 
 import (
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -39,20 +40,28 @@ type Node struct {
 	Free corev1.ResourceList
 }
 
+// Picture is what one probe read of a member's nodes, and when it began to read them.
+type Picture struct {
+	Nodes []Node
+	// Read is when the probe began to read the nodes and pods: a pod bound after it is
+	// not counted.
+	Read time.Time
+}
+
 // Store keeps the nodes of each member, by cluster name. It is safe for concurrent use.
 // The slices it hands out are never changed afterwards: Set replaces a member's picture.
 // A nil Store keeps nothing.
 type Store struct {
 	mu       sync.RWMutex
-	clusters map[string][]Node
+	clusters map[string]Picture
 }
 
 // NewStore returns an empty store.
-func NewStore() *Store { return &Store{clusters: map[string][]Node{}} }
+func NewStore() *Store { return &Store{clusters: map[string]Picture{}} }
 
-// Set records the nodes a probe of cluster found, replacing the previous picture. The
-// caller must not change nodes afterwards.
-func (s *Store) Set(cluster string, nodes []Node) {
+// Set records the nodes a probe of cluster found, having begun to read at read, replacing
+// the previous picture. The caller must not change nodes afterwards.
+func (s *Store) Set(cluster string, nodes []Node, read time.Time) {
 	if s == nil {
 		return
 	}
@@ -61,19 +70,19 @@ func (s *Store) Set(cluster string, nodes []Node) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.clusters[cluster] = nodes
+	s.clusters[cluster] = Picture{Nodes: nodes, Read: read}
 }
 
-// Get returns the nodes of cluster's last probe, and false when there is no picture of it
-// (never probed since fed started, or gone). The nodes must not be changed.
-func (s *Store) Get(cluster string) ([]Node, bool) {
+// Get returns cluster's last picture, and false when there is none (never probed since
+// fed started, or gone). Its nodes must not be changed.
+func (s *Store) Get(cluster string) (Picture, bool) {
 	if s == nil {
-		return nil, false
+		return Picture{}, false
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	nodes, ok := s.clusters[cluster]
-	return nodes, ok
+	p, ok := s.clusters[cluster]
+	return p, ok
 }
 
 // Delete drops the picture of a cluster that is gone.

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestStore(t *testing.T) {
@@ -27,17 +28,18 @@ func TestStore(t *testing.T) {
 	if _, ok := s.Get("member1"); ok {
 		t.Fatal("a picture of a member never set")
 	}
-	s.Set("member1", []Node{{Name: "n1"}})
-	s.Set("member2", nil)
-	if nodes, ok := s.Get("member1"); !ok || len(nodes) != 1 || nodes[0].Name != "n1" {
-		t.Errorf("member1: %v %v, want its node n1", nodes, ok)
+	read := time.Now()
+	s.Set("member1", []Node{{Name: "n1"}}, read)
+	s.Set("member2", nil, read)
+	if p, ok := s.Get("member1"); !ok || len(p.Nodes) != 1 || p.Nodes[0].Name != "n1" || !p.Read.Equal(read) {
+		t.Errorf("member1: %v %v, want its node n1 read at %v", p, ok, read)
 	}
-	if nodes, ok := s.Get("member2"); !ok || len(nodes) != 0 {
-		t.Errorf("member2: %v %v, want a picture without nodes", nodes, ok)
+	if p, ok := s.Get("member2"); !ok || len(p.Nodes) != 0 {
+		t.Errorf("member2: %v %v, want a picture without nodes", p, ok)
 	}
-	s.Set("member1", []Node{{Name: "n2"}})
-	if nodes, _ := s.Get("member1"); nodes[0].Name != "n2" {
-		t.Errorf("member1 after a new probe: %v, want n2", nodes)
+	s.Set("member1", []Node{{Name: "n2"}}, read.Add(time.Second))
+	if p, _ := s.Get("member1"); p.Nodes[0].Name != "n2" {
+		t.Errorf("member1 after a new probe: %v, want n2", p)
 	}
 	s.Delete("member1")
 	if _, ok := s.Get("member1"); ok {
@@ -45,7 +47,7 @@ func TestStore(t *testing.T) {
 	}
 
 	var none *Store
-	none.Set("member1", []Node{{Name: "n1"}})
+	none.Set("member1", []Node{{Name: "n1"}}, time.Now())
 	none.Delete("member1")
 	if _, ok := none.Get("member1"); ok {
 		t.Error("a nil store has a picture")
@@ -64,7 +66,7 @@ func TestStoreConcurrent(t *testing.T) {
 			for j := range 200 {
 				switch j % 3 {
 				case 0:
-					s.Set(name, []Node{{Name: fmt.Sprint(j)}})
+					s.Set(name, []Node{{Name: fmt.Sprint(j)}}, time.Now())
 				case 1:
 					s.Get(name)
 				default:

@@ -1,0 +1,317 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package scheduler
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	"github.com/fedhq/fed/controllers/internal/noderoom"
+)
+
+// assumeTTL is how long the scheduler assumes at most that replicas it placed in a member
+// take room there that the member's picture does not show: pods that stay Pending (the
+// member had no room after all) or a kind whose health fed cannot tell never show as
+// running.
+const assumeTTL = 5 * time.Minute
+
+// assumed is the room the scheduler placed replicas in that the members' pictures do not
+// show yet: a probe counts a pod once it is bound to a node, seconds after fed's write,
+// and the bindings scheduled in between would all see the room the first took. Each
+// cluster's picture is read less what is assumed in it. An assumption of a binding in a
+// cluster goes once the binding's status tells of its workload running there (Healthy,
+// in a status that changed since the assumption) and a probe that began after that has
+// read the member; or after assumeTTL; or when the binding takes the replicas away or
+// goes. It is memory only: after a restart the pictures stand alone.
+type assumed struct {
+	mu        sync.Mutex
+	now       func() time.Time
+	bindings  map[key]map[string]*assumption // by binding, then cluster
+	deduction map[string]*deduction          // by cluster
+}
+
+// assumption is room assumed for some replicas of one binding in one cluster.
+type assumption struct {
+	replicas int64
+	estimate *nodeEstimate
+	at       time.Time // when the replicas were placed (the last that grew it)
+	// status is the binding's status of the cluster when the replicas were placed: one
+	// that says Healthy tells of them running only once it changed.
+	status []byte
+	// running is when the binding's status told of the replicas running; zero before.
+	running time.Time
+}
+
+// deduction is a cluster's picture less its assumptions, kept until either changes.
+type deduction struct {
+	read    time.Time
+	version uint64 // of the cluster's assumptions it was computed from
+	nodes   []noderoom.Node
+	current uint64 // the version of the cluster's assumptions now
+}
+
+func newAssumed() *assumed {
+	return &assumed{now: time.Now, bindings: map[key]map[string]*assumption{}, deduction: map[string]*deduction{}}
+}
+
+// changed marks a cluster's assumptions as changed. Called with mu held.
+func (a *assumed) changed(cluster string) {
+	d := a.deduction[cluster]
+	if d == nil {
+		d = &deduction{}
+		a.deduction[cluster] = d
+	}
+	d.current++
+}
+
+// place records that a binding's placement goes from before to after: the replicas a
+// cluster gains are assumed there, those it loses no longer are. It returns what undoes
+// it (the write of the placement failed).
+func (a *assumed) place(k key, before, after []federationv1alpha1.TargetCluster, estimate *nodeEstimate,
+	status []federationv1alpha1.AggregatedStatusItem) (undo func()) {
+	if a == nil {
+		return func() {}
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	old := map[string]int64{}
+	for _, t := range before {
+		old[t.Name] = int64(t.Replicas)
+	}
+	now := map[string]int64{}
+	for _, t := range after {
+		now[t.Name] = int64(t.Replicas)
+	}
+	mine := a.bindings[k]
+	saved := map[string]*assumption{}
+	for name, as := range mine {
+		c := *as
+		saved[name] = &c
+	}
+	for name := range mergeKeys(old, now) {
+		gained := now[name] - old[name]
+		as := mine[name]
+		switch {
+		case now[name] == 0:
+			if as == nil {
+				continue
+			}
+			delete(mine, name)
+		case gained > 0:
+			if mine == nil {
+				mine = map[string]*assumption{}
+				a.bindings[k] = mine
+			}
+			if as == nil {
+				as = &assumption{}
+				mine[name] = as
+			}
+			as.replicas = min(as.replicas+gained, now[name])
+			as.estimate, as.at, as.running, as.status = estimate, a.now(), time.Time{}, statusOf(status, name)
+		case gained < 0 && as != nil:
+			if as.replicas += gained; as.replicas <= 0 {
+				delete(mine, name)
+			}
+		default:
+			continue
+		}
+		a.changed(name)
+	}
+	if len(mine) == 0 {
+		delete(a.bindings, k)
+	}
+	return func() {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		for name := range a.bindings[k] {
+			a.changed(name)
+		}
+		for name := range saved {
+			a.changed(name)
+		}
+		if len(saved) == 0 {
+			delete(a.bindings, k)
+		} else {
+			a.bindings[k] = saved
+		}
+	}
+}
+
+func mergeKeys(a, b map[string]int64) map[string]bool {
+	out := make(map[string]bool, len(a)+len(b))
+	for n := range a {
+		out[n] = true
+	}
+	for n := range b {
+		out[n] = true
+	}
+	return out
+}
+
+// statusOf is a binding's reported status of one cluster's object, nil when there is none.
+func statusOf(items []federationv1alpha1.AggregatedStatusItem, cluster string) []byte {
+	for _, it := range items {
+		if it.ClusterName == cluster && it.Status != nil {
+			return it.Status.Raw
+		}
+	}
+	return nil
+}
+
+// observe reads a binding's status: a cluster whose object reports Healthy, in a status
+// other than when its replicas were assumed, runs them from now on.
+func (a *assumed) observe(k key, items []federationv1alpha1.AggregatedStatusItem) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for name, as := range a.bindings[k] {
+		if !as.running.IsZero() {
+			continue
+		}
+		for _, it := range items {
+			if it.ClusterName == name && it.Health == federationv1alpha1.ResourceHealthy && it.Applied &&
+				(it.Status == nil || !bytes.Equal(it.Status.Raw, as.status)) {
+				as.running = a.now()
+			}
+		}
+	}
+}
+
+// forget drops the assumptions of a binding that went.
+func (a *assumed) forget(k key) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for name := range a.bindings[k] {
+		a.changed(name)
+	}
+	delete(a.bindings, k)
+}
+
+// nodes returns a cluster's picture less what is assumed in it. Assumptions the picture
+// has caught up with (read after their replicas ran) or older than assumeTTL go first.
+// Assumed replicas take the first nodes they may run on and fit on, in name order; those
+// that fit nowhere take nothing (the member is full).
+func (a *assumed) nodes(cluster string, p noderoom.Picture) []noderoom.Node {
+	if a == nil {
+		return p.Nodes
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	now := a.now()
+	var in []*assumption
+	var keys []key
+	for k, mine := range a.bindings {
+		as := mine[cluster]
+		if as == nil {
+			continue
+		}
+		if (!as.running.IsZero() && p.Read.After(as.running)) || now.Sub(as.at) > assumeTTL {
+			delete(mine, cluster)
+			if len(mine) == 0 {
+				delete(a.bindings, k)
+			}
+			a.changed(cluster)
+			continue
+		}
+		in, keys = append(in, as), append(keys, k)
+	}
+	d := a.deduction[cluster]
+	if len(in) == 0 {
+		if d != nil {
+			delete(a.deduction, cluster)
+		}
+		return p.Nodes
+	}
+	if d.nodes != nil && d.read.Equal(p.Read) && d.version == d.current {
+		return d.nodes
+	}
+	// The same order at each computation: by when they were placed, then by binding.
+	order := make([]int, len(in))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(i, j int) int {
+		if c := in[i].at.Compare(in[j].at); c != 0 {
+			return c
+		}
+		if c := strings.Compare(keys[i].Namespace, keys[j].Namespace); c != 0 {
+			return c
+		}
+		return strings.Compare(keys[i].Name, keys[j].Name)
+	})
+	nodes := make([]noderoom.Node, len(p.Nodes))
+	for i, n := range p.Nodes {
+		n.Free = n.Free.DeepCopy()
+		nodes[i] = n
+	}
+	for _, i := range order {
+		take(nodes, in[i].estimate, in[i].replicas)
+	}
+	d.read, d.version, d.nodes = p.Read, d.current, nodes
+	return nodes
+}
+
+// take deducts replicas of one workload from the free room of the nodes they may run on,
+// the first nodes first, each as full as they fit: its requests and a pod each.
+func take(nodes []noderoom.Node, e *nodeEstimate, replicas int64) {
+	one := resource.NewQuantity(1, resource.DecimalSI)
+	for i := range nodes {
+		if replicas == 0 {
+			return
+		}
+		n := &nodes[i]
+		if !e.admits(n) {
+			continue
+		}
+		fit := e.onNode(n)
+		if _, counted := n.Free[corev1.ResourcePods]; counted {
+			fit = min(fit, fitsFree(n.Free, corev1.ResourcePods, *one))
+		}
+		k := min(fit, replicas)
+		if k <= 0 {
+			continue
+		}
+		for name, per := range e.request {
+			if name == corev1.ResourcePods || per.Sign() <= 0 {
+				continue
+			}
+			if free, ok := n.Free[name]; ok {
+				used := per.DeepCopy()
+				used.Mul(k)
+				free.Sub(used)
+				n.Free[name] = free
+			}
+		}
+		if free, ok := n.Free[corev1.ResourcePods]; ok {
+			free.Sub(*resource.NewQuantity(k, resource.DecimalSI))
+			n.Free[corev1.ResourcePods] = free
+		}
+		replicas -= k
+	}
+}
