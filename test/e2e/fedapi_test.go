@@ -53,7 +53,7 @@ var fedKinds = map[string]fedKind{
 	"FederatedResourceQuota": {resource: "federatedresourcequotas", shortName: "frq", namespaced: true,
 		statusPatch: `{"status":{"conditions":[{"type":"E2E","status":"True","reason":"Patched","message":"patched","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}`,
 		statusPath:  `{.status.conditions[?(@.type=="E2E")].reason}`, statusValue: "Patched",
-		columns: []string{"NAME", "OVERALL", "OVERALL_USED", "AGE"}},
+		columns: []string{"NAME", "REQUEST", "AGE"}},
 	"ResourceBinding": {resource: "resourcebindings", shortName: "rb", namespaced: true,
 		statusPatch: `{"status":{"schedulerObservedGeneration":1}}`, statusPath: "{.status.schedulerObservedGeneration}", statusValue: "1",
 		columns: []string{"NAME", "SCHEDULED", "FULLYAPPLIED", "AGE"}},

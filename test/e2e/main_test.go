@@ -39,7 +39,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	theLab = l
+	earlyRelease.start()
 	code := m.Run()
+	earlyRelease.remove()
 	if kubectlFed.dir != "" {
 		_ = os.RemoveAll(kubectlFed.dir)
 	}

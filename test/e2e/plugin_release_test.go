@@ -23,12 +23,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"runtime"
 	"sort"
 	"strings"
@@ -301,24 +303,97 @@ func TestKrewManifestInRepository(t *testing.T) {
 // discovery in krew's bin directory, it names the manifest's version, completes with the
 // link the caveats ask for, and krew uninstalls it. krew refuses a manifest whose sha256
 // is not its archive's, another platform's archive, and files the archive does not hold.
+// releaseVersion is the version the e2e release builds get.
+const releaseVersion = "v0.0.0-e2e.1"
+
+// earlyRelease is hack/release.sh, run in the background from the start of the e2e run
+// (TestMain) when TestPluginReleaseKrewInstall is to run: its cross-compiles for four
+// platforms take minutes of CPU, which came at the tail of make test (six of its 34
+// minutes) and now overlap the tests that mostly wait on the lab.
+var earlyRelease release
+
+type release struct {
+	done chan struct{}
+	dist string
+	err  error
+}
+
+// start runs hack/release.sh into a directory of its own, unless the test that reads it
+// is not to run (go test -run/-skip).
+func (r *release) start() {
+	if !testSelected("TestPluginReleaseKrewInstall") {
+		return
+	}
+	r.done = make(chan struct{})
+	go func() {
+		defer close(r.done)
+		root, err := lab.RepoRoot()
+		if err != nil {
+			r.err = err
+			return
+		}
+		if r.dist, err = os.MkdirTemp("", "fed-e2e-release-"); err != nil {
+			r.err = err
+			return
+		}
+		cmd := exec.Command(filepath.Join(root, "hack", "release.sh"))
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "VERSION="+releaseVersion, "DIST="+r.dist, "MANIFEST="+filepath.Join(r.dist, "krew-manifest.yaml"))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			r.err = fmt.Errorf("hack/release.sh: %v\n%s", err, out)
+		}
+	}()
+}
+
+// wait returns the directory of the archives and manifest once the build is done.
+func (r *release) wait() (string, error) {
+	if r.done == nil {
+		return "", errors.New("hack/release.sh was not started (TestMain starts it)")
+	}
+	<-r.done
+	return r.dist, r.err
+}
+
+// remove removes what the build made.
+func (r *release) remove() {
+	if r.done != nil {
+		<-r.done
+		_ = os.RemoveAll(r.dist)
+	}
+}
+
+// testSelected says whether go test's -run and -skip select a top-level test (their first
+// level only: enough to tell whether a run may reach it).
+func testSelected(name string) bool {
+	matches := func(flagName string) (set, match bool) {
+		f := flag.Lookup(flagName)
+		if f == nil || f.Value.String() == "" {
+			return false, false
+		}
+		re, err := regexp.Compile(strings.Split(f.Value.String(), "/")[0])
+		return true, err != nil || re.MatchString(name)
+	}
+	if set, match := matches("test.run"); set && !match {
+		return false
+	}
+	set, match := matches("test.skip")
+	return !set || !match
+}
+
 func TestPluginReleaseKrewInstall(t *testing.T) {
 	t.Parallel()
 	root, err := lab.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	dist := t.TempDir()
-	const version = "v0.0.0-e2e.1"
-	manifest := filepath.Join(dist, "krew-manifest.yaml")
-	release := exec.Command(filepath.Join(root, "hack", "release.sh"))
-	release.Dir = root
-	release.Env = append(os.Environ(), "VERSION="+version, "DIST="+dist, "MANIFEST="+manifest)
-	if out, err := release.CombinedOutput(); err != nil {
-		t.Fatalf("hack/release.sh: %v\n%s", err, out)
+	dist, err := earlyRelease.wait()
+	if err != nil {
+		t.Fatal(err)
 	}
+	manifest := filepath.Join(dist, "krew-manifest.yaml")
 	m := validateKrewManifest(t, manifest)
-	if m.Spec.Version != version {
-		t.Fatalf("spec.version %q, want %q", m.Spec.Version, version)
+	if m.Spec.Version != releaseVersion {
+		t.Fatalf("spec.version %q, want %q", m.Spec.Version, releaseVersion)
 	}
 	archive := func(set labels.Set) string {
 		return filepath.Join(dist, "kubectl-fed-"+set["os"]+"-"+set["arch"]+".tar.gz")
@@ -342,7 +417,7 @@ func TestPluginReleaseKrewInstall(t *testing.T) {
 		t.Run(set["os"]+"/"+set["arch"], func(t *testing.T) {
 			k := newKrewRoot(t, "KREW_OS="+set["os"], "KREW_ARCH="+set["arch"])
 			k.install(manifest, archive(set))
-			k.checkInstalled(manifest, version)
+			k.checkInstalled(manifest, releaseVersion)
 		})
 	}
 
@@ -362,13 +437,13 @@ func TestPluginReleaseKrewInstall(t *testing.T) {
 	t.Run("this machine", func(t *testing.T) {
 		k := newKrewRoot(t)
 		k.install(manifest, hereArchive)
-		k.checkInstalled(manifest, version)
+		k.checkInstalled(manifest, releaseVersion)
 
 		// krew's bin/kubectl-fed runs, as the manifest's version.
 		fed := exec.Command(filepath.Join(k.dir, "bin", "kubectl-fed"), "version", "--client")
 		fed.Env = append(k.env, "KUBECONFIG="+filepath.Join(k.home, "none"))
-		if out, err := fed.Output(); err != nil || string(out) != "Client Version: "+version+"\n" {
-			t.Errorf("%s version --client: %v, printed %q, want %q", fed.Path, err, out, "Client Version: "+version+"\n")
+		if out, err := fed.Output(); err != nil || string(out) != "Client Version: "+releaseVersion+"\n" {
+			t.Errorf("%s version --client: %v, printed %q, want %q", fed.Path, err, out, "Client Version: "+releaseVersion+"\n")
 		}
 
 		// kubectl list needs an index (it refuses a KREW_ROOT without any, and its default
@@ -414,8 +489,8 @@ func TestPluginReleaseKrewInstall(t *testing.T) {
 		if out := run("plugin", "list"); !strings.Contains(out, filepath.Join(k.dir, "bin", "kubectl-fed")) {
 			t.Errorf("kubectl plugin list does not list %s:\n%s", filepath.Join(k.dir, "bin", "kubectl-fed"), out)
 		}
-		if out := run("fed", "version", "--client"); out != "Client Version: "+version+"\n" {
-			t.Errorf("kubectl fed version --client printed %q, want %q", out, "Client Version: "+version+"\n")
+		if out := run("fed", "version", "--client"); out != "Client Version: "+releaseVersion+"\n" {
+			t.Errorf("kubectl fed version --client printed %q, want %q", out, "Client Version: "+releaseVersion+"\n")
 		}
 		var v struct {
 			ClientVersion struct {
@@ -425,7 +500,7 @@ func TestPluginReleaseKrewInstall(t *testing.T) {
 		if err := json.Unmarshal([]byte(run("fed", "version", "--client", "-o", "json")), &v); err != nil {
 			t.Fatal(err)
 		}
-		if c := v.ClientVersion; c.GitVersion != version || c.Platform != runtime.GOOS+"/"+runtime.GOARCH || c.Major != "0" || c.Minor != "0" {
+		if c := v.ClientVersion; c.GitVersion != releaseVersion || c.Platform != runtime.GOOS+"/"+runtime.GOARCH || c.Major != "0" || c.Minor != "0" {
 			t.Errorf("kubectl fed version --client -o json: %+v", c)
 		}
 
@@ -504,7 +579,7 @@ func TestPluginReleaseKrewInstall(t *testing.T) {
 			if err == nil || !strings.Contains(stderr, c.why) {
 				t.Errorf("kubectl krew install: %v, want a failure saying %q:\n%s", err, c.why, stderr)
 			}
-			for _, p := range []string{filepath.Join(k.dir, "bin", "kubectl-fed"), filepath.Join(k.dir, "receipts", "fed.yaml"), filepath.Join(k.dir, "store", "fed", version)} {
+			for _, p := range []string{filepath.Join(k.dir, "bin", "kubectl-fed"), filepath.Join(k.dir, "receipts", "fed.yaml"), filepath.Join(k.dir, "store", "fed", releaseVersion)} {
 				if _, err := os.Lstat(p); !os.IsNotExist(err) {
 					t.Errorf("%s after a failed install: %v", p, err)
 				}

@@ -19,6 +19,7 @@ package e2e
 import (
 	"fmt"
 	"strconv"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -68,6 +69,10 @@ spec:
 	propagate(t, ns, "first", 3, "{cpu: 1}", divided)
 	expectScheduled("first", "True/Success", 3)
 	expectOutput(t, 30*time.Second, fleet, "3/3", used...)
+	// kubectl get prints it as it prints a ResourceQuota: used/hard of each resource.
+	if out := kubectl(t, fleet, "get", "frq", "-n", ns, "--no-headers"); !strings.HasPrefix(out, "compute   cpu: 3/4, pods: 3/20   ") {
+		t.Errorf("kubectl get frq printed %q, want compute's REQUEST cpu: 3/4, pods: 3/20", out)
+	}
 
 	// 2 more CPU than the 1 left: held, not placed, and said so on the binding and the template.
 	propagate(t, ns, "second", 2, "{cpu: 1}", divided)
@@ -133,6 +138,19 @@ spec:
 	// The members' ResourceQuotas' hard and use, in the quota's status.
 	expectOutput(t, time.Minute, fleet, "member1=2/0 member2=3/0 True", "get", "frq", "team", "-n", ns, "-o",
 		`jsonpath={range .status.aggregatedStatus[*]}{.clusterName}={.hard.cpu}/{.used.cpu} {end}{.status.conditions[?(@.type=="Ready")].status}`)
+	// One row per member, as kubectl get quota prints a ResourceQuota.
+	out, stderr, err := runFed(buildKubectlFed(t), "get", "quota", "-n", ns, "--all-clusters", "--cache=false", "--no-headers")
+	if err != nil {
+		t.Fatalf("kubectl fed get quota: %v\n%s", err, stderr)
+	}
+	var rows []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		f := strings.Fields(l)
+		rows = append(rows, strings.Join(f[:2], " ")+" "+strings.Join(f[3:], " "))
+	}
+	if want := []string{"team member1 cpu: 0/2, memory: 0/2Gi Y", "team member2 cpu: 0/3 Y"}; !slices.Equal(rows, want) {
+		t.Errorf("kubectl fed get quota --all-clusters printed\n%s\nwant the rows (NAME CLUSTER, then REQUEST and ADOPTION after AGE) %q", out, want)
+	}
 
 	// Changed: the members follow; member2's assignment removed, its ResourceQuota goes.
 	kubectlStdin(t, fleet, quota("4", "3"), "apply", "-n", ns, "-f", "-")

@@ -109,8 +109,20 @@ func TestWrite(t *testing.T) {
 		t.Fatalf("created: %+v, %v", created, err)
 	}
 	if wrote, err := a.Write(ctx, k, nil, annotations, spec); err != nil || wrote {
-		t.Errorf("created again (AlreadyExists): %v, %v; want no write, no error", wrote, err)
+		t.Errorf("created again (AlreadyExists), the same: %v, %v; want no write, no error", wrote, err)
 	}
+	// Created again with another spec before the informer had the first (an
+	// OverridePolicy made right after the Work): the Work is read and updated.
+	cm.SetLabels(map[string]string{"overridden": "yes"})
+	overridden, _ := Spec(cm)
+	if wrote, err := a.Write(ctx, k, nil, annotations, overridden); err != nil || !wrote {
+		t.Errorf("created again (AlreadyExists), another spec: %v, %v; want a write", wrote, err)
+	}
+	got, err := client.FederationV1alpha1().Works(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{})
+	if err != nil || !SpecEqual(&got.Spec, &overridden) {
+		t.Fatalf("after the second create: %v, %v; want the overridden spec", got, err)
+	}
+	created, spec = got, overridden
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		if w, _ := a.Get(k); w != nil {
 			break

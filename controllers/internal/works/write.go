@@ -80,8 +80,12 @@ var ErrDeleting = errors.New("the Work is still being deleted")
 
 // Write makes the Work k hold spec and annotations: created with execution's finalizer when
 // current (the Work as read) is nil, updated when its spec or annotations differ. It says
-// whether it wrote. A Work created meanwhile by another worker is no error (its event
-// brings its owner back); one being deleted is ErrDeleting.
+// whether it wrote. A Work that exists though current is nil (created a moment ago, by this
+// controller or another worker, and not in the informer yet) is read from the API server
+// and updated if it holds something else: nothing else brings its owner back, and a spec
+// that changed in between (an OverridePolicy made right after the Work) was lost, the
+// member keeping the Work's first spec (the fault campaign's seed 31337). One being
+// deleted is ErrDeleting.
 func (a *Access) Write(ctx context.Context, k types.NamespacedName, current *federationv1alpha1.Work, annotations map[string]string,
 	spec federationv1alpha1.WorkSpec) (bool, error) {
 	if current == nil {
@@ -93,10 +97,12 @@ func (a *Access) Write(ctx context.Context, k types.NamespacedName, current *fed
 		// The view serves the Work once the informer has it (it keeps newer copies of the
 		// Works the informer has, not new ones).
 		_, err := a.fed.FederationV1alpha1().Works(k.Namespace).Create(ctx, w, metav1.CreateOptions{})
-		if apierrors.IsAlreadyExists(err) {
-			return false, nil
+		if !apierrors.IsAlreadyExists(err) {
+			return err == nil, err
 		}
-		return err == nil, err
+		if current, err = a.fed.FederationV1alpha1().Works(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{}); err != nil {
+			return false, err // gone again meanwhile (NotFound): the next try makes it
+		}
 	}
 	if current.DeletionTimestamp != nil {
 		return false, fmt.Errorf("%s: %w", k, ErrDeleting)

@@ -17,6 +17,12 @@ limitations under the License.
 package federatedresourcequotas
 
 import (
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/registry/generic"
 
@@ -24,11 +30,31 @@ import (
 	"github.com/fedhq/fed/apiserver/registry/registrykit"
 )
 
+// The column is kubectl get quota's REQUEST: used/hard of each resource of the quota (fed
+// enforces no limits.* across the fleet, so there is no LIMIT).
 var columns = []registrykit.Column[*federation.FederatedResourceQuota]{
-	{Name: "Overall", Type: "string", Description: "The namespace's quota across the fleet, as fed last enforced it.",
-		Cell: func(q *federation.FederatedResourceQuota) any { return registrykit.ResourceList(q.Status.Overall) }},
-	{Name: "Overall_Used", Type: "string", Description: "What the namespace's scheduled workloads request across the fleet, of each resource of the quota.",
-		Cell: func(q *federation.FederatedResourceQuota) any { return registrykit.ResourceList(q.Status.OverallUsed) }},
+	{Name: "Request", Type: "string", Description: "What the namespace's scheduled workloads request across the fleet of each resource of the quota, of what the quota allows (used/hard), as fed last enforced it.",
+		Cell: func(q *federation.FederatedResourceQuota) any { return usedOfHard(q.Status) }},
+}
+
+// usedOfHard prints "cpu: 1500m/8, pods: 3/20" for the resources of a quota's status, as
+// kubectl prints a ResourceQuota; "<none>" before fed enforced the quota.
+func usedOfHard(st federation.FederatedResourceQuotaStatus) string {
+	names := make([]string, 0, len(st.Overall))
+	for name := range st.Overall {
+		names = append(names, string(name))
+	}
+	slices.Sort(names)
+	items := make([]string, 0, len(names))
+	for _, name := range names {
+		hard := st.Overall[corev1.ResourceName(name)]
+		used, ok := st.OverallUsed[corev1.ResourceName(name)]
+		if !ok {
+			used = resource.MustParse("0")
+		}
+		items = append(items, fmt.Sprintf("%s: %s/%s", name, used.String(), hard.String()))
+	}
+	return registrykit.OrNone(strings.Join(items, ", "))
 }
 
 // NewStorage returns the storage of federatedresourcequotas and

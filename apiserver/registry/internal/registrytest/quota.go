@@ -62,8 +62,7 @@ func FederatedResourceQuota() Case[*federation.FederatedResourceQuota] {
 			q.Status.OverallUsed[corev1.ResourcePods] = resource.MustParse("-1")
 		},
 		BrokenStatusField: "status.overallUsed[pods]",
-		Columns:           []string{"Name", "Overall", "Overall_Used", "Age"},
-		Row: map[string]any{"Name": Name, "Overall": "cpu: 8, memory: 16Gi, pods: 20",
-			"Overall_Used": "cpu: 1500m, memory: 3Gi, pods: 3"},
+		Columns:           []string{"Name", "Request", "Age"},
+		Row:               map[string]any{"Name": Name, "Request": "cpu: 1500m/8, memory: 3Gi/16Gi, pods: 3/20"},
 	}
 }
