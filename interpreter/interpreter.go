@@ -78,11 +78,12 @@ const (
 	OpStatusAggregation        Operation = "statusAggregation"
 	OpHealthInterpretation     Operation = "healthInterpretation"
 	OpDependencyInterpretation Operation = "dependencyInterpretation"
+	OpComponentResource        Operation = "componentResource"
 )
 
 // Operations are every operation, in the order of the API's fields.
 var Operations = []Operation{OpRetention, OpReplicaResource, OpReplicaRevision, OpStatusReflection,
-	OpStatusAggregation, OpHealthInterpretation, OpDependencyInterpretation}
+	OpStatusAggregation, OpHealthInterpretation, OpDependencyInterpretation, OpComponentResource}
 
 // Functions are the functions a script of each operation may define: Karmada's name,
 // and for replicaResource also the seeds' ReplicasCount (returning the number alone).
@@ -94,6 +95,7 @@ var Functions = map[Operation][]string{
 	OpStatusAggregation:        {"AggregateStatus"},
 	OpHealthInterpretation:     {"InterpretHealth"},
 	OpDependencyInterpretation: {"GetDependencies"},
+	OpComponentResource:        {"GetComponents"},
 }
 
 // ScriptOf is a customization's script for an operation, "" when it has none.
@@ -115,6 +117,8 @@ func ScriptOf(c *federationv1alpha1.ResourceInterpreterCustomization, op Operati
 		s = r.HealthInterpretation
 	case OpDependencyInterpretation:
 		s = r.DependencyInterpretation
+	case OpComponentResource:
+		s = r.ComponentResource
 	}
 	if s == nil {
 		return ""
@@ -216,6 +220,12 @@ func Run(c *federationv1alpha1.ResourceInterpreterCustomization, op Operation, d
 			refs = []federationv1alpha1.ObjectReference{}
 		}
 		return refs, err
+	case OpComponentResource:
+		components, err := i.Components(obj)
+		if components == nil {
+			components = []federationv1alpha1.Component{}
+		}
+		return components, err
 	}
 	return nil, fmt.Errorf("unknown operation %q: one of %v", op, Operations)
 }

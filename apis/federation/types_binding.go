@@ -112,6 +112,11 @@ type ResourceBindingSpec struct {
 	// ReplicaMoves are moves of replicas other controllers ask of the
 	// scheduler, which alone writes Clusters.
 	ReplicaMoves []ReplicaMoveRequest
+
+	// Components are the parts of a workload that runs several pod templates,
+	// each with its replicas and what one of them needs; a binding with
+	// components has no Replicas nor ReplicaRequirements.
+	Components []Component
 }
 
 // ReplicaMoveRequest asks the scheduler to move replicas off a target cluster.
@@ -142,6 +147,16 @@ type ObjectReference struct {
 	UID types.UID
 	// ResourceVersion is the version of the template last propagated.
 	ResourceVersion string
+}
+
+// Component is one part of a multi-component workload.
+type Component struct {
+	// Name names the component in its workload.
+	Name string
+	// Replicas is how many pods of the component the workload runs.
+	Replicas int32
+	// ReplicaRequirements is what one pod of the component needs.
+	ReplicaRequirements *ReplicaRequirements
 }
 
 // ReplicaRequirements is what one replica of a workload needs.

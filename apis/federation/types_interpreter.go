@@ -112,6 +112,10 @@ type CustomizationRules struct {
 	// with apiVersion, kind, namespace and name; an empty namespace means the
 	// object's own namespace.
 	DependencyInterpretation *LuaScript
+
+	// ComponentResource tells the components of a workload that runs several
+	// pod templates: function GetComponents(desiredObj).
+	ComponentResource *LuaScript
 }
 
 // LuaScript is the script of one operation.

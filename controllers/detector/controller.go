@@ -323,7 +323,7 @@ func (c *Controller) decide(tmpl *unstructured.Unstructured, current *view) (dec
 		want := current.spec.DeepCopy()
 		want.Resource = Reference(tmpl)
 		var err error
-		if want.Replicas, want.ReplicaRequirements, err = c.replicas(tmpl); err != nil {
+		if want.Replicas, want.ReplicaRequirements, want.Components, err = c.replicas(tmpl); err != nil {
 			return decision{}, err
 		}
 		return decision{want: want}, nil
@@ -353,23 +353,33 @@ func (c *Controller) decide(tmpl *unstructured.Unstructured, current *view) (dec
 	if current == nil || !samePolicy(current.labels, d.labels) {
 		c.recorder.Eventf(tmpl, corev1.EventTypeNormal, "PolicyApplied", "propagated by %s", describe(best))
 	}
-	replicas, req, err := c.replicas(tmpl)
+	replicas, req, components, err := c.replicas(tmpl)
 	if err != nil {
 		return decision{}, err
 	}
 	spec := BindingSpec(tmpl, best, replicas, req)
+	spec.Components = components
 	d.want = &spec
 	return d, nil
 }
 
-// replicas are the template's replicas and what one needs; a script that fails leaves
-// the binding as it is, says why on the template, and is tried again (with backoff).
-func (c *Controller) replicas(tmpl *unstructured.Unstructured) (int32, *federationv1alpha1.ReplicaRequirements, error) {
-	n, req, err := c.interpreter.Replicas(tmpl)
+// replicas are the template's replicas and what one needs, or, for a workload of several
+// pod templates, its components (and no replicas); a script that fails leaves the binding
+// as it is, says why on the template, and is tried again (with backoff).
+func (c *Controller) replicas(tmpl *unstructured.Unstructured) (int32, *federationv1alpha1.ReplicaRequirements, []federationv1alpha1.Component, error) {
+	components, err := c.interpreter.Components(tmpl)
+	if err == nil && len(components) > 0 {
+		return 0, nil, components, nil
+	}
+	var n int32
+	var req *federationv1alpha1.ReplicaRequirements
+	if err == nil {
+		n, req, err = c.interpreter.Replicas(tmpl)
+	}
 	if err != nil {
 		c.recorder.Eventf(tmpl, corev1.EventTypeWarning, "InterpreterFailed", "%v", err)
 	}
-	return n, req, err
+	return n, req, nil, err
 }
 
 // describe names a policy for events.

@@ -17,6 +17,8 @@ limitations under the License.
 package detector
 
 import (
+	"time"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
@@ -107,10 +109,29 @@ func (c *Controller) policyChanged(spec *federationv1alpha1.PropagationSpec) {
 	}
 }
 
+// enqueueRef looks again at the template a binding refers to. A kind the fleet does not
+// serve yet (a CRD's, right after fed-apiserver started: the fleet serves it once it has
+// read the CRD) is tried again, after 1 s, then twice as long each time up to
+// unmappedRetry: the binding's template may have gone meanwhile, which no event of an
+// informer listing after it tells (the fault campaign's seed 31337: a Widget deleted
+// 4 s after a restart kept its binding and its member's copy).
 func (c *Controller) enqueueRef(ref federationv1alpha1.ObjectReference) {
+	c.enqueueRefAfter(ref, 0)
+}
+
+// unmappedRetry is the longest wait before the kind of a binding's template is looked up
+// again.
+const unmappedRetry = 30 * time.Second
+
+func (c *Controller) enqueueRefAfter(ref federationv1alpha1.ObjectReference, waited time.Duration) {
 	gvr, _, err := c.templates.Resource(ref.APIVersion, ref.Kind)
-	if err != nil {
+	if err == nil {
+		c.queue.Add(key{GVR: gvr, Namespace: ref.Namespace, Name: ref.Name})
 		return
 	}
-	c.queue.Add(key{GVR: gvr, Namespace: ref.Namespace, Name: ref.Name})
+	if c.queue.ShuttingDown() {
+		return
+	}
+	wait := min(max(2*waited, time.Second), unmappedRetry)
+	time.AfterFunc(wait, func() { c.enqueueRefAfter(ref, wait) })
 }

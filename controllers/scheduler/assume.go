@@ -51,16 +51,31 @@ type assumed struct {
 	deduction map[string]*deduction          // by cluster
 }
 
-// assumption is room assumed for some replicas of one binding in one cluster.
+// assumption is room assumed for some replicas of one binding in one cluster: of its one
+// pod template, or of each of its components (a multi-component workload, placed whole).
 type assumption struct {
-	replicas int64
-	estimate *nodeEstimate
-	at       time.Time // when the replicas were placed (the last that grew it)
+	parts []part
+	at    time.Time // when the replicas were placed (the last that grew it)
 	// status is the binding's status of the cluster when the replicas were placed: one
 	// that says Healthy tells of them running only once it changed.
 	status []byte
 	// running is when the binding's status told of the replicas running; zero before.
 	running time.Time
+}
+
+// part is some replicas of one pod template, with what one of them needs.
+type part struct {
+	replicas int64
+	estimate *nodeEstimate
+}
+
+// partsOf are the components of a multi-component workload as parts.
+func partsOf(components []federationv1alpha1.Component) []part {
+	out := make([]part, len(components))
+	for i, c := range components {
+		out[i] = part{replicas: int64(c.Replicas), estimate: newNodeEstimate(c.ReplicaRequirements)}
+	}
+	return out
 }
 
 // deduction is a cluster's picture less its assumptions, kept until either changes.
@@ -90,23 +105,45 @@ func (a *assumed) changed(cluster string) {
 // it (the write of the placement failed).
 func (a *assumed) place(k key, before, after []federationv1alpha1.TargetCluster, estimate *nodeEstimate,
 	status []federationv1alpha1.AggregatedStatusItem) (undo func()) {
+	return a.record(k, before, after, []part{{estimate: estimate}}, false, status)
+}
+
+// placeWhole records that a multi-component workload's placement goes from before to
+// after: a cluster it newly goes to has all of its components assumed, one it leaves
+// none.
+func (a *assumed) placeWhole(k key, before, after []federationv1alpha1.TargetCluster, components []federationv1alpha1.Component,
+	status []federationv1alpha1.AggregatedStatusItem) (undo func()) {
+	return a.record(k, before, after, partsOf(components), true, status)
+}
+
+// record is place and placeWhole: parts are the workload's one pod template (replicas
+// from the placement) or its components (whole, as they are).
+func (a *assumed) record(k key, before, after []federationv1alpha1.TargetCluster, parts []part, whole bool,
+	status []federationv1alpha1.AggregatedStatusItem) (undo func()) {
 	if a == nil {
 		return func() {}
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	count := func(t federationv1alpha1.TargetCluster) int64 {
+		if whole {
+			return 1 // one set of the components
+		}
+		return int64(t.Replicas)
+	}
 	old := map[string]int64{}
 	for _, t := range before {
-		old[t.Name] = int64(t.Replicas)
+		old[t.Name] = count(t)
 	}
 	now := map[string]int64{}
 	for _, t := range after {
-		now[t.Name] = int64(t.Replicas)
+		now[t.Name] = count(t)
 	}
 	mine := a.bindings[k]
 	saved := map[string]*assumption{}
 	for name, as := range mine {
 		c := *as
+		c.parts = slices.Clone(as.parts)
 		saved[name] = &c
 	}
 	for name := range mergeKeys(old, now) {
@@ -127,10 +164,18 @@ func (a *assumed) place(k key, before, after []federationv1alpha1.TargetCluster,
 				as = &assumption{}
 				mine[name] = as
 			}
-			as.replicas = min(as.replicas+gained, now[name])
-			as.estimate, as.at, as.running, as.status = estimate, a.now(), time.Time{}, statusOf(status, name)
-		case gained < 0 && as != nil:
-			if as.replicas += gained; as.replicas <= 0 {
+			if whole {
+				as.parts = parts
+			} else {
+				var had int64
+				if len(as.parts) == 1 {
+					had = as.parts[0].replicas
+				}
+				as.parts = []part{{replicas: min(had+gained, now[name]), estimate: parts[0].estimate}}
+			}
+			as.at, as.running, as.status = a.now(), time.Time{}, statusOf(status, name)
+		case gained < 0 && as != nil && !whole:
+			if as.parts[0].replicas += gained; as.parts[0].replicas <= 0 {
 				delete(mine, name)
 			}
 		default:
@@ -265,25 +310,34 @@ func (a *assumed) nodes(cluster string, p noderoom.Picture) []noderoom.Node {
 		}
 		return strings.Compare(keys[i].Name, keys[j].Name)
 	})
-	nodes := make([]noderoom.Node, len(p.Nodes))
-	for i, n := range p.Nodes {
-		n.Free = n.Free.DeepCopy()
-		nodes[i] = n
-	}
+	nodes := clone(p.Nodes)
 	for _, i := range order {
-		take(nodes, in[i].estimate, in[i].replicas)
+		for _, pt := range in[i].parts {
+			take(nodes, pt.estimate, pt.replicas)
+		}
 	}
 	d.read, d.version, d.nodes = p.Read, d.current, nodes
 	return nodes
 }
 
+// clone copies nodes with what is free on each, for take to change.
+func clone(nodes []noderoom.Node) []noderoom.Node {
+	out := make([]noderoom.Node, len(nodes))
+	for i, n := range nodes {
+		n.Free = n.Free.DeepCopy()
+		out[i] = n
+	}
+	return out
+}
+
 // take deducts replicas of one workload from the free room of the nodes they may run on,
-// the first nodes first, each as full as they fit: its requests and a pod each.
-func take(nodes []noderoom.Node, e *nodeEstimate, replicas int64) {
+// the first nodes first, each as full as they fit: its requests and a pod each. It
+// returns how many fit nowhere.
+func take(nodes []noderoom.Node, e *nodeEstimate, replicas int64) int64 {
 	one := resource.NewQuantity(1, resource.DecimalSI)
 	for i := range nodes {
 		if replicas == 0 {
-			return
+			return 0
 		}
 		n := &nodes[i]
 		if !e.admits(n) {
@@ -314,4 +368,5 @@ func take(nodes []noderoom.Node, e *nodeEstimate, replicas int64) {
 		}
 		replicas -= k
 	}
+	return replicas
 }

@@ -109,3 +109,63 @@ func TestAssumedRoom(t *testing.T) {
 		t.Errorf("250 pods assumed: %d, want 3 (all on the third node)", got)
 	}
 }
+
+// shopComponents are the example TieredGuestbook's: two frontends of 1 CPU, a store of 10.
+func shopComponents() []federationv1alpha1.Component {
+	return []federationv1alpha1.Component{
+		{Name: "frontend", Replicas: 2, ReplicaRequirements: requirements(resources("cpu", "1"), nil)},
+		{Name: "store", Replicas: 1, ReplicaRequirements: requirements(resources("cpu", "10"), nil)},
+	}
+}
+
+// TestComponentSets: a multi-component workload fits where its components fit together, node
+// by node: three nodes of 16 CPU hold three sets of two 1-CPU frontends and a 10-CPU store
+// (not 48/12 = 4), nodes of 4 CPU none; what the scheduler placed of it is assumed whole.
+// Schedule places it whole: Divided on the one cluster that holds the most (or runs it
+// already), Duplicated on each cluster with room; with room nowhere, it says so.
+func TestComponentSets(t *testing.T) {
+	store := noderoom.NewStore()
+	now := time.Now()
+	store.Set("member3", sixteens(), now)
+	store.Set("member1", []noderoom.Node{node("small", resources("cpu", "4", "pods", "110"))}, now)
+	clusters := rooms(4, 48, 48) // member2: no picture, its summary holds 48 CPU: 4 sets of 12
+	a := newAssumed()
+	sets := nodeSets(store, a, shopComponents())
+	for _, c := range clusters {
+		want := map[string]int64{"member1": 0, "member2": 4, "member3": 3}[c.Name]
+		if got := sets(c); got != want {
+			t.Errorf("%s holds %d sets, want %d", c.Name, got, want)
+		}
+	}
+	shop := key{Namespace: "ns", Name: "shop"}
+	a.placeWhole(shop, nil, on("member3", 0), shopComponents(), nil)
+	if got := sets(clusters[2]); got != 2 {
+		t.Errorf("member3 with one set assumed: %d, want 2", got)
+	}
+	a.placeWhole(shop, on("member3", 0), on("member2", 0), shopComponents(), nil)
+	if got := sets(clusters[2]); got != 3 {
+		t.Errorf("member3 after the set moved away: %d, want 3", got)
+	}
+
+	divided := &federationv1alpha1.Placement{ReplicaScheduling: &federationv1alpha1.ReplicaSchedulingStrategy{
+		ReplicaSchedulingType: federationv1alpha1.ReplicaSchedulingTypeDivided}}
+	for _, tc := range []struct {
+		name      string
+		placement *federationv1alpha1.Placement
+		previous  []federationv1alpha1.TargetCluster
+		want      string
+	}{
+		{"divided: the cluster that holds the most", divided, nil, "member2=0"},
+		{"divided: where it runs", divided, on("member3", 0), "member3=0"},
+		{"duplicated: each cluster with room", nil, nil, "member2=0 member3=0"},
+	} {
+		got, err := Schedule(clusters, Input{Placement: tc.placement, Previous: tc.previous, Sets: nodeSets(store, nil, shopComponents())})
+		if err != nil || targets(got.Clusters) != tc.want {
+			t.Errorf("%s: %s, %v; want %s", tc.name, targets(got.Clusters), err, tc.want)
+		}
+	}
+	_, err := Schedule(clusters[:1], Input{Placement: divided, Sets: nodeSets(store, nil, shopComponents())})
+	if err == nil || err.Error() != "no cluster fits the placement: member1 have no room for the workload's components together" {
+		t.Errorf("no room: %v", err)
+	}
+}

@@ -236,8 +236,12 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 	if rr := b.Spec.ReplicaRequirements; rr != nil {
 		in.ResourceRequest = rr.ResourceRequest
 	}
+	if len(b.Spec.Components) > 0 {
+		in.Sets = nodeSets(c.rooms, c.assumed, b.Spec.Components)
+	}
+	takesRoom := b.Spec.Replicas > 0 || len(b.Spec.Components) > 0
 	unlockRoom := func() {}
-	if b.Spec.Replicas > 0 {
+	if takesRoom {
 		c.roomMu.Lock()
 		unlockRoom = c.roomMu.Unlock
 	}
@@ -267,7 +271,10 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 		}
 	}
 	unassume := func() {}
-	if write && b.Spec.Replicas > 0 {
+	switch {
+	case write && len(b.Spec.Components) > 0:
+		unassume = c.assumed.placeWhole(k, b.Spec.Clusters, result.Clusters, b.Spec.Components, b.Status.AggregatedStatus)
+	case write && b.Spec.Replicas > 0:
 		unassume = c.assumed.place(k, b.Spec.Clusters, result.Clusters, newNodeEstimate(b.Spec.ReplicaRequirements), b.Status.AggregatedStatus)
 	}
 	unlockRoom()
@@ -385,7 +392,7 @@ func ledgerBinding(m metav1.Object, spec *federationv1alpha1.ResourceBindingSpec
 
 // heldMessage says why a binding is not placed, and what it keeps.
 func heldMessage(spec *federationv1alpha1.ResourceBindingSpec, e *quota.Exceeded) string {
-	if quota.Replicas(spec.Clusters) == 0 {
+	if len(spec.Clusters) == 0 || len(spec.Components) == 0 && quota.Replicas(spec.Clusters) == 0 {
 		return e.Error() + "; the workload is not placed until the quota has room"
 	}
 	return fmt.Sprintf("%s; the workload stays on %s until the quota has room", e.Error(), placed(spec.Clusters))

@@ -137,3 +137,44 @@ func fitsFree(free corev1.ResourceList, name corev1.ResourceName, per resource.Q
 	}
 	return min(quotient(q, per), Unlimited)
 }
+
+// maxSets is where counting the sets of components a cluster holds stops: enough to
+// rank clusters, and it bounds the count for components that request nothing.
+const maxSets = 100
+
+// nodeSets is the controller's Input.Sets for a multi-component workload: for a cluster
+// rooms has a picture of, how many whole sets of the components fit on its nodes, less
+// what the scheduler assumed there, each set's pods placed first fit in node order (every
+// replica of every component, where its node claim allows); for one without a picture,
+// how many times the resource summary holds a set's requests together.
+func nodeSets(rooms *noderoom.Store, assumed *assumed, components []federationv1alpha1.Component) func(*clusterv1alpha1.Cluster) int64 {
+	parts := partsOf(components)
+	set := corev1.ResourceList{}
+	for _, c := range components {
+		if c.ReplicaRequirements == nil {
+			continue
+		}
+		for name, q := range c.ReplicaRequirements.ResourceRequest {
+			q = q.DeepCopy()
+			q.Mul(int64(c.Replicas))
+			total := set[name]
+			total.Add(q)
+			set[name] = total
+		}
+	}
+	return func(c *clusterv1alpha1.Cluster) int64 {
+		picture, ok := rooms.Get(c.Name)
+		if !ok {
+			return min(AvailableReplicas(c, set), maxSets)
+		}
+		nodes := clone(assumed.nodes(c.Name, picture))
+		for sets := int64(0); sets < maxSets; sets++ {
+			for _, p := range parts {
+				if take(nodes, p.estimate, p.replicas) > 0 {
+					return sets
+				}
+			}
+		}
+		return maxSets
+	}
+}

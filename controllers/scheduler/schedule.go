@@ -73,6 +73,12 @@ type Input struct {
 	// Leaving are clusters the workload is being moved away from (the binding's graceful
 	// eviction tasks): none of them is a candidate.
 	Leaving []string
+	// Sets, set for a multi-component workload (a binding's components), is how many
+	// more whole sets of its components a cluster can hold. The workload goes whole, all
+	// its components together, to clusters with room for one set (or that run it
+	// already): every such cluster when Duplicated, the one that can hold the most when
+	// Divided (replicas of components are not divided between clusters).
+	Sets func(*clusterv1alpha1.Cluster) int64
 }
 
 // Result is where a binding goes.
@@ -227,6 +233,8 @@ type scheduling struct {
 	recheck time.Time
 	// weighted is true when a static weight list gives a cluster a weight above 0.
 	weighted bool
+	// components is true for a multi-component workload (Input.Sets).
+	components bool
 }
 
 // clusterState is what scheduling needs of one cluster, whatever group it is tried in.
@@ -237,6 +245,7 @@ type clusterState struct {
 	evictedBy  *corev1.Taint // the NoExecute taint, if one evicted it
 	cordoned   bool          // an untolerated NoSchedule taint
 	available  int64
+	sets       int64 // of a multi-component workload's components
 	staticW    int64
 	inPrevious bool
 	previous   int32
@@ -248,7 +257,7 @@ func newScheduling(clusters []*clusterv1alpha1.Cluster, p *federationv1alpha1.Pl
 		return nil, err
 	}
 	s := &scheduling{placement: p, replicas: int64(max(in.Replicas, 0)), mode: m, spread: noSpread,
-		previous: make(map[string]int32, len(in.Previous))}
+		previous: make(map[string]int32, len(in.Previous)), components: in.Sets != nil}
 	if m != modeStatic {
 		if s.spread, err = spreadRuleOf(p.SpreadConstraints); err != nil {
 			return nil, err
@@ -280,6 +289,9 @@ func newScheduling(clusters []*clusterv1alpha1.Cluster, p *federationv1alpha1.Pl
 		}
 		if s.divided() {
 			st.available = in.available(c)
+		}
+		if s.components {
+			st.sets = in.Sets(c)
 		}
 		if weights != nil {
 			st.staticW = weights[i].Weight
@@ -327,6 +339,11 @@ func (s *scheduling) placeIn(affinity *federationv1alpha1.ClusterAffinity) ([]fe
 		return nil, err
 	}
 	slices.SortFunc(cands, preferred)
+	if s.components && s.mode != modeDuplicated {
+		// Divided: the whole workload on one cluster, the one it runs in or the one with
+		// the most room.
+		cands = cands[:1]
+	}
 	sel := selection{}
 	if s.divided() {
 		if s.spread.constrained {
@@ -402,6 +419,19 @@ func (s *scheduling) candidates(affinity *federationv1alpha1.ClusterAffinity) ([
 			continue
 		}
 		c := candidate{cluster: st.cluster, inPrevious: st.inPrevious, previous: int64(st.previous), weight: 1}
+		if s.components {
+			// The set it runs already is its own; a cordoned cluster keeps it, no more.
+			if st.inPrevious {
+				c.capacity = 1
+			}
+			if !st.cordoned {
+				c.capacity = min(c.capacity+st.sets, Unlimited)
+			}
+			if c.capacity < 1 {
+				full = append(full, st.cluster.Name)
+				continue
+			}
+		}
 		if s.divided() {
 			c.capacity = min(st.available+c.previous, Unlimited)
 			if st.cordoned {
@@ -440,7 +470,9 @@ func (s *scheduling) candidates(affinity *federationv1alpha1.ClusterAffinity) ([
 	if len(leaving) > 0 {
 		why = append(why, fmt.Sprintf("the workload is being evicted from %s (a graceful eviction task, until its copies elsewhere are healthy or its grace period ends)", strings.Join(leaving, ", ")))
 	}
-	if len(full) > 0 {
+	if len(full) > 0 && s.components {
+		why = append(why, fmt.Sprintf("%s have no room for the workload's components together", strings.Join(full, ", ")))
+	} else if len(full) > 0 {
 		why = append(why, fmt.Sprintf("%s have no room for one more replica", strings.Join(full, ", ")))
 	}
 	if len(unweighted) > 0 {

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -283,4 +284,74 @@ spec:
 	})
 	kubectl(t, theLab.FleetKubeconfig(), "delete", "deploy", "-l", "burst=true", "-n", ns)
 	expectOutput(t, time.Minute, memberKubeconfig("member3"), "", "get", "deploy", "-n", ns, "-o", "name")
+}
+
+// TestMultiComponentWorkload: a TieredGuestbook (artifacts/examples: a CRD of two pod
+// templates, taught to fed by a customization's GetComponents) of two 1-CPU frontends and a
+// 10-CPU store, Divided over the three members, goes whole to member3, the only one with a
+// node for the store; its binding carries both components and its namespace's quota counts
+// both. Another whose store needs more than any node has is placed nowhere, and says why.
+func TestMultiComponentWorkload(t *testing.T) {
+	waitNodesFree(t, "member3", 12000, 16001)
+	fleet := theLab.FleetKubeconfig()
+	ns := testNamespace(t, theLab.Host.Kubeconfig)
+	kubectl(t, fleet, "apply", "-f", filepath.Join(examples, "tieredguestbook-interpreter.yaml"))
+	t.Cleanup(func() { _, _ = runKubectl(fleet, "delete", "ric", "tieredguestbook-interpreter", "--ignore-not-found") })
+	crd := "tieredguestbooks.webapp.my.domain"
+	t.Cleanup(func() {
+		_, _ = runKubectl(fleet, "delete", "crd", crd, "--ignore-not-found")
+		_, _ = runKubectl(fleet, "delete", "cpp", "tieredguestbooks-crd", "--ignore-not-found")
+	})
+	kubectlStdin(t, fleet, `apiVersion: federation.fedhq.io/v1alpha1
+kind: ClusterPropagationPolicy
+metadata: {name: tieredguestbooks-crd}
+spec:
+  resourceSelectors:
+  - {apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, name: `+crd+`}
+`, "apply", "-f", "-")
+	kubectl(t, fleet, "apply", "-f", filepath.Join(examples, "tieredguestbooks-crd.yaml"))
+	for _, m := range labMembers {
+		expectOutput(t, time.Minute, memberKubeconfig(m), "customresourcedefinition.apiextensions.k8s.io/"+crd, "get", "crd", crd, "--ignore-not-found", "-o", "name")
+	}
+	waitFor(t, time.Minute, func() error {
+		_, err := runKubectl(fleet, "get", "tieredguestbooks", "-n", ns)
+		return err
+	})
+	kubectlStdin(t, fleet, "apiVersion: federation.fedhq.io/v1alpha1\nkind: FederatedResourceQuota\nmetadata: {name: team}\nspec:\n  overall: {cpu: \"40\"}\n",
+		"apply", "-n", ns, "-f", "-")
+	kubectl(t, fleet, "apply", "-n", ns, "-f", filepath.Join(examples, "tieredguestbook.yaml"))
+
+	expectOutput(t, time.Minute, fleet, "frontend=2 store=1 | member3 | Success", "get", "rb", "shop-tieredguestbook", "-n", ns, "-o",
+		`jsonpath={range .spec.components[*]}{.name}={.replicas} {end}| {.spec.clusters[*].name} | {.status.conditions[?(@.type=="Scheduled")].reason}`)
+	expectOutput(t, time.Minute, memberKubeconfig("member3"), "2 1", "get", "tieredguestbook", "shop", "-n", ns, "--ignore-not-found",
+		"-o", "jsonpath={.spec.frontend.replicas} {.spec.store.replicas}")
+	for _, m := range []string{"member1", "member2"} {
+		expectOutput(t, 5*time.Second, memberKubeconfig(m), "", "get", "tieredguestbook", "shop", "-n", ns, "--ignore-not-found", "-o", "name")
+	}
+	expectOutput(t, 30*time.Second, fleet, "12", "get", "frq", "team", "-n", ns, "-o", "jsonpath={.status.overallUsed.cpu}")
+
+	// A second one whose store needs a node of 17 CPU fits nowhere, and says so.
+	kubectlStdin(t, fleet, `apiVersion: webapp.my.domain/v1
+kind: TieredGuestbook
+metadata: {name: big}
+spec:
+  frontend: {replicas: 1}
+  store:
+    replicas: 1
+    template: {spec: {containers: [{name: redis, image: redis, resources: {requests: {cpu: "17"}}}]}}
+---
+apiVersion: federation.fedhq.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: big}
+spec:
+  resourceSelectors:
+  - {apiVersion: webapp.my.domain/v1, kind: TieredGuestbook, name: big}
+  placement:
+    replicaScheduling: {replicaSchedulingType: Divided}
+`, "apply", "-n", ns, "-f", "-")
+	expectOutput(t, time.Minute, fleet, "| NoClusterFit: no cluster fits the placement: member1, member2, member3 have no room for the workload's components together",
+		"get", "rb", "big-tieredguestbook", "-n", ns, "-o",
+		`jsonpath={.spec.clusters[*].name}| {.status.conditions[?(@.type=="Scheduled")].reason}: {.status.conditions[?(@.type=="Scheduled")].message}`)
+	kubectl(t, fleet, "delete", "tieredguestbook", "shop", "-n", ns)
+	expectOutput(t, time.Minute, memberKubeconfig("member3"), "", "get", "tieredguestbook", "shop", "-n", ns, "--ignore-not-found", "-o", "name")
 }

@@ -73,6 +73,8 @@ func (m *ClusterSelector) Reset() { *m = ClusterSelector{} }
 
 func (m *CommandArgsOverrider) Reset() { *m = CommandArgsOverrider{} }
 
+func (m *Component) Reset() { *m = Component{} }
+
 func (m *CronFederatedHPA) Reset() { *m = CronFederatedHPA{} }
 
 func (m *CronFederatedHPAList) Reset() { *m = CronFederatedHPAList{} }
@@ -1024,6 +1026,49 @@ func (m *CommandArgsOverrider) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 	return len(dAtA) - i, nil
 }
 
+func (m *Component) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *Component) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *Component) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.ReplicaRequirements != nil {
+		{
+			size, err := m.ReplicaRequirements.MarshalToSizedBuffer(dAtA[:i])
+			if err != nil {
+				return 0, err
+			}
+			i -= size
+			i = encodeVarintGenerated(dAtA, i, uint64(size))
+		}
+		i--
+		dAtA[i] = 0x1a
+	}
+	i = encodeVarintGenerated(dAtA, i, uint64(m.Replicas))
+	i--
+	dAtA[i] = 0x10
+	i -= len(m.Name)
+	copy(dAtA[i:], m.Name)
+	i = encodeVarintGenerated(dAtA, i, uint64(len(m.Name)))
+	i--
+	dAtA[i] = 0xa
+	return len(dAtA) - i, nil
+}
+
 func (m *CronFederatedHPA) Marshal() (dAtA []byte, err error) {
 	size := m.Size()
 	dAtA = make([]byte, size)
@@ -1303,6 +1348,18 @@ func (m *CustomizationRules) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 	_ = i
 	var l int
 	_ = l
+	if m.ComponentResource != nil {
+		{
+			size, err := m.ComponentResource.MarshalToSizedBuffer(dAtA[:i])
+			if err != nil {
+				return 0, err
+			}
+			i -= size
+			i = encodeVarintGenerated(dAtA, i, uint64(size))
+		}
+		i--
+		dAtA[i] = 0x42
+	}
 	if m.DependencyInterpretation != nil {
 		{
 			size, err := m.DependencyInterpretation.MarshalToSizedBuffer(dAtA[:i])
@@ -4520,6 +4577,20 @@ func (m *ResourceBindingSpec) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 	_ = i
 	var l int
 	_ = l
+	if len(m.Components) > 0 {
+		for iNdEx := len(m.Components) - 1; iNdEx >= 0; iNdEx-- {
+			{
+				size, err := m.Components[iNdEx].MarshalToSizedBuffer(dAtA[:i])
+				if err != nil {
+					return 0, err
+				}
+				i -= size
+				i = encodeVarintGenerated(dAtA, i, uint64(size))
+			}
+			i--
+			dAtA[i] = 0x7a
+		}
+	}
 	if len(m.ReplicaMoves) > 0 {
 		for iNdEx := len(m.ReplicaMoves) - 1; iNdEx >= 0; iNdEx-- {
 			{
@@ -6020,6 +6091,22 @@ func (m *CommandArgsOverrider) Size() (n int) {
 	return n
 }
 
+func (m *Component) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Name)
+	n += 1 + l + sovGenerated(uint64(l))
+	n += 1 + sovGenerated(uint64(m.Replicas))
+	if m.ReplicaRequirements != nil {
+		l = m.ReplicaRequirements.Size()
+		n += 1 + l + sovGenerated(uint64(l))
+	}
+	return n
+}
+
 func (m *CronFederatedHPA) Size() (n int) {
 	if m == nil {
 		return 0
@@ -6151,6 +6238,10 @@ func (m *CustomizationRules) Size() (n int) {
 	}
 	if m.DependencyInterpretation != nil {
 		l = m.DependencyInterpretation.Size()
+		n += 1 + l + sovGenerated(uint64(l))
+	}
+	if m.ComponentResource != nil {
+		l = m.ComponentResource.Size()
 		n += 1 + l + sovGenerated(uint64(l))
 	}
 	return n
@@ -7363,6 +7454,12 @@ func (m *ResourceBindingSpec) Size() (n int) {
 			n += 1 + l + sovGenerated(uint64(l))
 		}
 	}
+	if len(m.Components) > 0 {
+		for _, e := range m.Components {
+			l = e.Size()
+			n += 1 + l + sovGenerated(uint64(l))
+		}
+	}
 	return n
 }
 
@@ -7992,6 +8089,18 @@ func (this *CommandArgsOverrider) String() string {
 	}, "")
 	return s
 }
+func (this *Component) String() string {
+	if this == nil {
+		return "nil"
+	}
+	s := strings.Join([]string{`&Component{`,
+		`Name:` + fmt.Sprintf("%v", this.Name) + `,`,
+		`Replicas:` + fmt.Sprintf("%v", this.Replicas) + `,`,
+		`ReplicaRequirements:` + strings.Replace(this.ReplicaRequirements.String(), "ReplicaRequirements", "ReplicaRequirements", 1) + `,`,
+		`}`,
+	}, "")
+	return s
+}
 func (this *CronFederatedHPA) String() string {
 	if this == nil {
 		return "nil"
@@ -8081,6 +8190,7 @@ func (this *CustomizationRules) String() string {
 		`StatusAggregation:` + strings.Replace(this.StatusAggregation.String(), "LuaScript", "LuaScript", 1) + `,`,
 		`HealthInterpretation:` + strings.Replace(this.HealthInterpretation.String(), "LuaScript", "LuaScript", 1) + `,`,
 		`DependencyInterpretation:` + strings.Replace(this.DependencyInterpretation.String(), "LuaScript", "LuaScript", 1) + `,`,
+		`ComponentResource:` + strings.Replace(this.ComponentResource.String(), "LuaScript", "LuaScript", 1) + `,`,
 		`}`,
 	}, "")
 	return s
@@ -9085,6 +9195,11 @@ func (this *ResourceBindingSpec) String() string {
 		repeatedStringForReplicaMoves += strings.Replace(strings.Replace(f.String(), "ReplicaMoveRequest", "ReplicaMoveRequest", 1), `&`, ``, 1) + ","
 	}
 	repeatedStringForReplicaMoves += "}"
+	repeatedStringForComponents := "[]Component{"
+	for _, f := range this.Components {
+		repeatedStringForComponents += strings.Replace(strings.Replace(f.String(), "Component", "Component", 1), `&`, ``, 1) + ","
+	}
+	repeatedStringForComponents += "}"
 	s := strings.Join([]string{`&ResourceBindingSpec{`,
 		`Resource:` + strings.Replace(strings.Replace(this.Resource.String(), "ObjectReference", "ObjectReference", 1), `&`, ``, 1) + `,`,
 		`PropagateDeps:` + fmt.Sprintf("%v", this.PropagateDeps) + `,`,
@@ -9100,6 +9215,7 @@ func (this *ResourceBindingSpec) String() string {
 		`Suspension:` + strings.Replace(this.Suspension.String(), "Suspension", "Suspension", 1) + `,`,
 		`PreserveResourcesOnDeletion:` + valueToStringGenerated(this.PreserveResourcesOnDeletion) + `,`,
 		`ReplicaMoves:` + repeatedStringForReplicaMoves + `,`,
+		`Components:` + repeatedStringForComponents + `,`,
 		`}`,
 	}, "")
 	return s
@@ -11803,6 +11919,143 @@ func (m *CommandArgsOverrider) Unmarshal(dAtA []byte) error {
 	}
 	return nil
 }
+func (m *Component) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowGenerated
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: Component: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: Component: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Name", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowGenerated
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Name = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Replicas", wireType)
+			}
+			m.Replicas = 0
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowGenerated
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				m.Replicas |= int32(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field ReplicaRequirements", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowGenerated
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.ReplicaRequirements == nil {
+				m.ReplicaRequirements = &ReplicaRequirements{}
+			}
+			if err := m.ReplicaRequirements.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipGenerated(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
 func (m *CronFederatedHPA) Unmarshal(dAtA []byte) error {
 	l := len(dAtA)
 	iNdEx := 0
@@ -12816,6 +13069,42 @@ func (m *CustomizationRules) Unmarshal(dAtA []byte) error {
 				m.DependencyInterpretation = &LuaScript{}
 			}
 			if err := m.DependencyInterpretation.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 8:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field ComponentResource", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowGenerated
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.ComponentResource == nil {
+				m.ComponentResource = &LuaScript{}
+			}
+			if err := m.ComponentResource.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
 			iNdEx = postIndex
@@ -22621,6 +22910,40 @@ func (m *ResourceBindingSpec) Unmarshal(dAtA []byte) error {
 			}
 			m.ReplicaMoves = append(m.ReplicaMoves, ReplicaMoveRequest{})
 			if err := m.ReplicaMoves[len(m.ReplicaMoves)-1].Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 15:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Components", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowGenerated
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Components = append(m.Components, Component{})
+			if err := m.Components[len(m.Components)-1].Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
 			iNdEx = postIndex

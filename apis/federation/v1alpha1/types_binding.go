@@ -140,6 +140,19 @@ type ResourceBindingSpec struct {
 	// +optional
 	// +listType=atomic
 	ReplicaMoves []ReplicaMoveRequest `json:"replicaMoves,omitempty" protobuf:"bytes,14,rep,name=replicaMoves"`
+
+	// Components are the parts of a workload that runs several pod templates
+	// (a Flink job's jobmanager and taskmanagers, a Ray cluster's head and
+	// workers), each with its replicas and what one of them needs, as the
+	// resource interpreter reads them (a customization's componentResource).
+	// A binding with components has no replicas nor replicaRequirements: the
+	// scheduler places the workload whole, each cluster it selects running
+	// all of its components, and only where the cluster's nodes have room for
+	// all of them together; quotas count every component.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	Components []Component `json:"components,omitempty" protobuf:"bytes,15,rep,name=components"`
 }
 
 // ReplicaMoveRequest asks the scheduler to move replicas off a target cluster.
@@ -176,6 +189,18 @@ type ObjectReference struct {
 	// ResourceVersion is the version of the template last propagated.
 	// +optional
 	ResourceVersion string `json:"resourceVersion,omitempty" protobuf:"bytes,6,opt,name=resourceVersion"`
+}
+
+// Component is one part of a multi-component workload.
+type Component struct {
+	// Name names the component in its workload (jobmanager, taskmanager): a
+	// DNS label of at most 32 characters, unique in the workload.
+	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
+	// Replicas is how many pods of the component the workload runs.
+	Replicas int32 `json:"replicas" protobuf:"varint,2,opt,name=replicas"`
+	// ReplicaRequirements is what one pod of the component needs.
+	// +optional
+	ReplicaRequirements *ReplicaRequirements `json:"replicaRequirements,omitempty" protobuf:"bytes,3,opt,name=replicaRequirements"`
 }
 
 // ReplicaRequirements is what one replica of a workload needs.

@@ -122,6 +122,15 @@ type CustomizationRules struct {
 	// object's own namespace.
 	// +optional
 	DependencyInterpretation *LuaScript `json:"dependencyInterpretation,omitempty" protobuf:"bytes,7,opt,name=dependencyInterpretation"`
+
+	// ComponentResource tells the components of a workload that runs several
+	// pod templates, which the scheduler places together. The script must
+	// define function GetComponents(desiredObj), which returns a list of
+	// tables, one per component: name, replicas, and replicaRequirements
+	// (resourceRequest and nodeClaim, as GetReplicas returns them), or nil.
+	// With it, replicaResource is not used.
+	// +optional
+	ComponentResource *LuaScript `json:"componentResource,omitempty" protobuf:"bytes,8,opt,name=componentResource"`
 }
 
 // LuaScript is the script of one operation.

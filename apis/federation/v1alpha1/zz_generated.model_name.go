@@ -102,6 +102,11 @@ func (in CommandArgsOverrider) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in Component) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.Component"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in CronFederatedHPA) OpenAPIModelName() string {
 	return "com.github.fedhq.fed.apis.federation.v1alpha1.CronFederatedHPA"
 }

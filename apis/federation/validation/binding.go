@@ -75,11 +75,14 @@ func ValidateClusterResourceBindingStatusUpdate(newB, oldB *federation.ClusterRe
 func ValidateResourceBindingSpec(spec *federation.ResourceBindingSpec, namespace string, fldPath *field.Path) field.ErrorList {
 	allErrs := validateObjectReference(&spec.Resource, namespace, fldPath.Child("resource"))
 	allErrs = append(allErrs, validateNonnegative(int64(spec.Replicas), fldPath.Child("replicas"))...)
-	if rr := spec.ReplicaRequirements; rr != nil {
-		rrPath := fldPath.Child("replicaRequirements")
-		allErrs = append(allErrs, clustervalidation.ValidateResourceList(rr.ResourceRequest, rrPath.Child("resourceRequest"))...)
-		if rr.NodeClaim != nil {
-			allErrs = append(allErrs, metav1validation.ValidateLabels(rr.NodeClaim.NodeSelector, rrPath.Child("nodeClaim", "nodeSelector"))...)
+	allErrs = append(allErrs, validateReplicaRequirements(spec.ReplicaRequirements, fldPath.Child("replicaRequirements"))...)
+	allErrs = append(allErrs, ValidateComponents(spec.Components, fldPath.Child("components"))...)
+	if len(spec.Components) > 0 {
+		if spec.Replicas != 0 {
+			allErrs = append(allErrs, field.Forbidden(fldPath.Child("replicas"), "a binding with components has none: each component has its own"))
+		}
+		if spec.ReplicaRequirements != nil {
+			allErrs = append(allErrs, field.Forbidden(fldPath.Child("replicaRequirements"), "a binding with components has none: each component has its own"))
 		}
 	}
 	allErrs = append(allErrs, validateTargetClusters(spec.Clusters, fldPath.Child("clusters"))...)
@@ -104,6 +107,47 @@ func ValidateResourceBindingSpec(spec *federation.ResourceBindingSpec, namespace
 	}
 	allErrs = append(allErrs, validateEnum(spec.ConflictResolution, supportedConflict, true, fldPath.Child("conflictResolution"))...)
 	return append(allErrs, validateSuspension(spec.Suspension, fldPath.Child("suspension"))...)
+}
+
+func validateReplicaRequirements(rr *federation.ReplicaRequirements, fldPath *field.Path) field.ErrorList {
+	if rr == nil {
+		return nil
+	}
+	allErrs := clustervalidation.ValidateResourceList(rr.ResourceRequest, fldPath.Child("resourceRequest"))
+	if rr.NodeClaim != nil {
+		allErrs = append(allErrs, metav1validation.ValidateLabels(rr.NodeClaim.NodeSelector, fldPath.Child("nodeClaim", "nodeSelector"))...)
+	}
+	return allErrs
+}
+
+// maxComponentName is the longest name of a component, as Karmada's.
+const maxComponentName = 32
+
+// ValidateComponents checks the components of a multi-component workload: each named
+// with a DNS label of at most 32 characters, unique in the workload, with replicas of
+// zero or more and requests of no negative quantity.
+func ValidateComponents(components []federation.Component, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	seen := map[string]bool{}
+	for i, c := range components {
+		idxPath := fldPath.Index(i)
+		switch {
+		case c.Name == "":
+			allErrs = append(allErrs, field.Required(idxPath.Child("name"), "each component has a name"))
+		case len(c.Name) > maxComponentName:
+			allErrs = append(allErrs, field.TooLong(idxPath.Child("name"), c.Name, maxComponentName))
+		case seen[c.Name]:
+			allErrs = append(allErrs, field.Duplicate(idxPath.Child("name"), c.Name))
+		default:
+			for _, msg := range apimachineryvalidation.NameIsDNSLabel(c.Name, false) {
+				allErrs = append(allErrs, field.Invalid(idxPath.Child("name"), c.Name, msg))
+			}
+		}
+		seen[c.Name] = true
+		allErrs = append(allErrs, validateNonnegative(int64(c.Replicas), idxPath.Child("replicas"))...)
+		allErrs = append(allErrs, validateReplicaRequirements(c.ReplicaRequirements, idxPath.Child("replicaRequirements"))...)
+	}
+	return allErrs
 }
 
 func validateObjectReference(ref *federation.ObjectReference, namespace string, fldPath *field.Path) field.ErrorList {

@@ -19,6 +19,8 @@ package validation
 import (
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
@@ -89,6 +91,26 @@ func TestValidateResourceBinding(t *testing.T) {
 			"FieldValueRequired spec.requiredBy[0].name",
 			"FieldValueRequired spec.requiredBy[0].clusters[0].name",
 			"FieldValueNotSupported spec.conflictResolution",
+		}},
+		{name: "valid components", mutate: func(b *federation.ResourceBinding) {
+			b.Spec.Replicas = 0
+			b.Spec.Components = []federation.Component{{Name: "jobmanager", Replicas: 1},
+				{Name: "taskmanager", Replicas: 3, ReplicaRequirements: &federation.ReplicaRequirements{ResourceRequest: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}}}}
+		}},
+		{name: "bad components", mutate: func(b *federation.ResourceBinding) {
+			b.Spec.ReplicaRequirements = &federation.ReplicaRequirements{}
+			b.Spec.Components = []federation.Component{{Name: "", Replicas: -1}, {Name: "a-very-long-component-name-of-40-chars"}, {Name: "Web"},
+				{Name: "w", ReplicaRequirements: &federation.ReplicaRequirements{ResourceRequest: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("-1")}}},
+				{Name: "w"}}
+		}, want: []string{
+			"FieldValueRequired spec.components[0].name",
+			"FieldValueInvalid spec.components[0].replicas",
+			"FieldValueTooLong spec.components[1].name",
+			"FieldValueInvalid spec.components[2].name",
+			"FieldValueInvalid spec.components[3].replicaRequirements.resourceRequest[cpu]",
+			"FieldValueDuplicate spec.components[4].name",
+			"FieldValueForbidden spec.replicas",
+			"FieldValueForbidden spec.replicaRequirements",
 		}},
 	}
 	for _, tc := range tests {

@@ -60,6 +60,8 @@ var luaOperations = []luaOperation{
 		script: func(r *federation.CustomizationRules) *federation.LuaScript { return r.HealthInterpretation }},
 	{field: "dependencyInterpretation", functions: []string{"GetDependencies"}, signature: "GetDependencies(desiredObj)",
 		script: func(r *federation.CustomizationRules) *federation.LuaScript { return r.DependencyInterpretation }},
+	{field: "componentResource", functions: []string{"GetComponents"}, signature: "GetComponents(desiredObj)",
+		script: func(r *federation.CustomizationRules) *federation.LuaScript { return r.ComponentResource }},
 }
 
 // ValidateResourceInterpreterCustomization checks a

@@ -80,6 +80,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationfederationv1alpha1.ClusterSelectorApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("CommandArgsOverrider"):
 		return &applyconfigurationfederationv1alpha1.CommandArgsOverriderApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("Component"):
+		return &applyconfigurationfederationv1alpha1.ComponentApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("CronFederatedHPA"):
 		return &applyconfigurationfederationv1alpha1.CronFederatedHPAApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("CronFederatedHPARule"):

@@ -67,6 +67,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		federationv1alpha1.ClusterResourceBindingList{}.OpenAPIModelName():           schema_fed_apis_federation_v1alpha1_ClusterResourceBindingList(ref),
 		federationv1alpha1.ClusterSelector{}.OpenAPIModelName():                      schema_fed_apis_federation_v1alpha1_ClusterSelector(ref),
 		federationv1alpha1.CommandArgsOverrider{}.OpenAPIModelName():                 schema_fed_apis_federation_v1alpha1_CommandArgsOverrider(ref),
+		federationv1alpha1.Component{}.OpenAPIModelName():                            schema_fed_apis_federation_v1alpha1_Component(ref),
 		federationv1alpha1.CronFederatedHPA{}.OpenAPIModelName():                     schema_fed_apis_federation_v1alpha1_CronFederatedHPA(ref),
 		federationv1alpha1.CronFederatedHPAList{}.OpenAPIModelName():                 schema_fed_apis_federation_v1alpha1_CronFederatedHPAList(ref),
 		federationv1alpha1.CronFederatedHPARule{}.OpenAPIModelName():                 schema_fed_apis_federation_v1alpha1_CronFederatedHPARule(ref),
@@ -1816,6 +1817,44 @@ func schema_fed_apis_federation_v1alpha1_CommandArgsOverrider(ref common.Referen
 	}
 }
 
+func schema_fed_apis_federation_v1alpha1_Component(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "Component is one part of a multi-component workload.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Name names the component in its workload (jobmanager, taskmanager): a DNS label of at most 32 characters, unique in the workload.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"replicas": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Replicas is how many pods of the component the workload runs.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"replicaRequirements": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ReplicaRequirements is what one pod of the component needs.",
+							Ref:         ref(federationv1alpha1.ReplicaRequirements{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"name", "replicas"},
+			},
+		},
+		Dependencies: []string{
+			federationv1alpha1.ReplicaRequirements{}.OpenAPIModelName()},
+	}
+}
+
 func schema_fed_apis_federation_v1alpha1_CronFederatedHPA(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -2122,6 +2161,12 @@ func schema_fed_apis_federation_v1alpha1_CustomizationRules(ref common.Reference
 					"dependencyInterpretation": {
 						SchemaProps: spec.SchemaProps{
 							Description: "DependencyInterpretation names the other objects the object needs in a member cluster, such as the ConfigMaps and Secrets its pods mount, so that fed propagates them along with it. The script must define function GetDependencies(desiredObj), which returns a list of tables with apiVersion, kind, namespace and name; an empty namespace means the object's own namespace.",
+							Ref:         ref(federationv1alpha1.LuaScript{}.OpenAPIModelName()),
+						},
+					},
+					"componentResource": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ComponentResource tells the components of a workload that runs several pod templates, which the scheduler places together. The script must define function GetComponents(desiredObj), which returns a list of tables, one per component: name, replicas, and replicaRequirements (resourceRequest and nodeClaim, as GetReplicas returns them), or nil. With it, replicaResource is not used.",
 							Ref:         ref(federationv1alpha1.LuaScript{}.OpenAPIModelName()),
 						},
 					},
@@ -5184,12 +5229,33 @@ func schema_fed_apis_federation_v1alpha1_ResourceBindingSpec(ref common.Referenc
 							},
 						},
 					},
+					"components": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"name",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Components are the parts of a workload that runs several pod templates (a Flink job's jobmanager and taskmanagers, a Ray cluster's head and workers), each with its replicas and what one of them needs, as the resource interpreter reads them (a customization's componentResource). A binding with components has no replicas nor replicaRequirements: the scheduler places the workload whole, each cluster it selects running all of its components, and only where the cluster's nodes have room for all of them together; quotas count every component.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(federationv1alpha1.Component{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
 				},
 				Required: []string{"resource"},
 			},
 		},
 		Dependencies: []string{
-			federationv1alpha1.BindingSnapshot{}.OpenAPIModelName(), federationv1alpha1.FailoverBehavior{}.OpenAPIModelName(), federationv1alpha1.GracefulEvictionTask{}.OpenAPIModelName(), federationv1alpha1.ObjectReference{}.OpenAPIModelName(), federationv1alpha1.Placement{}.OpenAPIModelName(), federationv1alpha1.ReplicaMoveRequest{}.OpenAPIModelName(), federationv1alpha1.ReplicaRequirements{}.OpenAPIModelName(), federationv1alpha1.Suspension{}.OpenAPIModelName(), federationv1alpha1.TargetCluster{}.OpenAPIModelName()},
+			federationv1alpha1.BindingSnapshot{}.OpenAPIModelName(), federationv1alpha1.Component{}.OpenAPIModelName(), federationv1alpha1.FailoverBehavior{}.OpenAPIModelName(), federationv1alpha1.GracefulEvictionTask{}.OpenAPIModelName(), federationv1alpha1.ObjectReference{}.OpenAPIModelName(), federationv1alpha1.Placement{}.OpenAPIModelName(), federationv1alpha1.ReplicaMoveRequest{}.OpenAPIModelName(), federationv1alpha1.ReplicaRequirements{}.OpenAPIModelName(), federationv1alpha1.Suspension{}.OpenAPIModelName(), federationv1alpha1.TargetCluster{}.OpenAPIModelName()},
 	}
 }
 

@@ -80,8 +80,20 @@ func Usage(requests corev1.ResourceList, replicas int64, names []corev1.Resource
 	return out
 }
 
-// OfBinding is what a binding's scheduled clusters use of names.
+// OfBinding is what a binding's scheduled clusters use of names: its replicas placed
+// there, or, for a multi-component workload, each of its components in each cluster.
 func OfBinding(spec *federationv1alpha1.ResourceBindingSpec, clusters []federationv1alpha1.TargetCluster, names []corev1.ResourceName) corev1.ResourceList {
+	if len(spec.Components) > 0 {
+		out := Usage(nil, 0, names)
+		for _, c := range spec.Components {
+			var requests corev1.ResourceList
+			if c.ReplicaRequirements != nil {
+				requests = c.ReplicaRequirements.ResourceRequest
+			}
+			Add(out, Usage(requests, int64(c.Replicas)*int64(len(clusters)), names))
+		}
+		return out
+	}
 	var requests corev1.ResourceList
 	if spec.ReplicaRequirements != nil {
 		requests = spec.ReplicaRequirements.ResourceRequest

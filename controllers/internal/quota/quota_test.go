@@ -48,6 +48,18 @@ func TestOfBinding(t *testing.T) {
 	if got := OfBinding(&federationv1alpha1.ResourceBindingSpec{}, []federationv1alpha1.TargetCluster{{Name: "member1"}}, []corev1.ResourceName{"pods", "cpu"}); !got.Pods().IsZero() || !got.Cpu().IsZero() {
 		t.Errorf("a ConfigMap uses %v, want nothing", got)
 	}
+	// A multi-component workload uses each of its components in each cluster it goes to.
+	components := &federationv1alpha1.ResourceBindingSpec{Components: []federationv1alpha1.Component{
+		{Name: "frontend", Replicas: 2, ReplicaRequirements: &federationv1alpha1.ReplicaRequirements{ResourceRequest: list("cpu", "1")}},
+		{Name: "store", Replicas: 1, ReplicaRequirements: &federationv1alpha1.ReplicaRequirements{ResourceRequest: list("cpu", "10", "memory", "4Gi")}},
+		{Name: "sidecar", Replicas: 1},
+	}}
+	got = OfBinding(components, []federationv1alpha1.TargetCluster{{Name: "member1"}, {Name: "member3"}}, []corev1.ResourceName{"cpu", "memory", "pods"})
+	for name, q := range list("cpu", "24", "memory", "8Gi", "pods", "8") {
+		if g := got[name]; g.Cmp(q) != 0 {
+			t.Errorf("components, %s: %s, want %s", name, g.String(), q.String())
+		}
+	}
 }
 
 func TestAdmit(t *testing.T) {

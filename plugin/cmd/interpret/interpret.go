@@ -47,6 +47,7 @@ var karmadaOperations = map[string]interpreter.Operation{
 	"aggregateStatus":     interpreter.OpStatusAggregation,
 	"interpretHealth":     interpreter.OpHealthInterpretation,
 	"interpretDependency": interpreter.OpDependencyInterpretation,
+	"interpretComponent":  interpreter.OpComponentResource,
 }
 
 // InterpretOptions are the inputs of `kubectl fed interpret`.
@@ -164,6 +165,7 @@ func (o *InterpretOptions) Validate() error {
 		needs := map[interpreter.Operation][]string{
 			interpreter.OpReplicaResource: {"desired"}, interpreter.OpReplicaRevision: {"desired"},
 			interpreter.OpDependencyInterpretation: {"desired"}, interpreter.OpStatusReflection: {"observed"},
+			interpreter.OpComponentResource:    {"desired"},
 			interpreter.OpHealthInterpretation: {"observed"}, interpreter.OpRetention: {"desired", "observed"},
 			interpreter.OpStatusAggregation: {"desired", "status"},
 		}

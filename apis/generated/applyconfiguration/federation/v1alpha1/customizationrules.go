@@ -70,6 +70,13 @@ type CustomizationRulesApplyConfiguration struct {
 	// with apiVersion, kind, namespace and name; an empty namespace means the
 	// object's own namespace.
 	DependencyInterpretation *LuaScriptApplyConfiguration `json:"dependencyInterpretation,omitempty"`
+	// ComponentResource tells the components of a workload that runs several
+	// pod templates, which the scheduler places together. The script must
+	// define function GetComponents(desiredObj), which returns a list of
+	// tables, one per component: name, replicas, and replicaRequirements
+	// (resourceRequest and nodeClaim, as GetReplicas returns them), or nil.
+	// With it, replicaResource is not used.
+	ComponentResource *LuaScriptApplyConfiguration `json:"componentResource,omitempty"`
 }
 
 // CustomizationRulesApplyConfiguration constructs a declarative configuration of the CustomizationRules type for use with
@@ -131,5 +138,13 @@ func (b *CustomizationRulesApplyConfiguration) WithHealthInterpretation(value *L
 // If called multiple times, the DependencyInterpretation field is set to the value of the last call.
 func (b *CustomizationRulesApplyConfiguration) WithDependencyInterpretation(value *LuaScriptApplyConfiguration) *CustomizationRulesApplyConfiguration {
 	b.DependencyInterpretation = value
+	return b
+}
+
+// WithComponentResource sets the ComponentResource field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ComponentResource field is set to the value of the last call.
+func (b *CustomizationRulesApplyConfiguration) WithComponentResource(value *LuaScriptApplyConfiguration) *CustomizationRulesApplyConfiguration {
+	b.ComponentResource = value
 	return b
 }

@@ -70,6 +70,15 @@ type ResourceBindingSpecApplyConfiguration struct {
 	// left without a cluster, and removes them in the same write. A move from
 	// a cluster that is no longer a target does nothing.
 	ReplicaMoves []ReplicaMoveRequestApplyConfiguration `json:"replicaMoves,omitempty"`
+	// Components are the parts of a workload that runs several pod templates
+	// (a Flink job's jobmanager and taskmanagers, a Ray cluster's head and
+	// workers), each with its replicas and what one of them needs, as the
+	// resource interpreter reads them (a customization's componentResource).
+	// A binding with components has no replicas nor replicaRequirements: the
+	// scheduler places the workload whole, each cluster it selects running
+	// all of its components, and only where the cluster's nodes have room for
+	// all of them together; quotas count every component.
+	Components []ComponentApplyConfiguration `json:"components,omitempty"`
 }
 
 // ResourceBindingSpecApplyConfiguration constructs a declarative configuration of the ResourceBindingSpec type for use with
@@ -206,6 +215,19 @@ func (b *ResourceBindingSpecApplyConfiguration) WithReplicaMoves(values ...*Repl
 			panic("nil value passed to WithReplicaMoves")
 		}
 		b.ReplicaMoves = append(b.ReplicaMoves, *values[i])
+	}
+	return b
+}
+
+// WithComponents adds the given value to the Components field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the Components field.
+func (b *ResourceBindingSpecApplyConfiguration) WithComponents(values ...*ComponentApplyConfiguration) *ResourceBindingSpecApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithComponents")
+		}
+		b.Components = append(b.Components, *values[i])
 	}
 	return b
 }
