@@ -84,6 +84,35 @@ func waitNodesFree(t *testing.T, member string, lo, hi int64) {
 	})
 }
 
+// waitFedSeesFree waits until fed's last probe of member saw the CPU free that its nodes
+// have now (nodeFreeCPU): its picture of the nodes comes from the same probe as the
+// Cluster's resource summary, every few seconds, and pods of an earlier test, gone from
+// the member, may still be in it.
+func waitFedSeesFree(t *testing.T, member string, free map[string]int64) {
+	t.Helper()
+	var want int64
+	for _, m := range free {
+		want += m
+	}
+	_, fed := hostClients(t)
+	waitFor(t, time.Minute, func() error {
+		c, err := fed.ClusterV1alpha1().Clusters().Get(context.Background(), member, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		s := c.Status.ResourceSummary
+		if s == nil {
+			return fmt.Errorf("%s has no resource summary yet", member)
+		}
+		cpu := s.Allocatable.Cpu().DeepCopy()
+		cpu.Sub(*s.Allocated.Cpu())
+		if got := cpu.MilliValue(); got != want {
+			return fmt.Errorf("fed's last probe of %s saw %dm CPU free, its nodes have %dm", member, got, want)
+		}
+		return nil
+	})
+}
+
 // deleteOnFailure deletes Deployment name from the fleet when the test ends, so that a
 // failed test does not hold the members' room until its namespace goes.
 func deleteOnFailure(t *testing.T, ns, name string) {
@@ -213,6 +242,7 @@ func TestSchedulerBurst(t *testing.T) {
 	for _, m := range free {
 		room += int(m / 5000)
 	}
+	waitFedSeesFree(t, "member3", free)
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	const n = 50
 	var docs strings.Builder
@@ -268,7 +298,8 @@ spec:
 		return nil
 	})
 	if placed != room {
-		t.Fatalf("%d of %d placed on member3, whose nodes have room for %d (CPU free: %v)", placed, n, room, free)
+		msg, _ := runKubectl(theLab.FleetKubeconfig(), "get", "rb", "burst-0-deployment", "-n", ns, "-o", `jsonpath={.status.conditions[?(@.type=="Scheduled")].message}`)
+		t.Fatalf("%d of %d placed on member3, whose nodes have room for %d (CPU free: %v); burst-0: %s", placed, n, room, free, msg)
 	}
 	// member3 runs each one placed there.
 	waitFor(t, 2*time.Minute, func() error {
@@ -293,6 +324,11 @@ spec:
 // both. Another whose store needs more than any node has is placed nowhere, and says why.
 func TestMultiComponentWorkload(t *testing.T) {
 	waitNodesFree(t, "member3", 12000, 16001)
+	if free, err := nodeFreeCPU(t, "member3"); err != nil {
+		t.Fatal(err)
+	} else {
+		waitFedSeesFree(t, "member3", free)
+	}
 	fleet := theLab.FleetKubeconfig()
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
 	kubectl(t, fleet, "apply", "-f", filepath.Join(examples, "tieredguestbook-interpreter.yaml"))
