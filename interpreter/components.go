@@ -74,10 +74,9 @@ func checkComponents(components []federationv1alpha1.Component) error {
 		return nil
 	}
 	internal := make([]federation.Component, len(components))
-	for i, c := range components {
-		internal[i] = federation.Component{Name: c.Name, Replicas: c.Replicas}
-		if rr := c.ReplicaRequirements; rr != nil {
-			internal[i].ReplicaRequirements = &federation.ReplicaRequirements{ResourceRequest: rr.ResourceRequest}
+	for i := range components {
+		if err := federationv1alpha1.Convert_v1alpha1_Component_To_federation_Component(&components[i], &internal[i], nil); err != nil {
+			return err
 		}
 	}
 	return validation.ValidateComponents(internal, field.NewPath("components")).ToAggregate()

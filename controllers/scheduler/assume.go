@@ -48,7 +48,7 @@ type assumed struct {
 	mu        sync.Mutex
 	now       func() time.Time
 	bindings  map[key]map[string]*assumption // by binding, then cluster
-	deduction map[string]*deduction          // by cluster
+	deduction map[string]*deduction          // by cluster, dropped when its assumptions change
 }
 
 // assumption is room assumed for some replicas of one binding in one cluster: of its one
@@ -78,27 +78,20 @@ func partsOf(components []federationv1alpha1.Component) []part {
 	return out
 }
 
-// deduction is a cluster's picture less its assumptions, kept until either changes.
+// deduction is a cluster's picture, read at read, less its assumptions: kept until a new
+// picture comes or the assumptions change.
 type deduction struct {
-	read    time.Time
-	version uint64 // of the cluster's assumptions it was computed from
-	nodes   []noderoom.Node
-	current uint64 // the version of the cluster's assumptions now
+	read  time.Time
+	nodes []noderoom.Node
 }
 
 func newAssumed() *assumed {
 	return &assumed{now: time.Now, bindings: map[key]map[string]*assumption{}, deduction: map[string]*deduction{}}
 }
 
-// changed marks a cluster's assumptions as changed. Called with mu held.
-func (a *assumed) changed(cluster string) {
-	d := a.deduction[cluster]
-	if d == nil {
-		d = &deduction{}
-		a.deduction[cluster] = d
-	}
-	d.current++
-}
+// changed drops what was deducted from a cluster's picture: its assumptions changed.
+// Called with mu held.
+func (a *assumed) changed(cluster string) { delete(a.deduction, cluster) }
 
 // place records that a binding's placement goes from before to after: the replicas a
 // cluster gains are assumed there, those it loses no longer are. It returns what undoes
@@ -286,14 +279,10 @@ func (a *assumed) nodes(cluster string, p noderoom.Picture) []noderoom.Node {
 		}
 		in, keys = append(in, as), append(keys, k)
 	}
-	d := a.deduction[cluster]
 	if len(in) == 0 {
-		if d != nil {
-			delete(a.deduction, cluster)
-		}
 		return p.Nodes
 	}
-	if d.nodes != nil && d.read.Equal(p.Read) && d.version == d.current {
+	if d := a.deduction[cluster]; d != nil && d.read.Equal(p.Read) {
 		return d.nodes
 	}
 	// The same order at each computation: by when they were placed, then by binding.
@@ -316,7 +305,7 @@ func (a *assumed) nodes(cluster string, p noderoom.Picture) []noderoom.Node {
 			take(nodes, pt.estimate, pt.replicas)
 		}
 	}
-	d.read, d.version, d.nodes = p.Read, d.current, nodes
+	a.deduction[cluster] = &deduction{read: p.Read, nodes: nodes}
 	return nodes
 }
 
