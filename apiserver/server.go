@@ -86,6 +86,8 @@ type completedConfig struct {
 	fleet *atomic.Pointer[fleet.Fleet]
 	// quota applies the host's ResourceQuotas to fed's objects and the fleet's templates.
 	quota *fleet.Quota
+	// fedQuota applies the FederatedResourceQuotas to templates changed in place.
+	fedQuota *fleet.FederatedQuota
 	// members is the fleet proxy's access to the members, once the controllers run.
 	members *fleetMembers
 	// fleetProxy is the fleet proxy (nil without the search cache); New gives it fed's
@@ -198,7 +200,7 @@ func (c *Config) Complete() CompletedConfig {
 		return gate.wrap(buildChain(endAtShutdown(routed, conf.ShutdownInitiatedNotify(), conf.LongRunningFunc), conf))
 	}
 	return CompletedConfig{&completedConfig{GenericConfig: gc.Complete(), HostClientConfig: c.HostClientConfig, SearchCache: c.SearchCache,
-		Metrics: c.Metrics, HPASyncPeriod: c.HPASyncPeriod, Failover: c.Failover, EventTTL: c.EventTTL, LeaderElection: c.LeaderElection, fleet: fleetHandler, quota: quota, members: members, fleetProxy: fleetProxy,
+		Metrics: c.Metrics, HPASyncPeriod: c.HPASyncPeriod, Failover: c.Failover, EventTTL: c.EventTTL, LeaderElection: c.LeaderElection, fleet: fleetHandler, quota: quota, fedQuota: fleet.NewFederatedQuota(), members: members, fleetProxy: fleetProxy,
 		tunnels: tunnel.New(), agents: c.Agents}}
 }
 
@@ -290,6 +292,7 @@ func (c CompletedConfig) New() (*Server, error) {
 				return err
 			}
 			c.members.started.Store(started)
+			c.fedQuota.Start(started.CheckTemplate)
 			if c.agents != nil {
 				c.agents.SetClusters(started.Clusters)
 			}
@@ -377,7 +380,7 @@ func (c CompletedConfig) installFleet(s *genericapiserver.GenericAPIServer, host
 		MinRequestTimeout:   time.Duration(c.GenericConfig.MinRequestTimeout) * time.Second,
 		Members:             c.members,
 		EventTTL:            c.EventTTL,
-		Admission:           admission.NewChainHandler(c.quota, agentEvents),
+		Admission:           admission.NewChainHandler(c.quota, agentEvents, c.fedQuota),
 	})
 	if err != nil {
 		return err

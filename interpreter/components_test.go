@@ -90,7 +90,7 @@ func TestComponentsRefused(t *testing.T) {
 	for _, tc := range []struct{ script, want string }{
 		{`return {{name = "a", replicas = 1}, {name = "a", replicas = 2}}`, `components[1].name: Duplicate value: "a"`},
 		{`return {{name = "", replicas = 1}}`, "components[0].name: Required value"},
-		{`return {{name = "Web_Tier", replicas = 1}}`, "components[0].name: Invalid value"},
+		{`return {{name = "a-component-name-of-33-characters", replicas = 1}}`, "components[0].name: Too long"},
 		{`return {{name = "a", replicas = -1}}`, "components[0].replicas"},
 		{`return {{name = "a", replicas = 1, replicaRequirements = {resourceRequest = {cpu = "-1"}}}}`, "resourceRequest"},
 		{`return {name = "a"}`, "want a list of components"},

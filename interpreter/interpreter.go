@@ -20,10 +20,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
 
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -264,6 +266,9 @@ func (i *Interpreter) Replicas(obj *unstructured.Unstructured) (int32, *federati
 	if err := fromValue(out[1], &req); err != nil {
 		return 0, nil, wrong(by, OpReplicaResource, "%s returned requirements fed cannot read: %v", fn, err)
 	}
+	if apiequality.Semantic.DeepEqual(req, federationv1alpha1.ReplicaRequirements{}) {
+		return int32(n), nil, nil // {}: none
+	}
 	return int32(n), &req, nil
 }
 
@@ -276,7 +281,7 @@ func (i *Interpreter) ReviseReplica(obj *unstructured.Unstructured, n int32) (*u
 		}
 		return obj, err
 	}
-	return object(by, OpReplicaRevision, fn, out[0])
+	return object(by, OpReplicaRevision, fn, conformLike(out[0], obj.Object))
 }
 
 // Retain is the object to apply to a member from desired (fed's manifest) and observed
@@ -290,7 +295,7 @@ func (i *Interpreter) Retain(desired, observed *unstructured.Unstructured) (*uns
 	if err != nil || by == "" {
 		return desired, err
 	}
-	return object(by, OpRetention, fn, out[0])
+	return object(by, OpRetention, fn, conformLike(out[0], desired.Object, observed.Object))
 }
 
 // ReflectStatus is the part of a member object's status to record. A Secret's is none,
@@ -311,7 +316,7 @@ func (i *Interpreter) ReflectStatus(obj *unstructured.Unstructured) (*runtime.Ra
 	if out[0] == nil {
 		return nil, nil
 	}
-	raw, err := json.Marshal(out[0])
+	raw, err := json.Marshal(conformLike(out[0], obj.Object["status"]))
 	if err != nil {
 		return nil, wrong(by, OpStatusReflection, "ReflectStatus returned a status fed cannot encode: %v", err)
 	}
@@ -352,7 +357,7 @@ func (i *Interpreter) AggregateStatus(template *unstructured.Unstructured, items
 		status, ok := AggregateStatus(template, items, perCluster)
 		return status, ok, nil
 	}
-	obj, ok := out[0].(map[string]any)
+	obj, ok := conformLike(out[0], template.Object).(map[string]any)
 	if !ok {
 		return nil, false, wrong(by, OpStatusAggregation, "AggregateStatus returned %v, want the object with its status", out[0])
 	}
@@ -378,12 +383,20 @@ func (i *Interpreter) Dependencies(obj *unstructured.Unstructured) ([]federation
 			return nil, wrong(by, OpDependencyInterpretation, "GetDependencies returned references fed cannot read: %v", err)
 		}
 	}
-	for k := range refs {
-		if refs[k].Namespace == "" {
-			refs[k].Namespace = obj.GetNamespace()
+	seen := map[federationv1alpha1.ObjectReference]bool{}
+	unique := refs[:0]
+	for _, ref := range refs {
+		if ref.Namespace == "" {
+			ref.Namespace = obj.GetNamespace()
+		}
+		if !seen[ref] {
+			// A script that asks kube.getPodDependencies of each pod template of a
+			// workload names what two of them share twice.
+			seen[ref] = true
+			unique = append(unique, ref)
 		}
 	}
-	return refs, nil
+	return unique, nil
 }
 
 // object reads what a script of the customization by returned as the object to use.
@@ -400,9 +413,10 @@ func wrong(by string, op Operation, format string, args ...any) error {
 	return &ScriptError{Customization: by, Operation: op, Err: fmt.Errorf(format, args...)}
 }
 
-// fromValue converts a Go value through JSON.
+// fromValue converts a Go value through JSON; the empty objects and lists of a script's
+// result become what into's fields expect (conform).
 func fromValue(v, into any) error {
-	raw, err := json.Marshal(v)
+	raw, err := json.Marshal(conform(v, reflect.TypeOf(into)))
 	if err != nil {
 		return err
 	}

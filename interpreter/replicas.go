@@ -18,8 +18,11 @@ package interpreter
 
 import (
 	"fmt"
+	"math"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -107,11 +110,39 @@ func number(obj map[string]any, fields ...string) (int32, bool) {
 	return 0, false
 }
 
-// helpers are the functions scripts find in their table kube, as Karmada's scripts call
-// them: kube.accuratePodRequirements(podTemplate) is what one pod of a pod template needs
-// ({resourceRequest, nodeClaim}, as replicaResource returns it) and
-// kube.getPodDependencies(podTemplate, namespace) the references to what its pods need.
+// helpers are the functions scripts find in their table kube (or require("kube")), as
+// Karmada's scripts call them: kube.accuratePodRequirements(podTemplate) is what one pod
+// of a pod template needs ({resourceRequest, nodeClaim}, as replicaResource returns it),
+// kube.getPodDependencies(podTemplate, namespace) the references to what its pods need
+// (namespace nil: "default"), kube.resourceAdd(q1, q2, ...) the sum of quantities (strings
+// such as "250m", nil for none) as a quantity string, and kube.getResourceQuantity(q) a
+// quantity as a number ("1500m" is 1.5).
 var helpers = map[string]lua.Helper{
+	"resourceAdd": func(args ...any) (any, error) {
+		var sum resource.Quantity
+		for i, a := range args {
+			q, err := quantityArg(a, i)
+			if err != nil {
+				return nil, err
+			}
+			sum.Add(q)
+		}
+		return sum.String(), nil
+	},
+	"getResourceQuantity": func(args ...any) (any, error) {
+		if len(args) != 1 {
+			return nil, fmt.Errorf("takes one quantity, got %d arguments", len(args))
+		}
+		q, err := quantityArg(args[0], 0)
+		if err != nil {
+			return nil, err
+		}
+		f := q.AsApproximateFloat64()
+		if f < 0 || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("the quantity %s is negative or too large", q.String())
+		}
+		return f, nil
+	},
 	"accuratePodRequirements": func(args ...any) (any, error) {
 		spec, err := podTemplateSpec(args)
 		if err != nil {
@@ -130,11 +161,34 @@ var helpers = map[string]lua.Helper{
 			return nil, err
 		}
 		ns, _ := argAt(args, 1).(string)
+		if ns == "" {
+			ns = metav1.NamespaceDefault
+		}
 		pod := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Pod", "spec": spec}}
 		pod.SetNamespace(ns)
 		var out []any
 		return out, fromValue(Dependencies(pod), &out)
 	},
+}
+
+// quantityArg reads the helper's argument i (from 0) as a quantity: a string kube
+// parses, a number, or nil for zero.
+func quantityArg(a any, i int) (resource.Quantity, error) {
+	switch x := a.(type) {
+	case nil:
+		return resource.Quantity{}, nil
+	case string:
+		q, err := resource.ParseQuantity(x)
+		if err != nil {
+			return q, fmt.Errorf("argument %d, %q: %w", i+1, x, err)
+		}
+		return q, nil
+	case int64:
+		return *resource.NewQuantity(x, resource.DecimalSI), nil
+	case float64:
+		return *resource.NewMilliQuantity(int64(math.Round(x*1000)), resource.DecimalSI), nil
+	}
+	return resource.Quantity{}, fmt.Errorf("argument %d is %v, want a quantity such as \"250m\"", i+1, a)
 }
 
 func argAt(args []any, i int) any {

@@ -75,7 +75,14 @@ type Controller struct {
 	// held are the bindings a quota holds back, scheduled again when room may have freed.
 	heldMu sync.Mutex
 	held   map[key]bool
+	// started is when the controller began to run (on the replica that leads): see
+	// unpictured.
+	started time.Time
 }
+
+// pictureWait is how long after it starts the scheduler waits for the first picture of a
+// Ready member's nodes before it places replicas by the member's resource summary instead.
+const pictureWait = 30 * time.Second
 
 // Quotas are the FederatedResourceQuotas of the fleet's namespaces, as admission reads them.
 type Quotas interface {
@@ -196,7 +203,25 @@ func (c *Controller) enqueueAll() {
 
 // Run schedules with workers until ctx is done.
 func (c *Controller) Run(ctx context.Context, workers int) {
+	c.started = time.Now()
 	reconciler.Run(ctx, c.queue, workers, c.synced, "Scheduling a binding", c.reconcile)
+}
+
+// unpictured tells whether, in the first pictureWait after the scheduler started, a Ready
+// member has no picture of its nodes yet. Its resource summary is as old as fed's last
+// probe before it started, and the scheduler's assumptions count only on a picture: a
+// burst of templates placed on the summary right after a restart could all land on a
+// member with room for one. The first probes come within seconds of the start.
+func (c *Controller) unpictured(clusters []*clusterv1alpha1.Cluster, now time.Time) bool {
+	if c.rooms == nil || now.Sub(c.started) > pictureWait {
+		return false
+	}
+	for _, cl := range clusters {
+		if _, ok := c.rooms.Get(cl.Name); !ok && meta.IsStatusConditionTrue(cl.Status.Conditions, clusterv1alpha1.ClusterConditionReady) {
+			return true
+		}
+	}
+	return false
 }
 
 // ours tells whether a binding is this scheduler's: spec.schedulerName is fed's default
@@ -240,6 +265,10 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 		in.Sets = nodeSets(c.rooms, c.assumed, b.Spec.Components)
 	}
 	takesRoom := b.Spec.Replicas > 0 || len(b.Spec.Components) > 0
+	if takesRoom && c.unpictured(clusters, now) {
+		c.queue.AddAfter(k, time.Second)
+		return nil
+	}
 	unlockRoom := func() {}
 	if takesRoom {
 		c.roomMu.Lock()

@@ -172,3 +172,27 @@ func TestScheduleWithNodeRoom(t *testing.T) {
 		t.Errorf("without Available: got %s (%v), want member1=4", targets(got.Clusters), err)
 	}
 }
+
+// TestUnpictured: in its first half minute the scheduler waits for a picture of each Ready
+// member's nodes; a member not Ready, or after that, it does not wait for.
+func TestUnpictured(t *testing.T) {
+	ready := func(name string, status metav1.ConditionStatus) *clusterv1alpha1.Cluster {
+		cl := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		cl.Status.Conditions = []metav1.Condition{{Type: clusterv1alpha1.ClusterConditionReady, Status: status}}
+		return cl
+	}
+	now := time.Now()
+	c := &Controller{rooms: noderoom.NewStore(), started: now}
+	clusters := []*clusterv1alpha1.Cluster{ready("member1", metav1.ConditionTrue), ready("member2", metav1.ConditionUnknown)}
+	if !c.unpictured(clusters, now.Add(time.Second)) {
+		t.Error("member1 is Ready without a picture at the start: the scheduler should wait")
+	}
+	c.rooms.Set("member1", nil, now)
+	if c.unpictured(clusters, now.Add(time.Second)) {
+		t.Error("member1 has a picture and member2 is not Ready: the scheduler should not wait")
+	}
+	c.rooms.Delete("member1")
+	if c.unpictured(clusters, now.Add(pictureWait+time.Second)) {
+		t.Error("after pictureWait the scheduler should not wait")
+	}
+}

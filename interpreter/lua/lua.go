@@ -173,6 +173,16 @@ func (s *Script) open(L *lua.LState) {
 		L.Push(lua.LString(lib.name))
 		L.Call(1, 0)
 	}
+	// Of the os library, the clock only (os.time and os.date), as Karmada's scripts have it:
+	// no files, processes or environment.
+	L.Push(L.NewFunction(lua.OpenOs))
+	L.Push(lua.LString(lua.OsLibName))
+	L.Call(1, 0)
+	full, safe := L.GetGlobal(lua.OsLibName).(*lua.LTable), L.CreateTable(0, 2)
+	for _, name := range []string{"time", "date"} {
+		safe.RawSetString(name, full.RawGetString(name))
+	}
+	L.SetGlobal(lua.OsLibName, safe)
 	for _, name := range []string{"dofile", "loadfile", "load", "loadstring", "require", "module", "print", "collectgarbage",
 		"getfenv", "setfenv", "newproxy", "_printregs"} {
 		L.SetGlobal(name, lua.LNil)
@@ -255,6 +265,15 @@ func (s *Script) open(L *lua.LState) {
 		}))
 	}
 	L.SetGlobal("kube", kube)
+	// Scripts written for Karmada load the library with require("kube"); it is the one
+	// module there is.
+	L.SetGlobal("require", L.NewFunction(func(L *lua.LState) int {
+		if name := L.CheckString(1); name != "kube" {
+			L.RaiseError("require: the only library scripts may load is \"kube\", not %q", name)
+		}
+		L.Push(kube)
+		return 1
+	}))
 }
 
 // widths finds the width and precision of each directive of a format.
@@ -534,7 +553,10 @@ func fromLuaAt(L *lua.LState, v lua.LValue, depth int) (any, error) {
 				indexed++
 			}
 		})
-		if L.GetMetatable(x) == L.GetTypeMetatable(arrayMeta) && indexed == count || n > 0 && n == count {
+		// A table's metatable is nil unless set: until a list was given to the script
+		// the list metatable is nil too, and a plain table must not read as one.
+		mt := L.GetMetatable(x)
+		if mt != lua.LNil && mt == L.GetTypeMetatable(arrayMeta) && indexed == count || n > 0 && n == count {
 			list := make([]any, 0, n)
 			for i := 1; i <= n; i++ {
 				e, err := fromLuaAt(L, x.RawGetInt(i), depth+1)

@@ -54,11 +54,37 @@ func TestValuesRoundTrip(t *testing.T) {
 	}
 }
 
+// TestEmptyTable: a {} the script makes is an empty object, also in a call given no list
+// (the list metatable was once nil then, and a plain table's nil metatable matched it).
+func TestEmptyTable(t *testing.T) {
+	out, err := run(t, "function F(o) local status = {} return status end", map[string]any{"a": "b"})
+	if err != nil || !reflect.DeepEqual(out[0], map[string]any{}) {
+		t.Errorf("{}: %#v %v, want an empty object", out, err)
+	}
+}
+
+// TestClock: os.time and os.date, which Karmada's scripts use to compare timestamps.
+func TestClock(t *testing.T) {
+	out, err := run(t, `function F() return os.date("!%Y-%m-%dT%H:%M:%SZ", os.time({year = 2026, month = 11, day = 30, hour = 12})) end`)
+	if err != nil || !strings.HasPrefix(out[0].(string), "2026-11-30T") {
+		t.Errorf("os.date of os.time: %v %v, want 2026-11-30T...", out, err)
+	}
+}
+
+// TestRequireKube: Karmada's scripts load the helpers with require("kube").
+func TestRequireKube(t *testing.T) {
+	out, err := run(t, "local kube = require('kube')\nfunction F() return kube.double(21) end")
+	if err != nil || out[0] != int64(42) {
+		t.Errorf("require('kube'): %v %v, want 42", out, err)
+	}
+}
+
 func TestSandbox(t *testing.T) {
 	for _, c := range []struct{ name, src, want string }{
-		{"no os", "function F() return os.getenv('HOME') end", "attempt to index a non-table object(nil)"},
+		{"no os but its clock", "function F() return os.getenv('HOME') end", "attempt to call a non-function object"},
+		{"no os.execute", "function F() return os.execute('true') end", "attempt to call a non-function object"},
 		{"no io", "function F() return io.open('/etc/passwd') end", "attempt to index a non-table object(nil)"},
-		{"no require", "function F() return require('os') end", "attempt to call a non-function object"},
+		{"no require but kube", "function F() return require('os') end", `the only library scripts may load is "kube", not "os"`},
 		{"no loading", "function F() return loadstring('return 1') end", "attempt to call a non-function object"},
 		{"no dofile", "function F() return dofile('/etc/passwd') end", "attempt to call a non-function object"},
 		{"no debug", "function F() return debug.getinfo(1) end", "attempt to index a non-table object(nil)"},

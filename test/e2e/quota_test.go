@@ -29,8 +29,9 @@ import (
 // overall quota of 4 CPU; a template of 3 × 1 CPU divided over member1 and member2 is
 // placed; a second of 2 × 1 CPU is held with a condition and an event naming the quota and
 // what is left; the first deleted, the second is placed within seconds; scaled to 5 it is
-// held, its 2 replicas kept, and reported; the quota raised, the scale-up goes through. The
-// quota's status counts what is placed throughout.
+// held, its 2 replicas kept, and reported; the quota raised, the scale-up goes through; its
+// requests raised where it runs, over the quota, the update is refused. The quota's status
+// counts what is placed throughout.
 func TestFederatedResourceQuota(t *testing.T) {
 	t.Parallel()
 	fleet := theLab.FleetKubeconfig()
@@ -108,6 +109,21 @@ spec:
 	expectScheduled("second", "True/Success", 5)
 	expectOutput(t, 30*time.Second, fleet, "5/5", used...)
 	expectOutput(t, 10*time.Second, fleet, "6", "get", "frq", "compute", "-n", ns, "-o", "jsonpath={.status.overall.cpu}")
+
+	// Each replica asking for more where they run: refused at the fleet API, the template
+	// unchanged. Fewer replicas each asking for more, within the quota: stored and applied.
+	out, err := runKubectl(fleet, "set", "resources", "deploy", "second", "-n", ns, "-c", "app", "--requests=cpu=2")
+	want = "is forbidden: FederatedResourceQuota " + ns + "/compute exceeded for cpu: the workload needs 10, 6 of 6 is left (0 used by the namespace's other workloads); " +
+		"its replicas already run on member1, member2 and would each request more: lower the requests, or raise the quota"
+	if err == nil || !strings.Contains(out+err.Error(), want) {
+		t.Errorf("kubectl set resources --requests=cpu=2 printed %q (%v), want it refused: %s", out, err, want)
+	}
+	requests := []string{"get", "deploy", "second", "-n", ns, "-o", "jsonpath={.spec.replicas} {.spec.template.spec.containers[0].resources.requests.cpu}"}
+	expectOutput(t, 5*time.Second, fleet, "5 1", requests...)
+	kubectl(t, fleet, "patch", "deploy", "second", "-n", ns, "-p", `{"spec":{"replicas":3,"template":{"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"2"}}}]}}}}`)
+	expectScheduled("second", "True/Success", 3)
+	expectOutput(t, 30*time.Second, fleet, "6/3", used...)
+	expectOutput(t, 30*time.Second, memberKubeconfig("member1"), "2", "get", "deploy", "second", "-n", ns, "-o", "jsonpath={.spec.template.spec.containers[0].resources.requests.cpu}")
 }
 
 // TestFederatedResourceQuotaStaticAssignments: each member a quota assigns a part to gets a

@@ -193,8 +193,8 @@ type ObjectReference struct {
 
 // Component is one part of a multi-component workload.
 type Component struct {
-	// Name names the component in its workload (jobmanager, taskmanager): a
-	// DNS label of at most 32 characters, unique in the workload.
+	// Name names the component in its workload (jobmanager, taskmanager, Launcher):
+	// at most 32 characters, unique in the workload.
 	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
 	// Replicas is how many pods of the component the workload runs.
 	Replicas int32 `json:"replicas" protobuf:"varint,2,opt,name=replicas"`

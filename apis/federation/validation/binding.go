@@ -124,8 +124,9 @@ func validateReplicaRequirements(rr *federation.ReplicaRequirements, fldPath *fi
 const maxComponentName = 32
 
 // ValidateComponents checks the components of a multi-component workload: each named
-// with a DNS label of at most 32 characters, unique in the workload, with replicas of
-// zero or more and requests of no negative quantity.
+// with at most 32 characters (any, as Karmada's: its scripts name them Launcher and
+// Worker), unique in the workload, with replicas of zero or more and requests of no
+// negative quantity.
 func ValidateComponents(components []federation.Component, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	seen := map[string]bool{}
@@ -138,10 +139,6 @@ func ValidateComponents(components []federation.Component, fldPath *field.Path) 
 			allErrs = append(allErrs, field.TooLong(idxPath.Child("name"), c.Name, maxComponentName))
 		case seen[c.Name]:
 			allErrs = append(allErrs, field.Duplicate(idxPath.Child("name"), c.Name))
-		default:
-			for _, msg := range apimachineryvalidation.NameIsDNSLabel(c.Name, false) {
-				allErrs = append(allErrs, field.Invalid(idxPath.Child("name"), c.Name, msg))
-			}
 		}
 		seen[c.Name] = true
 		allErrs = append(allErrs, validateNonnegative(int64(c.Replicas), idxPath.Child("replicas"))...)

@@ -99,14 +99,13 @@ func TestValidateResourceBinding(t *testing.T) {
 		}},
 		{name: "bad components", mutate: func(b *federation.ResourceBinding) {
 			b.Spec.ReplicaRequirements = &federation.ReplicaRequirements{}
-			b.Spec.Components = []federation.Component{{Name: "", Replicas: -1}, {Name: "a-very-long-component-name-of-40-chars"}, {Name: "Web"},
+			b.Spec.Components = []federation.Component{{Name: "", Replicas: -1}, {Name: "a-very-long-component-name-of-40-chars"}, {Name: "Launcher"}, // as Karmada's scripts name them
 				{Name: "w", ReplicaRequirements: &federation.ReplicaRequirements{ResourceRequest: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("-1")}}},
 				{Name: "w"}}
 		}, want: []string{
 			"FieldValueRequired spec.components[0].name",
 			"FieldValueInvalid spec.components[0].replicas",
 			"FieldValueTooLong spec.components[1].name",
-			"FieldValueInvalid spec.components[2].name",
 			"FieldValueInvalid spec.components[3].replicaRequirements.resourceRequest[cpu]",
 			"FieldValueDuplicate spec.components[4].name",
 			"FieldValueForbidden spec.replicas",

@@ -1826,7 +1826,7 @@ func schema_fed_apis_federation_v1alpha1_Component(ref common.ReferenceCallback)
 				Properties: map[string]spec.Schema{
 					"name": {
 						SchemaProps: spec.SchemaProps{
-							Description: "Name names the component in its workload (jobmanager, taskmanager): a DNS label of at most 32 characters, unique in the workload.",
+							Description: "Name names the component in its workload (jobmanager, taskmanager, Launcher): at most 32 characters, unique in the workload.",
 							Default:     "",
 							Type:        []string{"string"},
 							Format:      "",

@@ -103,9 +103,13 @@ func (a *Access) Get(k types.NamespacedName) (*federationv1alpha1.Work, error) {
 // Wrote records a Work fed just wrote.
 func (a *Access) Wrote(w *federationv1alpha1.Work) { a.written.Wrote(w) }
 
-// OfBinding returns the Works of a binding by cluster.
+// OfBinding returns the Works of a binding by cluster, each the one fed last wrote when the
+// informer has not caught up: compared with an older copy, a spec that changed back to
+// what that copy holds (an OverridePolicy for a cluster made, then changed away from it
+// half a second later) read as written, and the Work kept the override (the fault
+// campaign's seed 31337).
 func (a *Access) OfBinding(bindingNamespace, bindingName string) (map[string]*federationv1alpha1.Work, error) {
-	objs, err := a.informer.GetIndexer().ByIndex(byBinding, federationv1alpha1.BindingKey(bindingNamespace, bindingName))
+	objs, err := a.written.ByIndex(byBinding, federationv1alpha1.BindingKey(bindingNamespace, bindingName))
 	if err != nil {
 		return nil, err
 	}
@@ -119,9 +123,10 @@ func (a *Access) OfBinding(bindingNamespace, bindingName string) (map[string]*fe
 	return out, nil
 }
 
-// List returns the Works of an execution namespace the informer has.
+// List returns the Works of an execution namespace the informer has (the ones fed wrote
+// since, where newer).
 func (a *Access) List(namespace string) []*federationv1alpha1.Work {
-	objs, _ := a.informer.GetIndexer().ByIndex(cache.NamespaceIndex, namespace)
+	objs, _ := a.written.ByIndex(cache.NamespaceIndex, namespace)
 	out := make([]*federationv1alpha1.Work, 0, len(objs))
 	for _, obj := range objs {
 		out = append(out, obj.(*federationv1alpha1.Work))

@@ -203,3 +203,31 @@ func TestOfBindingAndAppliedFor(t *testing.T) {
 		t.Errorf("AppliedFor(nil): true")
 	}
 }
+
+// TestOfBindingServesWrites: a Work fed wrote is read back as written before the informer
+// has it. Read from the informer, a spec changed back to the older copy's read as
+// written, and the Work kept what was written in between (seed 31337).
+func TestOfBindingServesWrites(t *testing.T) {
+	// An informer that is not running: it never catches up.
+	client := fake.NewSimpleClientset()
+	a, err := New(client, fedinformers.NewSharedInformerFactory(client, 0).Federation().V1alpha1().Works())
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := work("member3", "svc", "ns/svc")
+	old.ResourceVersion = "10"
+	if err := a.Informer().GetIndexer().Add(old); err != nil {
+		t.Fatal(err)
+	}
+	overridden := old.DeepCopy()
+	overridden.ResourceVersion, overridden.Generation = "11", 3
+	overridden.Spec.Workload.Manifests = []runtime.RawExtension{{Raw: []byte(`{"metadata":{"labels":{"override":"v47"}}}`)}}
+	a.Wrote(overridden)
+	got, err := a.OfBinding("ns", "svc")
+	if err != nil || got["member3"] == nil || got["member3"].ResourceVersion != "11" {
+		t.Errorf("OfBinding after a write the informer has not seen: %v %v, want the written copy (resourceVersion 11)", got, err)
+	}
+	if l := a.List(old.Namespace); len(l) != 1 || l[0].ResourceVersion != "11" {
+		t.Errorf("List: %v, want the written copy", l)
+	}
+}

@@ -148,7 +148,7 @@ func (a *Access) Delete(ctx context.Context, w *federationv1alpha1.Work) error {
 // every Work.
 func (a *Access) Owned(annotation, owner string) map[types.NamespacedName]*federationv1alpha1.Work {
 	have := map[types.NamespacedName]*federationv1alpha1.Work{}
-	objs, _ := a.informer.GetIndexer().ByIndex(byOwner, annotation+"="+owner)
+	objs, _ := a.written.ByIndex(byOwner, annotation+"="+owner) // as OfBinding
 	for _, obj := range objs {
 		if w, ok := obj.(*federationv1alpha1.Work); ok {
 			have[types.NamespacedName{Namespace: w.Namespace, Name: w.Name}] = w

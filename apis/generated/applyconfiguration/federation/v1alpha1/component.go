@@ -23,8 +23,8 @@ package v1alpha1
 //
 // Component is one part of a multi-component workload.
 type ComponentApplyConfiguration struct {
-	// Name names the component in its workload (jobmanager, taskmanager): a
-	// DNS label of at most 32 characters, unique in the workload.
+	// Name names the component in its workload (jobmanager, taskmanager, Launcher):
+	// at most 32 characters, unique in the workload.
 	Name *string `json:"name,omitempty"`
 	// Replicas is how many pods of the component the workload runs.
 	Replicas *int32 `json:"replicas,omitempty"`
