@@ -380,7 +380,7 @@ func (c CompletedConfig) installFleet(s *genericapiserver.GenericAPIServer, host
 		MinRequestTimeout:   time.Duration(c.GenericConfig.MinRequestTimeout) * time.Second,
 		Members:             c.members,
 		EventTTL:            c.EventTTL,
-		Admission:           admission.NewChainHandler(c.quota, agentEvents, c.fedQuota),
+		Admission:           admission.NewChainHandler(c.quota, agentEvents, c.fedQuota, fleet.NewDeletionProtection()),
 	})
 	if err != nil {
 		return err

@@ -29,6 +29,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -269,7 +270,16 @@ func (f *Fleet) finalizeNamespace(ns *unstructured.Unstructured) error {
 				finalizers[fin]++
 			}
 		}
-		if _, err := sv.storage.main.DeleteCollection(ctx, rest.ValidateAllObjectFunc, &metav1.DeleteOptions{}, &metainternalversion.ListOptions{}); err != nil {
+		// A template protected from deletion stays, and so does the namespace, Terminating,
+		// its condition saying which and how to lift it.
+		protected := func(_ context.Context, obj runtime.Object) error {
+			if err := deletionProtected(obj, gr); err != nil {
+				m, _ := meta.Accessor(obj)
+				return apierrors.NewForbidden(gr, m.GetName(), err)
+			}
+			return nil
+		}
+		if _, err := sv.storage.main.DeleteCollection(ctx, protected, &metav1.DeleteOptions{}, &metainternalversion.ListOptions{}); err != nil {
 			failure = err
 		}
 	}

@@ -29,6 +29,7 @@ import (
 
 	"github.com/fedhq/fed/plugin/cmd/apply"
 	"github.com/fedhq/fed/plugin/cmd/completion"
+	"github.com/fedhq/fed/plugin/cmd/convert"
 	"github.com/fedhq/fed/plugin/cmd/get"
 	"github.com/fedhq/fed/plugin/cmd/install"
 	"github.com/fedhq/fed/plugin/cmd/interpret"
@@ -68,6 +69,7 @@ func NewCmdFed(streams genericiooptions.IOStreams) *cobra.Command {
 		apply.NewCmdApply(configFlags, streams),
 		promote.NewCmdPromote(configFlags, streams),
 		interpret.NewCmdInterpret(streams),
+		convert.NewCmdConvert(streams),
 		version.NewCmdVersion(configFlags, streams),
 		completion.NewCmdCompletion(streams),
 	)

@@ -127,6 +127,18 @@ func TestHelmWait(t *testing.T) {
 	}
 }
 
+// helmIn returns a runner of helmBin in namespace ns of kubeconfig, with a home of the
+// test's own; it returns the combined output.
+func helmIn(t *testing.T, helmBin, kubeconfig, ns string) func(args ...string) (string, error) {
+	home := t.TempDir()
+	return func(args ...string) (string, error) {
+		cmd := exec.Command(helmBin, append([]string{"--kubeconfig", kubeconfig, "-n", ns}, args...)...)
+		cmd.Env = append(os.Environ(), "HELM_CACHE_HOME="+home+"/cache", "HELM_CONFIG_HOME="+home+"/config", "HELM_DATA_HOME="+home+"/data")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+}
+
 func helmWait(t *testing.T, helmBin, wait, why string) {
 	root, err := lab.RepoRoot()
 	if err != nil {
@@ -138,13 +150,7 @@ func helmWait(t *testing.T, helmBin, wait, why string) {
 	chart := filepath.Join(root, "test", "e2e", "testdata", "charts", "web")
 	fleet := theLab.FleetKubeconfig()
 	ns := testNamespace(t, theLab.Host.Kubeconfig)
-	home := t.TempDir()
-	helm := func(args ...string) (string, error) {
-		cmd := exec.Command(helmBin, append([]string{"--kubeconfig", fleet, "-n", ns}, args...)...)
-		cmd.Env = append(os.Environ(), "HELM_CACHE_HOME="+home+"/cache", "HELM_CONFIG_HOME="+home+"/config", "HELM_DATA_HOME="+home+"/data")
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
+	helm := helmIn(t, helmBin, fleet, ns)
 	memberImages := func() map[string]string {
 		out := map[string]string{}
 		for _, m := range []string{"member1", "member2"} {

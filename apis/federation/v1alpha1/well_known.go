@@ -154,6 +154,13 @@ const (
 	LabelClusterPolicy   = "clusterpropagationpolicy.federation.fedhq.io/name"
 )
 
+// LabelDeletionProtected on a template, with the value DeletionProtectedAlways, keeps the
+// fleet from deleting it (Karmada's resourcetemplate.karmada.io/deletion-protected).
+const (
+	LabelDeletionProtected  = "resourcetemplate.fedhq.io/deletion-protected"
+	DeletionProtectedAlways = "Always"
+)
+
 // BindingName is the name of the binding of a template: its name and its kind, so that a
 // Deployment and a Service of the same name have their own.
 func BindingName(kind, name string) string {

@@ -1,0 +1,87 @@
+/*
+Copyright 2026 The fed Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package convert
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+func TestConvert(t *testing.T) {
+	streams, in, out, errOut := genericiooptions.NewTestIOStreams()
+	in.WriteString(`apiVersion: remedy.karmada.io/v1alpha1
+kind: Remedy
+metadata: {name: dns}
+spec: {actions: [TrafficControl]}
+---
+apiVersion: policy.karmada.io/v1alpha1
+kind: ClusterPropagationPolicy
+metadata:
+  name: all
+  labels: {namespace.karmada.io/skip-auto-propagation: "true"}
+spec:
+  resourceSelectors: [{apiVersion: v1, kind: ConfigMap}]
+  placement: {clusterAffinity: {clusterNames: [member1]}}
+  unknownField: 1
+`)
+	cmd := NewCmdConvert(streams)
+	cmd.SetArgs([]string{"-f", "../../../test/e2e/testdata/karmada/nginx.yaml", "-f", "-"})
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	err := cmd.Execute()
+	if err == nil || !strings.Contains(err.Error(), "Remedy dns: fed serves no remedy.karmada.io Remedy yet: left out") {
+		t.Errorf("error %v, want the Remedy left out", err)
+	}
+	got := out.String()
+	for _, want := range []string{
+		"kind: List",
+		"- apiVersion: federation.fedhq.io/v1alpha1\n  kind: PropagationPolicy",
+		"key: cluster.fedhq.io/not-ready",
+		"resourcetemplate.fedhq.io/deletion-protected: Always",
+		"- apiVersion: federation.fedhq.io/v1alpha1\n  kind: FederatedHPA",
+		"kind: ClusterPropagationPolicy",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output without %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "karmada.io/name") || strings.Contains(got, "kind: Remedy") {
+		t.Errorf("output holds Karmada's claim label or the Remedy:\n%s", got)
+	}
+	for _, want := range []string{
+		"Warning: Deployment nginx: label propagationpolicy.karmada.io/name is Karmada's own: left out",
+		"Warning: ClusterPropagationPolicy all: namespace.karmada.io/skip-auto-propagation has no counterpart in fed: left as is",
+		`Warning: ClusterPropagationPolicy all: fed's API refuses it as it is (error unmarshaling JSON: while decoding JSON: json: unknown field "unknownField")`,
+	} {
+		if !strings.Contains(errOut.String(), want) {
+			t.Errorf("standard error without %q:\n%s", want, errOut.String())
+		}
+	}
+	// One object prints as itself, in JSON with -o json.
+	streams, in, out, _ = genericiooptions.NewTestIOStreams()
+	in.WriteString("apiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {name: member1}\nspec: {syncMode: Push}\n")
+	cmd = NewCmdConvert(streams)
+	cmd.SetArgs([]string{"-f", "-", "-o", "json"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(out.Bytes(), []byte(`"apiVersion": "cluster.fedhq.io/v1alpha1"`)) || bytes.Contains(out.Bytes(), []byte(`"List"`)) {
+		t.Errorf("a Cluster as JSON:\n%s", out.String())
+	}
+}
