@@ -85,7 +85,9 @@ func TestConvertKarmadaYAML(t *testing.T) {
 	}
 	kubectlStdin(t, fleet, converted, "apply", "-n", ns, "-f", "-")
 	// Before the namespace goes (cleanups run last first): the label lifted.
-	t.Cleanup(func() { _, _ = runKubectl(fleet, "label", "deploy", "nginx", "-n", ns, "resourcetemplate.fedhq.io/deletion-protected-") })
+	t.Cleanup(func() {
+		_, _ = runKubectl(fleet, "label", "deploy", "nginx", "-n", ns, "resourcetemplate.fedhq.io/deletion-protected-")
+	})
 	expectOutput(t, time.Minute, memberKubeconfig("member1"), "1 member1", "get", "deploy", "nginx", "-n", ns, "-o", "jsonpath={.spec.replicas} {.metadata.labels.env}")
 	expectOutput(t, time.Minute, memberKubeconfig("member2"), "1 <none>", "get", "deploy", "nginx", "-n", ns, "-o", "jsonpath={.spec.replicas} {.metadata.labels.env}{\"<none>\"}")
 	expectOutput(t, 10*time.Second, fleet, "federatedhpa.federation.fedhq.io/nginx", "get", "federatedhpa", "nginx", "-n", ns, "-o", "name")
