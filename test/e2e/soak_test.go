@@ -657,10 +657,20 @@ func (s *soak) fault() {
 		s.inject("kill "+agent, time.Duration(5+s.pick(40))*time.Second,
 			func() error { return theLab.KillProcess(agent) },
 			func() error {
-				// Started with a token its member issues: again while the member's
-				// kube-apiserver is killed too (for up to a minute).
-				backoff := wait.Backoff{Duration: 500 * time.Millisecond, Factor: 1.5, Steps: 20, Cap: 5 * time.Second}
-				return retry.OnError(backoff, func(error) bool { return true }, func() error { return theLab.StartAgent(s.ctx, s.pull) })
+				// Started with a token its member issues: again every second while the
+				// member's kube-apiserver is killed too (for up to 30 s), as the kubelet
+				// restarts a pod. (A wait.Backoff with a Cap ends its steps once the cap is
+				// reached: it gave up after 10 s, and seed 4242 failed on an agent never
+				// started again.)
+				var last error
+				err := wait.PollUntilContextTimeout(s.ctx, time.Second, 90*time.Second, true, func(ctx context.Context) (bool, error) {
+					last = theLab.StartAgent(ctx, s.pull)
+					return last == nil, nil
+				})
+				if err != nil && last != nil {
+					return last
+				}
+				return err
 			})
 	default:
 		if s.proxy == nil {
