@@ -31,7 +31,6 @@ import (
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	"github.com/fedhq/fed/apis/federation/policy"
-	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions"
 	clusterinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/cluster/v1alpha1"
@@ -302,17 +301,6 @@ func (d *Deps) clusters() clusterinformers.ClusterInformer {
 	return d.FedInformers.Cluster().V1alpha1().Clusters()
 }
 
-// workload is what a template runs as the detector reads it: its components, or its
-// replicas and what one needs.
-func (d *Deps) workload(tmpl *unstructured.Unstructured) (int32, *federationv1alpha1.ReplicaRequirements, []federationv1alpha1.Component, error) {
-	components, err := d.Interpreter.Components(tmpl)
-	if err != nil || len(components) > 0 {
-		return 0, nil, components, err
-	}
-	n, req, err := d.Interpreter.Replicas(tmpl)
-	return n, req, nil, err
-}
-
 func (d *Deps) secrets() coreinformers.SecretInformer { return d.HostInformers.Core().V1().Secrets() }
 
 // Start builds the informers, the shared views and every controller of the table, and
@@ -341,7 +329,7 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 		}
 	}
 	guard := &internalquota.Guard{Quotas: internalquota.FromInformer(d.FedInformers.Federation().V1alpha1().FederatedResourceQuotas()),
-		Bindings: d.Bindings, Interpret: d.workload}
+		Bindings: d.Bindings, Interpret: d.Interpreter.Workload}
 	// Informers are registered by the builds above; only now may the factories start them.
 	factories := []interface {
 		Start(<-chan struct{})

@@ -68,6 +68,17 @@ func (i *Interpreter) Components(obj *unstructured.Unstructured) ([]federationv1
 	return components, nil
 }
 
+// Workload is what a template runs, as its binding carries it: its components, or, for a
+// workload of one pod template, its replicas and what one needs.
+func (i *Interpreter) Workload(obj *unstructured.Unstructured) (int32, *federationv1alpha1.ReplicaRequirements, []federationv1alpha1.Component, error) {
+	components, err := i.Components(obj)
+	if err != nil || len(components) > 0 {
+		return 0, nil, components, err
+	}
+	n, req, err := i.Replicas(obj)
+	return n, req, nil, err
+}
+
 // checkComponents is the API's validation of a binding's components.
 func checkComponents(components []federationv1alpha1.Component) error {
 	if len(components) == 0 {

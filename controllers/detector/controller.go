@@ -367,19 +367,11 @@ func (c *Controller) decide(tmpl *unstructured.Unstructured, current *view) (dec
 // pod templates, its components (and no replicas); a script that fails leaves the binding
 // as it is, says why on the template, and is tried again (with backoff).
 func (c *Controller) replicas(tmpl *unstructured.Unstructured) (int32, *federationv1alpha1.ReplicaRequirements, []federationv1alpha1.Component, error) {
-	components, err := c.interpreter.Components(tmpl)
-	if err == nil && len(components) > 0 {
-		return 0, nil, components, nil
-	}
-	var n int32
-	var req *federationv1alpha1.ReplicaRequirements
-	if err == nil {
-		n, req, err = c.interpreter.Replicas(tmpl)
-	}
+	n, req, components, err := c.interpreter.Workload(tmpl)
 	if err != nil {
 		c.recorder.Eventf(tmpl, corev1.EventTypeWarning, "InterpreterFailed", "%v", err)
 	}
-	return n, req, nil, err
+	return n, req, components, err
 }
 
 // describe names a policy for events.

@@ -127,7 +127,7 @@ func NewController(fed versioned.Interface, clusters clusterinformers.ClusterInf
 	observe := func(obj any) {
 		switch b := obj.(type) {
 		case *federationv1alpha1.ResourceBinding:
-			c.ledger.Observe(b.Namespace, ledgerBinding(b, &b.Spec))
+			c.ledger.Observe(b.Namespace, quota.FromView(b, &b.Spec))
 			c.assumed.observe(key{Namespace: b.Namespace, Name: b.Name}, b.Status.AggregatedStatus)
 		case *federationv1alpha1.ClusterResourceBinding:
 			c.assumed.observe(key{Name: b.Name}, b.Status.AggregatedStatus)
@@ -289,7 +289,7 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 				err, write = &Unschedulable{Reason: ReasonQuotaExceeded, Message: heldMessage(b.Spec, e)}, false
 			} else {
 				old := *b.Spec // b.Spec changes below
-				before := ledgerBinding(b.Meta, &old)
+				before := quota.FromView(b.Meta, &old)
 				reserved = &before
 				spec := *b.Spec
 				spec.Clusters = result.Clusters
@@ -336,7 +336,7 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 			return err
 		}
 		if k.Namespace != "" {
-			c.ledger.Record(k.Namespace, ledgerBinding(b.Meta, b.Spec))
+			c.ledger.Record(k.Namespace, quota.FromView(b.Meta, b.Spec))
 		}
 		for _, e := range result.Evicted {
 			c.event(b.Spec.Resource, corev1.EventTypeWarning, "Evicted", "%s", evictionMessage(e, tasks))
@@ -406,17 +406,12 @@ func (c *Controller) admit(k key, b *bindings.Binding, quotas []quota.Quota, clu
 		var out []quota.Binding
 		for _, other := range c.bindings.Keys(k.Namespace) {
 			if m, spec, err := c.bindings.Peek(other); err == nil {
-				out = append(out, ledgerBinding(m, spec))
+				out = append(out, quota.FromView(m, spec))
 			}
 		}
 		return out
 	})
 	return quota.Admit(quotas, others, quota.OfBinding(b.Spec, b.Spec.Clusters, names), quota.OfBinding(b.Spec, clusters, names))
-}
-
-// ledgerBinding is what the quota ledger reads of a binding.
-func ledgerBinding(m metav1.Object, spec *federationv1alpha1.ResourceBindingSpec) quota.Binding {
-	return quota.Binding{Name: m.GetName(), Generation: m.GetGeneration(), Deleting: m.GetDeletionTimestamp() != nil, Spec: spec}
 }
 
 // heldMessage says why a binding is not placed, and what it keeps.

@@ -72,6 +72,8 @@ func (g *Guard) Check(updated *unstructured.Unstructured) error {
 		clusters = Fewer(spec, replicas)
 	}
 	had, want := OfBinding(spec, spec.Clusters, names), OfBinding(&next, clusters, names)
+	// Admit checks only what grows too; asked here first, so that an update that asks no
+	// more (most) does not sum the namespace's other bindings.
 	grows := false
 	for _, name := range names {
 		w, h := want[name], had[name]
@@ -85,8 +87,8 @@ func (g *Guard) Check(updated *unstructured.Unstructured) error {
 		if other == k {
 			continue
 		}
-		if om, ospec, err := g.Bindings.Peek(other); err == nil && om.GetDeletionTimestamp() == nil {
-			Add(others, OfBinding(ospec, ospec.Clusters, names))
+		if om, ospec, err := g.Bindings.Peek(other); err == nil {
+			Add(others, FromView(om, ospec).Use(names))
 		}
 	}
 	if e := Admit(quotas, others, had, want); e != nil {

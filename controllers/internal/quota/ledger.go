@@ -21,6 +21,7 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 )
@@ -54,6 +55,19 @@ type Binding struct {
 	Generation int64
 	Deleting   bool
 	Spec       *federationv1alpha1.ResourceBindingSpec
+}
+
+// FromView is what the ledger reads of a binding as the bindings' view has it.
+func FromView(m metav1.Object, spec *federationv1alpha1.ResourceBindingSpec) Binding {
+	return Binding{Name: m.GetName(), Generation: m.GetGeneration(), Deleting: m.GetDeletionTimestamp() != nil, Spec: spec}
+}
+
+// Use is what a binding's placement uses of names: nothing while it is being deleted.
+func (b Binding) Use(names []corev1.ResourceName) corev1.ResourceList {
+	if b.Deleting {
+		return Usage(nil, 0, names)
+	}
+	return OfBinding(b.Spec, b.Spec.Clusters, names)
 }
 
 // NewLedger returns an empty ledger.
@@ -115,10 +129,7 @@ func (l *Ledger) Forget(namespace, name string) {
 
 func (n *namespaceLedger) set(b Binding) {
 	n.remove(b.Name)
-	use := Usage(nil, 0, n.names)
-	if !b.Deleting {
-		use = OfBinding(b.Spec, b.Spec.Clusters, n.names)
-	}
+	use := b.Use(n.names)
 	n.entries[b.Name] = entry{generation: b.Generation, use: use}
 	Add(n.total, use)
 }

@@ -18,22 +18,20 @@ limitations under the License.
 package convert
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
 	"sigs.k8s.io/yaml"
@@ -226,35 +224,27 @@ func (o *ConvertOptions) read(name string) ([]*unstructured.Unstructured, error)
 	return out, err
 }
 
+// decode reads the objects of a file, a List's items as objects of their own.
 func decode(name string, data []byte) ([]*unstructured.Unstructured, error) {
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	var out []*unstructured.Unstructured
-	for {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); errors.Is(err, io.EOF) {
-			return out, nil
-		} else if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		if len(bytes.TrimSpace(raw)) == 0 || string(raw) == "null" {
-			continue
-		}
-		u := &unstructured.Unstructured{}
-		if err := u.UnmarshalJSON(raw); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		if u.IsList() {
-			list, err := u.ToList()
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", name, err)
-			}
-			for i := range list.Items {
-				out = append(out, &list.Items[i])
-			}
-			continue
-		}
-		out = append(out, u)
+	objects, err := cmdline.Objects(name, data)
+	if err != nil {
+		return nil, err
 	}
+	var out []*unstructured.Unstructured
+	for _, u := range objects {
+		if !u.IsList() {
+			out = append(out, u)
+			continue
+		}
+		list, err := u.ToList()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		for i := range list.Items {
+			out = append(out, &list.Items[i])
+		}
+	}
+	return out, nil
 }
 
 // Convert rewrites one object written for Karmada for fed, in place, and says what it
@@ -296,7 +286,7 @@ func Convert(u *unstructured.Unstructured) (warnings []string, err error) {
 	}
 	left := map[string]bool{}
 	u.Object = rewrite(u.Object, left).(map[string]any)
-	for _, k := range sortedKeys(left) {
+	for _, k := range slices.Sorted(maps.Keys(left)) {
 		warnings = append(warnings, fmt.Sprintf("%s has no counterpart in fed: left as is", k))
 	}
 	if karmada {
@@ -371,13 +361,4 @@ func unknownFields(u *unstructured.Unstructured) string {
 		return fmt.Sprintf("fed's API refuses it as it is (%v): kubectl apply will say so", err)
 	}
 	return ""
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -241,23 +241,9 @@ func (o *InterpretOptions) object(name string) (*unstructured.Unstructured, erro
 	if err != nil {
 		return nil, err
 	}
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	var objects []*unstructured.Unstructured
-	for {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		if len(bytes.TrimSpace(raw)) == 0 || string(raw) == "null" {
-			continue
-		}
-		u := &unstructured.Unstructured{}
-		if err := u.UnmarshalJSON(raw); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		objects = append(objects, u)
+	objects, err := cmdline.Objects(name, data)
+	if err != nil {
+		return nil, err
 	}
 	if len(objects) != 1 {
 		return nil, fmt.Errorf("%s holds %d objects, want one", name, len(objects))
