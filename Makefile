@@ -230,6 +230,8 @@ bench: bin ## benchmarks, each against a baseline measured in the same run
 	go test -run '^$$' -bench '^BenchmarkFailover$$' -benchtime 3x -timeout 15m ./test/e2e/
 	@echo "== failover while fed deletes 12,000 member objects (4,000 ConfigMaps Duplicated to 3 members, deleted at once just before member2 stops), beside the same failover with nothing else to do, in the same run"
 	go test -run '^$$' -bench '^BenchmarkFailoverUnderDeletion$$' -benchtime 1x -timeout 15m ./test/e2e/
+	@echo "== failover with an eviction rate: 12 ConfigMaps on member1 and member2, member2 stopped, from its NoExecute taint until each binding has left it, without --resource-eviction-rate and with it at 2 a second, in the same run (the issue: the limit visible in the timing)"
+	go test -run '^$$' -bench '^BenchmarkEvictionRate$$' -benchtime 1x -timeout 15m ./test/e2e/
 	@echo "== multi-cluster services: a provider's new endpoint (a pod of nginx's in member1) until a consumer's (member3's) imported EndpointSlice has it, from watches on both (target: the issue's removal within 5 s)"
 	go test -run '^$$' -bench MCSEndpointSync -benchtime 20x ./test/e2e/
 	@echo "== pull mode: member3 unjoined and registered in pull mode, kubectl fed register until its Cluster is Ready; then one Deployment to the 3 members, member3 through its agent beside member1 and member2 pushed by fed-apiserver"

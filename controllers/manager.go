@@ -40,6 +40,7 @@ import (
 	"github.com/fedhq/fed/controllers/binding"
 	"github.com/fedhq/fed/controllers/bindingstatus"
 	clustercontroller "github.com/fedhq/fed/controllers/cluster"
+	"github.com/fedhq/fed/controllers/clustertaint"
 	"github.com/fedhq/fed/controllers/credentials"
 	"github.com/fedhq/fed/controllers/cronfederatedhpa"
 	"github.com/fedhq/fed/controllers/descheduler"
@@ -67,6 +68,7 @@ import (
 	"github.com/fedhq/fed/controllers/registration"
 	"github.com/fedhq/fed/controllers/scheduler"
 	"github.com/fedhq/fed/controllers/searchcache"
+	"github.com/fedhq/fed/controllers/workloadrebalancer"
 	"github.com/fedhq/fed/controllers/workstatus"
 	"github.com/fedhq/fed/internal/hostvalidation"
 	"github.com/fedhq/fed/interpreter"
@@ -86,6 +88,9 @@ type Failover struct {
 	DeschedulingInterval time.Duration
 	// UnschedulableThreshold is how long a pod must have been unschedulable to count.
 	UnschedulableThreshold time.Duration
+	// EvictionRate is how many bindings a second NoExecute taints may evict, across the
+	// fleet; 0 does not limit them.
+	EvictionRate float64
 }
 
 // DefaultFailover is the defaults of Failover.
@@ -199,6 +204,9 @@ var table = []controller{
 		return clustercontroller.NewController(clustercontroller.Deps{Fed: d.Fed, Clusters: d.clusters(), Members: d.Configs,
 			Secrets: d.secrets(), Leases: d.HostInformers.Coordination().V1().Leases(), Rooms: d.Rooms, Options: d.Config.Cluster})
 	}},
+	{name: "clustertaint", workers: 2, build: func(d *Deps) (runner, error) {
+		return clustertaint.NewController(d.Fed, d.Host, d.clusters(), d.FedInformers.Federation().V1alpha1().ClusterTaintPolicies(), d.Recorder)
+	}},
 	{name: "credentials", workers: 2, build: func(d *Deps) (runner, error) {
 		return credentials.NewController(d.Fed, d.Host, d.clusters(), d.secrets())
 	}},
@@ -211,7 +219,7 @@ var table = []controller{
 	}},
 	{name: "scheduler", workers: 16, interprets: true, build: func(d *Deps) (runner, error) {
 		return scheduler.NewController(d.Fed, d.clusters(), d.Bindings, d.Rooms,
-			internalquota.FromInformer(d.FedInformers.Federation().V1alpha1().FederatedResourceQuotas()), d.Recorder)
+			internalquota.FromInformer(d.FedInformers.Federation().V1alpha1().FederatedResourceQuotas()), d.Config.Failover.EvictionRate, d.Recorder)
 	}},
 	{name: "binding", workers: 16, interprets: true, build: func(d *Deps) (runner, error) {
 		asAuthor, err := authorCheck(d.Config.Host)
@@ -242,6 +250,10 @@ var table = []controller{
 	{name: "descheduler", workers: 2, interprets: true, build: func(d *Deps) (runner, error) {
 		return descheduler.NewController(d.Bindings, d.Works, d.Members, d.Recorder,
 			descheduler.Options{Interval: d.Config.Failover.DeschedulingInterval, Threshold: d.Config.Failover.UnschedulableThreshold}), nil
+	}},
+	{name: "workloadrebalancer", workers: 1, build: func(d *Deps) (runner, error) {
+		return workloadrebalancer.NewController(d.Fed, d.Host, d.FedInformers.Federation().V1alpha1().WorkloadRebalancers(),
+			d.Bindings, d.Templates, d.Recorder)
 	}},
 	{name: "rebalancer", workers: 1, interprets: true, build: func(d *Deps) (runner, error) {
 		return rebalancer.NewController(rebalancer.Deps{Fed: d.Fed, Policies: d.FedInformers.Federation().V1alpha1().ReplicaSchedulingPolicies(),

@@ -89,6 +89,21 @@ type ClusterAffinityTerm struct {
 
 	// ClusterAffinity selects the clusters of this group.
 	ClusterAffinity
+
+	// OverflowAffinities are further groups, in order, for the replicas of a
+	// Divided workload this group cannot hold: this group is filled first, then
+	// each overflow group in turn; on a scale-down the last groups give their
+	// replicas back first. A cluster in several groups belongs to the first.
+	OverflowAffinities []OverflowClusterAffinity
+}
+
+// OverflowClusterAffinity is one overflow group of a ClusterAffinityTerm.
+type OverflowClusterAffinity struct {
+	// AffinityName names the group; unique within the placement.
+	AffinityName string
+
+	// ClusterAffinity selects the clusters of this group.
+	ClusterAffinity
 }
 
 // ConflictResolution says what to do when the target object already exists

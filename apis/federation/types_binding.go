@@ -117,6 +117,15 @@ type ResourceBindingSpec struct {
 	// each with its replicas and what one of them needs; a binding with
 	// components has no Replicas nor ReplicaRequirements.
 	Components []Component
+
+	// WorkloadAffinityGroups are the groups of the placement's workloadAffinity
+	// the template is in, from its labels.
+	WorkloadAffinityGroups *WorkloadAffinityGroups
+
+	// RescheduleTriggeredAt asks the scheduler to place the binding afresh,
+	// as if it were placed nowhere yet, when it is later than the status's
+	// lastScheduledTime; written by a WorkloadRebalancer.
+	RescheduleTriggeredAt *metav1.Time
 }
 
 // ReplicaMoveRequest asks the scheduler to move replicas off a target cluster.
@@ -302,4 +311,14 @@ type ClusterResourceBindingList struct {
 
 	// Items are the bindings.
 	Items []ClusterResourceBinding
+}
+
+// WorkloadAffinityGroups are a template's groups of workload affinity, each
+// "key=value" of the label that forms it; empty when the template is in none.
+type WorkloadAffinityGroups struct {
+	// AffinityGroup is the group whose clusters the template goes to.
+	AffinityGroup string
+
+	// AntiAffinityGroup is the group whose clusters the template avoids.
+	AntiAffinityGroup string
 }

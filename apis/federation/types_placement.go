@@ -44,6 +44,31 @@ type Placement struct {
 	// the selected clusters. When unset every selected cluster runs the full
 	// replica count, as with Duplicated.
 	ReplicaScheduling *ReplicaSchedulingStrategy
+
+	// WorkloadAffinity places the resource by where other templates of its
+	// namespace are placed: with those of its affinity group, away from those
+	// of its anti-affinity group.
+	WorkloadAffinity *WorkloadAffinity
+}
+
+// WorkloadAffinity groups templates by a label of theirs; both terms, when set,
+// must hold.
+type WorkloadAffinity struct {
+	// Affinity places the resource only on clusters where a template of its
+	// group is placed; the first of a group is placed freely.
+	Affinity *WorkloadAffinityTerm
+
+	// AntiAffinity keeps the resource off clusters where a template of its
+	// group is placed.
+	AntiAffinity *WorkloadAffinityTerm
+}
+
+// WorkloadAffinityTerm names the label whose value groups templates.
+type WorkloadAffinityTerm struct {
+	// GroupByLabelKey is the label key on templates: templates of one
+	// namespace with the same value of it form a group. A template without the
+	// label is in no group and placed as if the term were not there.
+	GroupByLabelKey string
 }
 
 // SpreadFieldValue is a Cluster field clusters can be grouped by.

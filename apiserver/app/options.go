@@ -159,6 +159,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.Failover.UnschedulableThreshold, "unschedulable-threshold", o.Failover.UnschedulableThreshold, "How long a pod must have been unschedulable in its member before the descheduler moves its replica.")
 	fs.DurationVar(&o.EventTTL, "event-ttl", o.EventTTL, "How long the fleet keeps an event after its last change (kube-apiserver's --event-ttl); 0 keeps events until they are deleted.")
 	fs.DurationVar(&o.Failover.EvictionTimeout, "failover-eviction-timeout", o.Failover.EvictionTimeout, "How long a member cluster stays not Ready before fed taints it cluster.fedhq.io/not-ready or /unreachable with the effect NoExecute, which moves its workloads to other clusters (a placement's clusterTolerations may wait longer).")
+	fs.Float64Var(&o.Failover.EvictionRate, "resource-eviction-rate", o.Failover.EvictionRate, "How many workloads a second, across the fleet, NoExecute taints of failed clusters may evict (Karmada's flag of this name, 0.5 there by default); the others keep their placement until their turn. 0, fed's default, does not limit them.")
 	fs.DurationVar(&o.Metrics.Timeout, "metrics-member-timeout", o.Metrics.Timeout, "How long the fleet's metrics wait for a member's metrics.k8s.io before leaving it out with a warning.")
 }
 
@@ -199,6 +200,9 @@ func (o *Options) Validate() error {
 	}
 	if sc.BlockCacheSize < 0 || sc.IndexCacheSize < 0 || sc.MemTableSize < 1<<20 || sc.NumMemtables < 1 || sc.WatchEvents < 1 || sc.History <= 0 {
 		errs = append(errs, errors.New("the --search-cache-* sizes must be positive (memtables at least 1 MiB)"))
+	}
+	if o.Failover.EvictionRate < 0 {
+		errs = append(errs, errors.New("--resource-eviction-rate must not be negative (0 does not limit evictions)"))
 	}
 	if o.EventTTL < 0 {
 		errs = append(errs, errors.New("--event-ttl must not be negative (0 keeps events until they are deleted)"))

@@ -30,7 +30,8 @@ func TestFederationStorage(t *testing.T) {
 	m := storageMap(t, NewFederationGroupInfo)
 	expectPaths(t, m, "propagationpolicies", "clusterpropagationpolicies", "overridepolicies", "clusteroverridepolicies",
 		"resourceinterpretercustomizations", "replicaschedulingpolicies", "replicaschedulingpolicies/status",
-		"federatedresourcequotas", "federatedresourcequotas/status",
+		"federatedresourcequotas", "federatedresourcequotas/status", "clustertaintpolicies",
+		"workloadrebalancers", "workloadrebalancers/status",
 		"resourcebindings", "resourcebindings/status", "clusterresourcebindings", "clusterresourcebindings/status",
 		"works", "works/status", "federatedhpas", "federatedhpas/status", "cronfederatedhpas", "cronfederatedhpas/status",
 		"multiclusterservices", "multiclusterservices/status", "multiclusteringresses", "multiclusteringresses/status")
@@ -62,6 +63,13 @@ func TestFederationStorage(t *testing.T) {
 		"federatedresourcequotas": func(t *testing.T) {
 			storageCase[*federation.FederatedResourceQuota]{Case: registrytest.FederatedResourceQuota(), shortNames: []string{"frq"}}.
 				run(t, m, "federatedresourcequotas")
+		},
+		"clustertaintpolicies": func(t *testing.T) {
+			storageCase[*federation.ClusterTaintPolicy]{Case: registrytest.ClusterTaintPolicy(), shortNames: []string{"ctp"}}.
+				run(t, m, "clustertaintpolicies")
+		},
+		"workloadrebalancers": func(t *testing.T) {
+			storageCase[*federation.WorkloadRebalancer]{Case: registrytest.WorkloadRebalancer()}.run(t, m, "workloadrebalancers")
 		},
 		"resourcebindings": func(t *testing.T) {
 			storageCase[*federation.ResourceBinding]{Case: registrytest.ResourceBinding(), shortNames: []string{"rb"},

@@ -33,6 +33,7 @@ import (
 	"github.com/fedhq/fed/apiserver/registry/federation/clusteroverridepolicies"
 	"github.com/fedhq/fed/apiserver/registry/federation/clusterpropagationpolicies"
 	"github.com/fedhq/fed/apiserver/registry/federation/clusterresourcebindings"
+	"github.com/fedhq/fed/apiserver/registry/federation/clustertaintpolicies"
 	"github.com/fedhq/fed/apiserver/registry/federation/cronfederatedhpas"
 	"github.com/fedhq/fed/apiserver/registry/federation/federatedhpas"
 	"github.com/fedhq/fed/apiserver/registry/federation/federatedresourcequotas"
@@ -43,6 +44,7 @@ import (
 	"github.com/fedhq/fed/apiserver/registry/federation/replicaschedulingpolicies"
 	"github.com/fedhq/fed/apiserver/registry/federation/resourcebindings"
 	"github.com/fedhq/fed/apiserver/registry/federation/resourceinterpretercustomizations"
+	"github.com/fedhq/fed/apiserver/registry/federation/workloadrebalancers"
 	"github.com/fedhq/fed/apiserver/registry/federation/works"
 	"github.com/fedhq/fed/apiserver/registry/metrics"
 	"github.com/fedhq/fed/apiserver/registry/registrykit"
@@ -83,6 +85,8 @@ func NewFederationGroupInfo(optsGetter generic.RESTOptionsGetter) (*genericapise
 		resourceinterpretercustomizations.NewStorage,
 		replicaschedulingpolicies.NewStorage,
 		federatedresourcequotas.NewStorage,
+		clustertaintpolicies.NewStorage,
+		workloadrebalancers.NewStorage,
 		resourcebindings.NewStorage,
 		clusterresourcebindings.NewStorage,
 		works.NewStorage,

@@ -63,7 +63,30 @@ func BindingSpec(obj *unstructured.Unstructured, p *policy.Policy, replicas int3
 		PreserveResourcesOnDeletion: spec.PreserveResourcesOnDeletion,
 	}
 	out.Replicas, out.ReplicaRequirements = replicas, req
+	out.WorkloadAffinityGroups = WorkloadAffinityGroups(obj, placement.WorkloadAffinity)
 	return out
+}
+
+// WorkloadAffinityGroups are the groups of a placement's workloadAffinity a template is
+// in, each "key=value" of its label; nil when it is in none.
+func WorkloadAffinityGroups(obj *unstructured.Unstructured, wa *federationv1alpha1.WorkloadAffinity) *federationv1alpha1.WorkloadAffinityGroups {
+	if wa == nil {
+		return nil
+	}
+	group := func(term *federationv1alpha1.WorkloadAffinityTerm) string {
+		if term == nil {
+			return ""
+		}
+		if v, ok := obj.GetLabels()[term.GroupByLabelKey]; ok {
+			return term.GroupByLabelKey + "=" + v
+		}
+		return ""
+	}
+	g := federationv1alpha1.WorkloadAffinityGroups{AffinityGroup: group(wa.Affinity), AntiAffinityGroup: group(wa.AntiAffinity)}
+	if g == (federationv1alpha1.WorkloadAffinityGroups{}) {
+		return nil
+	}
+	return &g
 }
 
 // Reference names a template in its binding.

@@ -69,6 +69,35 @@ spec: {replicas: 2, template: {spec: {containers: [{name: nginx, image: nginx}]}
 	}
 }
 
+// A template's workload affinity groups are the values of its labels the placement groups by.
+func TestWorkloadAffinityGroups(t *testing.T) {
+	tmpl := fromYAML(t, `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default, labels: {app.group: shop, ha: ""}}
+`)
+	term := func(key string) *federationv1alpha1.WorkloadAffinityTerm {
+		return &federationv1alpha1.WorkloadAffinityTerm{GroupByLabelKey: key}
+	}
+	for _, c := range []struct {
+		name string
+		wa   *federationv1alpha1.WorkloadAffinity
+		want *federationv1alpha1.WorkloadAffinityGroups
+	}{
+		{name: "no workload affinity"},
+		{name: "affinity", wa: &federationv1alpha1.WorkloadAffinity{Affinity: term("app.group")},
+			want: &federationv1alpha1.WorkloadAffinityGroups{AffinityGroup: "app.group=shop"}},
+		{name: "both, one by a label of empty value", wa: &federationv1alpha1.WorkloadAffinity{Affinity: term("app.group"), AntiAffinity: term("ha")},
+			want: &federationv1alpha1.WorkloadAffinityGroups{AffinityGroup: "app.group=shop", AntiAffinityGroup: "ha="}},
+		{name: "the template lacks the label: in no group", wa: &federationv1alpha1.WorkloadAffinity{AntiAffinity: term("tier")}},
+	} {
+		got := WorkloadAffinityGroups(tmpl, c.wa)
+		if (got == nil) != (c.want == nil) || got != nil && *got != *c.want {
+			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
+		}
+	}
+}
+
 // A binding's own labels stay when its policy changes; only the policy's labels say which.
 func TestPolicyLabels(t *testing.T) {
 	current := map[string]string{"team": "a", federationv1alpha1.LabelClusterPolicy: "everywhere"}

@@ -518,6 +518,7 @@ func (c *Controller) sync(ctx context.Context, k bindings.Key, current *view, d 
 // (docs/design.md, "Who writes what").
 func keepOthers(want, stored *federationv1alpha1.ResourceBindingSpec) {
 	want.Clusters, want.GracefulEvictionTasks, want.ReplicaMoves = stored.Clusters, stored.GracefulEvictionTasks, stored.ReplicaMoves
+	want.RescheduleTriggeredAt = stored.RescheduleTriggeredAt
 }
 
 // setGeneration records on a binding the template generation its Lazy policy was applied

@@ -72,6 +72,11 @@ type Controller struct {
 	// namespaces serialize the admission of the placements of one namespace with quotas,
 	// and their reservation in the ledger: *sync.Mutex by namespace.
 	namespaces sync.Map
+	// groups serialize the scheduling of the bindings of one workload affinity group:
+	// *sync.Mutex by namespace and group (see groups.go).
+	groups sync.Map
+	// evictions space the evictions of NoExecute taints (nil: no limit).
+	evictions *evictionQueue
 	// held are the bindings a quota holds back, scheduled again when room may have freed.
 	heldMu sync.Mutex
 	held   map[key]bool
@@ -93,21 +98,23 @@ type Quotas interface {
 }
 
 // NewController schedules the bindings of the informers on the clusters of clusters,
-// estimating their room from the members' nodes in rooms, and records events with
-// recorder.
+// estimating their room from the members' nodes in rooms, evicting at most evictionRate
+// bindings a second from clusters with NoExecute taints (0: no limit), and records events
+// with recorder.
 func NewController(fed versioned.Interface, clusters clusterinformers.ClusterInformer,
-	access *bindings.Access, rooms *noderoom.Store, quotas Quotas, recorder record.EventRecorder) (*Controller, error) {
+	access *bindings.Access, rooms *noderoom.Store, quotas Quotas, evictionRate float64, recorder record.EventRecorder) (*Controller, error) {
 	c := &Controller{
-		recorder: recorder,
-		rooms:    rooms,
-		assumed:  newAssumed(),
-		quotas:   quotas,
-		ledger:   quota.NewLedger(),
-		held:     map[key]bool{},
-		clusters: clusters.Lister(),
-		bindings: access,
-		synced:   []cache.InformerSynced{clusters.Informer().HasSynced, access.HasSynced},
-		queue:    reconciler.NewQueue[key]("scheduler"),
+		evictions: newEvictionQueue(evictionRate),
+		recorder:  recorder,
+		rooms:     rooms,
+		assumed:   newAssumed(),
+		quotas:    quotas,
+		ledger:    quota.NewLedger(),
+		held:      map[key]bool{},
+		clusters:  clusters.Lister(),
+		bindings:  access,
+		synced:    []cache.InformerSynced{clusters.Informer().HasSynced, access.HasSynced},
+		queue:     reconciler.NewQueue[key]("scheduler"),
 	}
 	enqueue := func(obj any) {
 		if m, err := meta.Accessor(obj); err == nil {
@@ -142,6 +149,7 @@ func NewController(fed versioned.Interface, clusters clusterinformers.ClusterInf
 			UpdateFunc: func(old, obj any) {
 				observe(obj)
 				enqueue(obj)
+				c.groupChanged(old, obj)
 				if o, n := old.(metav1.Object), obj.(metav1.Object); o.GetGeneration() != n.GetGeneration() {
 					release(obj)
 				}
@@ -157,6 +165,7 @@ func NewController(fed versioned.Interface, clusters clusterinformers.ClusterInf
 					c.assumed.forget(key{Namespace: m.GetNamespace(), Name: m.GetName()})
 				}
 				release(obj)
+				c.groupChanged(nil, obj)
 			},
 		}); err != nil {
 			return nil, err
@@ -255,6 +264,11 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 	now := time.Now()
 	in := Input{Placement: b.Spec.Placement, Replicas: b.Spec.Replicas, Previous: applyMoves(b.Spec.Clusters, b.Spec.ReplicaMoves),
 		PreviousAffinity: b.Status.SchedulerObservedAffinityName, Now: now, Available: nodeAvailable(c.rooms, c.assumed, b.Spec.ReplicaRequirements)}
+	fresh := afresh(b.Spec, b.Status)
+	if fresh {
+		// A WorkloadRebalancer asked: placed as if it were placed nowhere yet.
+		in.Previous, in.PreviousAffinity = nil, ""
+	}
 	for _, task := range b.Spec.GracefulEvictionTasks {
 		in.Leaving = append(in.Leaving, task.FromCluster)
 	}
@@ -263,6 +277,13 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 	}
 	if len(b.Spec.Components) > 0 {
 		in.Sets = nodeSets(c.rooms, c.assumed, b.Spec.Components)
+	}
+	if g := groupsOf(b.Spec); g != nil {
+		// Held until the binding is written: the others of its groups are read, and it is
+		// placed by them, one at a time.
+		defer c.lockGroups(k.Namespace, g)()
+		in.Groups = g
+		in.Together, in.Apart = c.groupClusters(k, g)
 	}
 	takesRoom := b.Spec.Replicas > 0 || len(b.Spec.Components) > 0
 	if takesRoom && c.unpictured(clusters, now) {
@@ -276,6 +297,16 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 	}
 	result, err := Schedule(clusters, in)
 	write := err == nil && (!apiequality.Semantic.DeepEqual(result.Clusters, b.Spec.Clusters) || len(b.Spec.ReplicaMoves) > 0)
+	if write && len(result.Evicted) > 0 {
+		if wait := c.evictions.wait(k, now); wait > 0 {
+			// Not its turn: it keeps its placement until then.
+			unlockRoom()
+			c.queue.AddAfter(k, wait)
+			return nil
+		}
+	} else {
+		c.evictions.drop(k)
+	}
 	// reserved is the ledger's entry of the binding before an admitted placement took its
 	// place there; the write failing puts it back.
 	var reserved *quota.Binding
@@ -363,14 +394,25 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 	if b.Status.SchedulerObservedGeneration != b.Meta.GetGeneration() {
 		b.Status.SchedulerObservedGeneration, changed = b.Meta.GetGeneration(), true
 	}
-	if cond.Status == metav1.ConditionTrue && changed {
-		now := metav1.Now()
-		b.Status.LastScheduledTime = &now
+	if cond.Status == metav1.ConditionTrue && (changed || fresh) {
+		at := metav1.NewTime(now)
+		if t := b.Spec.RescheduleTriggeredAt; fresh && at.Before(t) {
+			// The request is answered: lastScheduledTime is not before it.
+			at = *t
+		}
+		b.Status.LastScheduledTime, changed = &at, true
 	}
 	if !changed {
 		return nil
 	}
 	return b.UpdateStatus(ctx)
+}
+
+// afresh tells whether a binding is to be placed afresh: a WorkloadRebalancer asked for it
+// (spec.rescheduleTriggeredAt) after the binding was last placed.
+func afresh(spec *federationv1alpha1.ResourceBindingSpec, status *federationv1alpha1.ResourceBindingStatus) bool {
+	t := spec.RescheduleTriggeredAt
+	return t != nil && (status.LastScheduledTime == nil || status.LastScheduledTime.Before(t))
 }
 
 // event records an event on the template of a binding.

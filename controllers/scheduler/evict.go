@@ -19,6 +19,10 @@ package scheduler
 import (
 	"fmt"
 	"slices"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -82,4 +86,55 @@ func evictionMessage(e Eviction, tasks []federationv1alpha1.GracefulEvictionTask
 		}
 	}
 	return msg + "; its copy there is deleted"
+}
+
+// evictionQueue spaces the bindings NoExecute taints evict across the fleet: at most
+// rate a second (a burst of one), so that a failed member's workloads do not all land on
+// the others at once (fed-apiserver's --resource-eviction-rate). A binding whose turn has
+// not come keeps its placement and is scheduled again at its turn, which is kept for it.
+type evictionQueue struct {
+	limiter *rate.Limiter
+	mu      sync.Mutex
+	turns   map[key]time.Time
+}
+
+// newEvictionQueue limits evictions to perSecond; nil (no limit) for 0.
+func newEvictionQueue(perSecond float64) *evictionQueue {
+	if perSecond <= 0 {
+		return nil
+	}
+	return &evictionQueue{limiter: rate.NewLimiter(rate.Limit(perSecond), 1), turns: map[key]time.Time{}}
+}
+
+// wait is how long the eviction of k must wait from now: 0 when it may go (its turn
+// taken), else the time to its turn, which is reserved for it.
+func (q *evictionQueue) wait(k key, now time.Time) time.Duration {
+	if q == nil {
+		return 0
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if turn, ok := q.turns[k]; ok {
+		if now.Before(turn) {
+			return turn.Sub(now)
+		}
+		delete(q.turns, k)
+		return 0
+	}
+	d := q.limiter.ReserveN(now, 1).DelayFrom(now)
+	if d > 0 {
+		q.turns[k] = now.Add(d)
+	}
+	return d
+}
+
+// drop forgets the turn of a binding that has nothing to evict now (its cluster came back,
+// or it went): its next eviction waits for a turn of its own.
+func (q *evictionQueue) drop(k key) {
+	if q == nil {
+		return
+	}
+	q.mu.Lock()
+	delete(q.turns, k)
+	q.mu.Unlock()
 }

@@ -74,3 +74,33 @@ func TestEvictionTasks(t *testing.T) {
 		})
 	}
 }
+
+// At 2 a second, evictions take turns half a second apart; a turn is kept for its binding
+// and taken when it comes; one dropped is not.
+func TestEvictionQueue(t *testing.T) {
+	q := newEvictionQueue(2)
+	now := time.Unix(1000, 0)
+	a, b, c := key{Namespace: "ns", Name: "a"}, key{Namespace: "ns", Name: "b"}, key{Namespace: "ns", Name: "c"}
+	if d := q.wait(a, now); d != 0 {
+		t.Errorf("the first waits %s", d)
+	}
+	if d := q.wait(b, now); d != 500*time.Millisecond {
+		t.Errorf("the second waits %s, want 500ms", d)
+	}
+	if d := q.wait(c, now); d != time.Second {
+		t.Errorf("the third waits %s, want 1s", d)
+	}
+	if d := q.wait(b, now.Add(200*time.Millisecond)); d != 300*time.Millisecond {
+		t.Errorf("the second, asked again before its turn, waits %s, want 300ms", d)
+	}
+	if d := q.wait(b, now.Add(500*time.Millisecond)); d != 0 {
+		t.Errorf("the second at its turn waits %s", d)
+	}
+	q.drop(c)
+	if d := q.wait(c, now.Add(time.Second)); d != 500*time.Millisecond {
+		t.Errorf("the third, dropped and back at 1s, waits %s for a turn of its own, want 500ms", d)
+	}
+	if newEvictionQueue(0).wait(a, now) != 0 {
+		t.Errorf("no limit: an eviction waits")
+	}
+}

@@ -79,6 +79,14 @@ type Input struct {
 	// already): every such cluster when Duplicated, the one that can hold the most when
 	// Divided (replicas of components are not divided between clusters).
 	Sets func(*clusterv1alpha1.Cluster) int64
+	// Groups are the binding's workload affinity groups (nil: none). With an affinity
+	// group, Together are the only clusters the workload may go to: where the other
+	// workloads of its group are placed (nil: none is placed, and it goes where the
+	// placement says). With an anti-affinity group, Apart are the clusters it may not go
+	// to: where the other workloads of that group are placed.
+	Groups   *federationv1alpha1.WorkloadAffinityGroups
+	Together []string
+	Apart    []string
 }
 
 // Result is where a binding goes.
@@ -115,6 +123,11 @@ type Eviction struct {
 //     failed stays there when the primary recovers (as Karmada does), and goes on to the
 //     next groups only when its own cannot hold it. A group no longer in the policy
 //     starts from the first again.
+//   - A group with overflow groups fills itself, then each overflow group in turn (see
+//     placeOverflow).
+//   - Workload affinity narrows the candidates to where the other workloads of the
+//     binding's affinity group are placed (Input.Together), and away from where those of
+//     its anti-affinity group are (Input.Apart).
 //   - Spread constraints choose among the candidates (see spreadRuleOf); a static weight
 //     list ignores them, as the seeds say.
 //   - Duplicated gives every chosen cluster all replicas. Divided never gives a cluster more
@@ -165,7 +178,13 @@ func (s *scheduling) place(p *federationv1alpha1.Placement, previousAffinity str
 	misses := make([]string, 0, len(p.ClusterAffinities))
 	for i := first; i < len(p.ClusterAffinities); i++ {
 		term := &p.ClusterAffinities[i]
-		targets, err := s.placeIn(&term.ClusterAffinity)
+		var targets []federationv1alpha1.TargetCluster
+		var err error
+		if len(term.OverflowAffinities) > 0 {
+			targets, err = s.placeOverflow(term)
+		} else {
+			targets, err = s.placeIn(&term.ClusterAffinity)
+		}
 		if err == nil {
 			return Result{Clusters: targets, AffinityName: term.AffinityName}, nil
 		}
@@ -175,6 +194,111 @@ func (s *scheduling) place(p *federationv1alpha1.Placement, previousAffinity str
 		misses = append(misses, fmt.Sprintf("%s: %s", term.AffinityName, err))
 	}
 	return Result{}, noFit("no group of clusterAffinities can hold the workload: %s", strings.Join(misses, "; "))
+}
+
+// group is one group of clusters of a ClusterAffinityTerm with overflow groups: the term's
+// own, or one of its overflow groups, without the clusters of the groups before it.
+type group struct {
+	name     string
+	affinity *federationv1alpha1.ClusterAffinity
+}
+
+// overflowGroups are a term's own group and its overflow groups, in order, each without
+// the clusters of those before it (a cluster in several belongs to the first).
+func (s *scheduling) overflowGroups(term *federationv1alpha1.ClusterAffinityTerm) ([]group, error) {
+	groups := make([]group, 0, 1+len(term.OverflowAffinities))
+	var taken []string
+	add := func(name string, a *federationv1alpha1.ClusterAffinity) error {
+		own := a.DeepCopy()
+		own.ExcludeClusters = append(own.ExcludeClusters, taken...)
+		m, err := policy.NewAffinityMatcher(own)
+		if err != nil {
+			return invalid("%s", err)
+		}
+		for i := range s.clusters {
+			ok, err := m.Matches(s.clusters[i].cluster)
+			if err != nil {
+				return invalid("%s", err)
+			}
+			if ok {
+				taken = append(taken, s.clusters[i].cluster.Name)
+			}
+		}
+		groups = append(groups, group{name: name, affinity: own})
+		return nil
+	}
+	if err := add(term.AffinityName, &term.ClusterAffinity); err != nil {
+		return nil, err
+	}
+	for i := range term.OverflowAffinities {
+		o := &term.OverflowAffinities[i]
+		if err := add(o.AffinityName, &o.ClusterAffinity); err != nil {
+			return nil, err
+		}
+	}
+	return groups, nil
+}
+
+// placeOverflow places the workload in a term and its overflow groups. A divided
+// workload's replicas fill the term's own group to its room, then each overflow group in
+// turn, each group dividing its share as the placement says: a group gets replicas only
+// when those before it are full, so a scale-down empties the last groups first. A
+// workload without replicas to divide (or of several components, which goes whole) goes
+// to the first group that can hold it.
+func (s *scheduling) placeOverflow(term *federationv1alpha1.ClusterAffinityTerm) ([]federationv1alpha1.TargetCluster, error) {
+	groups, err := s.overflowGroups(term)
+	if err != nil {
+		return nil, err
+	}
+	var said []string
+	if !s.divided() {
+		for _, g := range groups {
+			targets, err := s.placeIn(g.affinity)
+			if !isNoFit(err) {
+				return targets, err
+			}
+			said = append(said, fmt.Sprintf("%s: %s", g.name, err))
+		}
+		return nil, noFit("no group can hold the workload: %s", strings.Join(said, "; "))
+	}
+	total := s.replicas
+	defer func() { s.replicas = total }()
+	var out []federationv1alpha1.TargetCluster
+	left := total
+	for _, g := range groups {
+		if left == 0 {
+			break
+		}
+		s.replicas = left
+		cands, err := s.candidates(g.affinity)
+		if isNoFit(err) {
+			said = append(said, fmt.Sprintf("%s: %s", g.name, err))
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		n := min(left, capacityOf(cands))
+		s.replicas = n
+		targets, err := s.placeIn(g.affinity)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, targets...)
+		left -= n
+		said = append(said, fmt.Sprintf("%s: %d", g.name, n))
+	}
+	if left > 0 {
+		return nil, noFit("%d replica(s) do not fit in the groups together (%s)", total, strings.Join(said, "; "))
+	}
+	slices.SortFunc(out, func(a, b federationv1alpha1.TargetCluster) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+// isNoFit tells whether err is an Unschedulable for want of clusters or room.
+func isNoFit(err error) bool {
+	u, ok := err.(*Unschedulable)
+	return ok && u.Reason == ReasonNoClusterFit
 }
 
 // mode is how replicas are given out.
@@ -235,6 +359,8 @@ type scheduling struct {
 	weighted bool
 	// components is true for a multi-component workload (Input.Sets).
 	components bool
+	// groups are the workload's affinity groups (Input.Groups).
+	groups federationv1alpha1.WorkloadAffinityGroups
 }
 
 // clusterState is what scheduling needs of one cluster, whatever group it is tried in.
@@ -244,6 +370,8 @@ type clusterState struct {
 	leaving    bool          // the workload is leaving it (a graceful eviction task)
 	evictedBy  *corev1.Taint // the NoExecute taint, if one evicted it
 	cordoned   bool          // an untolerated NoSchedule taint
+	away       bool          // none of the workload's affinity group is placed there
+	apart      bool          // a workload of its anti-affinity group is placed there
 	available  int64
 	sets       int64 // of a multi-component workload's components
 	staticW    int64
@@ -266,6 +394,9 @@ func newScheduling(clusters []*clusterv1alpha1.Cluster, p *federationv1alpha1.Pl
 	for _, t := range in.Previous {
 		s.previous[t.Name] += t.Replicas
 	}
+	if in.Groups != nil {
+		s.groups = *in.Groups
+	}
 	sorted := slices.Clone(clusters)
 	slices.SortFunc(sorted, func(a, b *clusterv1alpha1.Cluster) int { return strings.Compare(a.Name, b.Name) })
 	var weights []Weight
@@ -283,6 +414,8 @@ func newScheduling(clusters []*clusterv1alpha1.Cluster, p *federationv1alpha1.Pl
 			leaving:   slices.Contains(in.Leaving, c.Name),
 			evictedBy: taint,
 			cordoned:  !policy.Tolerates(c.Spec.Taints, p.ClusterTolerations, corev1.TaintEffectNoSchedule),
+			away:      in.Together != nil && !slices.Contains(in.Together, c.Name),
+			apart:     slices.Contains(in.Apart, c.Name),
 		}
 		if !next.IsZero() && (s.recheck.IsZero() || next.Before(s.recheck)) {
 			s.recheck = next
@@ -400,7 +533,7 @@ func (s *scheduling) candidates(affinity *federationv1alpha1.ClusterAffinity) ([
 		return nil, invalid("%s", err)
 	}
 	var out, backups []candidate
-	var tainted, leaving, full, unweighted []string
+	var tainted, leaving, full, unweighted, away, apart []string
 	for i := range s.clusters {
 		st := &s.clusters[i]
 		ok, err := m.Matches(st.cluster)
@@ -412,6 +545,14 @@ func (s *scheduling) candidates(affinity *federationv1alpha1.ClusterAffinity) ([
 		}
 		if st.leaving {
 			leaving = append(leaving, st.cluster.Name)
+			continue
+		}
+		if st.apart {
+			apart = append(apart, st.cluster.Name)
+			continue
+		}
+		if st.away {
+			away = append(away, st.cluster.Name)
 			continue
 		}
 		if st.evicted || st.cordoned && !st.inPrevious {
@@ -469,6 +610,12 @@ func (s *scheduling) candidates(affinity *federationv1alpha1.ClusterAffinity) ([
 	}
 	if len(leaving) > 0 {
 		why = append(why, fmt.Sprintf("the workload is being evicted from %s (a graceful eviction task, until its copies elsewhere are healthy or its grace period ends)", strings.Join(leaving, ", ")))
+	}
+	if len(apart) > 0 {
+		why = append(why, fmt.Sprintf("%s run a workload of its anti-affinity group %s", strings.Join(apart, ", "), s.groups.AntiAffinityGroup))
+	}
+	if len(away) > 0 {
+		why = append(why, fmt.Sprintf("%s run no workload of its affinity group %s", strings.Join(away, ", "), s.groups.AffinityGroup))
 	}
 	if len(full) > 0 && s.components {
 		why = append(why, fmt.Sprintf("%s have no room for the workload's components together", strings.Join(full, ", ")))

@@ -152,12 +152,18 @@ type scheduleCase struct {
 	want             string // targets, or "error: REASON"
 	affinity         string // the affinity group recorded
 	message          string // part of the Unschedulable's message
+	// together and apart are where the other workloads of its affinity group (nil: none
+	// placed) and of its anti-affinity group are.
+	together, apart []string
 }
 
 func (c *scheduleCase) run(t *testing.T) {
 	t.Helper()
 	in := Input{Placement: c.placement, Replicas: c.replicas, ResourceRequest: c.request, Previous: parseTargets(c.previous),
-		PreviousAffinity: c.previousAffinity}
+		PreviousAffinity: c.previousAffinity, Together: c.together, Apart: c.apart}
+	if c.together != nil || c.apart != nil {
+		in.Groups = &federationv1alpha1.WorkloadAffinityGroups{AffinityGroup: "app.group=shop", AntiAffinityGroup: "ha=web"}
+	}
 	got, err := Schedule(c.clusters, in)
 	var u *Unschedulable
 	switch {
@@ -573,4 +579,109 @@ func TestScheduleNoExecuteTime(t *testing.T) {
 	if !errors.As(err, &u) || u.Reason != ReasonNoClusterFit || !strings.Contains(u.Message, "being evicted from member2") || strings.Contains(u.Message, "taint") {
 		t.Fatalf("leaving the only cluster: %v", err)
 	}
+}
+
+// Overflow groups (a ClusterAffinityTerm's overflowAffinities): the term's own group is
+// filled first, then each overflow group in turn; a scale-down empties the last first.
+func TestScheduleOverflow(t *testing.T) {
+	overflow := func(rs *federationv1alpha1.ReplicaSchedulingStrategy, groups ...*federationv1alpha1.ClusterAffinity) *federationv1alpha1.Placement {
+		term := federationv1alpha1.ClusterAffinityTerm{AffinityName: "primary", ClusterAffinity: *groups[0]}
+		for i, g := range groups[1:] {
+			term.OverflowAffinities = append(term.OverflowAffinities, federationv1alpha1.OverflowClusterAffinity{AffinityName: fmt.Sprintf("overflow%d", i+1), ClusterAffinity: *g})
+		}
+		return &federationv1alpha1.Placement{ReplicaScheduling: rs, ClusterAffinities: []federationv1alpha1.ClusterAffinityTerm{term}}
+	}
+	issue := overflow(divided(), names("member1"), names("member2", "member3"))
+	for _, c := range []scheduleCase{
+		{name: "the primary group holds them all", clusters: rooms(10, 10, 10), placement: issue, replicas: 4, request: oneCPU,
+			want: "member1=4", affinity: "primary"},
+		{name: "what the primary cannot hold goes to the overflow group, divided there", clusters: rooms(4, 10, 10), placement: issue, replicas: 6, request: oneCPU,
+			want: "member1=4 member2=1 member3=1", affinity: "primary"},
+		{name: "scaled up: the primary keeps its replicas, the overflow takes the rest", clusters: rooms(0, 9, 9), placement: issue, replicas: 8, request: oneCPU,
+			previous: "member1=4 member2=1 member3=1", previousAffinity: "primary", want: "member1=4 member2=2 member3=2", affinity: "primary"},
+		{name: "scaled down: the overflow group gives its replicas back first", clusters: rooms(0, 9, 9), placement: issue, replicas: 3, request: oneCPU,
+			previous: "member1=4 member2=1 member3=1", previousAffinity: "primary", want: "member1=3", affinity: "primary"},
+		{name: "scaled down a little: the overflow keeps what the primary cannot hold", clusters: rooms(0, 9, 9), placement: issue, replicas: 5, request: oneCPU,
+			previous: "member1=4 member2=1 member3=1", previousAffinity: "primary", want: "member1=4 member2=1", affinity: "primary"},
+		{name: "no request: the primary holds any number", clusters: rooms(0, 0, 0), placement: issue, replicas: 6, want: "member1=6", affinity: "primary"},
+		{name: "the primary has no room: all to the overflow", clusters: rooms(0, 3, 3), placement: issue, replicas: 4, request: oneCPU,
+			want: "member2=2 member3=2", affinity: "primary"},
+		{name: "the primary tainted: all to the overflow", clusters: []*clusterv1alpha1.Cluster{
+			cluster("member1", "", "", "", room(9), tainted(clusterv1alpha1.TaintClusterNotReady, "", corev1.TaintEffectNoExecute)),
+			cluster("member2", "", "", "", room(9)), cluster("member3", "", "", "", room(9))},
+			placement: issue, replicas: 4, request: oneCPU, previous: "member1=4", previousAffinity: "primary", want: "member2=2 member3=2", affinity: "primary"},
+		{name: "overflow groups in order", clusters: rooms(2, 2, 10), placement: overflow(aggregated(), names("member1"), names("member2"), names("member3")),
+			replicas: 5, request: oneCPU, want: "member1=2 member2=2 member3=1", affinity: "primary"},
+		{name: "a cluster in two groups belongs to the first", clusters: rooms(2, 2, 10), placement: overflow(divided(), names("member1"), names("member1", "member2"), names("member3")),
+			replicas: 5, request: oneCPU, want: "member1=2 member2=2 member3=1", affinity: "primary"},
+		{name: "all groups together too small", clusters: rooms(2, 1, 1), placement: issue, replicas: 6, request: oneCPU,
+			want: "error: NoClusterFit", message: "6 replica(s) do not fit in the groups together (primary: 2; overflow1: 2)"},
+		{name: "a workload without replicas goes to the first group", clusters: rooms(0, 0, 0), placement: issue, want: "member1=0", affinity: "primary"},
+	} {
+		t.Run(c.name, c.run)
+	}
+}
+
+// Workload affinity: a workload goes only where the others of its affinity group are
+// placed, and never where one of its anti-affinity group is.
+func TestScheduleWorkloadAffinity(t *testing.T) {
+	one := &federationv1alpha1.Placement{ReplicaScheduling: duplicated(), SpreadConstraints: []federationv1alpha1.SpreadConstraint{spread(byClstr, 1, 1)}}
+	for _, c := range []scheduleCase{
+		{name: "anti-affinity: the first takes any cluster", clusters: rooms(10, 10, 10), placement: one, replicas: 1, apart: []string{},
+			want: "member1=1"},
+		{name: "anti-affinity: the next takes another", clusters: rooms(10, 10, 10), placement: one, replicas: 1, apart: []string{"member1"},
+			want: "member2=1"},
+		{name: "anti-affinity: every cluster taken", clusters: rooms(10, 10, 10), placement: one, replicas: 1, apart: []string{"member1", "member2", "member3"},
+			want: "error: NoClusterFit", message: "member1, member2, member3 run a workload of its anti-affinity group ha=web"},
+		{name: "anti-affinity: a placed workload moves off a cluster another of its group runs on", clusters: rooms(10, 10, 10), placement: one, replicas: 1,
+			previous: "member2=1", apart: []string{"member2"}, want: "member1=1"},
+		{name: "affinity: the first of a group goes where the placement says", clusters: rooms(10, 10, 10), placement: one, replicas: 1,
+			apart: []string{}, want: "member1=1"},
+		{name: "affinity: the next follows it", clusters: rooms(10, 10, 10), placement: one, replicas: 1, together: []string{"member3"},
+			want: "member3=1"},
+		{name: "affinity: it follows when the others move", clusters: rooms(10, 10, 10), placement: one, replicas: 1, previous: "member3=1",
+			together: []string{"member2"}, want: "member2=1"},
+		{name: "affinity: divided over the clusters of the group", clusters: rooms(10, 10, 10), placement: &federationv1alpha1.Placement{ReplicaScheduling: divided()},
+			replicas: 4, request: oneCPU, together: []string{"member1", "member3"}, want: "member1=2 member3=2"},
+		{name: "affinity: the group's cluster is tainted", clusters: []*clusterv1alpha1.Cluster{
+			cluster("member1", "", "", "", room(9), tainted(clusterv1alpha1.TaintClusterNotReady, "", corev1.TaintEffectNoExecute)),
+			cluster("member2", "", "", "", room(9))},
+			placement: one, replicas: 1, together: []string{"member1"}, want: "error: NoClusterFit",
+			message: "member1 have taints the placement does not tolerate; member2 run no workload of its affinity group app.group=shop"},
+		{name: "both", clusters: rooms(10, 10, 10), placement: &federationv1alpha1.Placement{ReplicaScheduling: divided()}, replicas: 2,
+			together: []string{"member1", "member2"}, apart: []string{"member1"}, want: "member2=2"},
+	} {
+		t.Run(c.name, c.run)
+	}
+}
+
+// A WorkloadRebalancer's request (spec.rescheduleTriggeredAt) is answered once: while it is
+// later than the binding's lastScheduledTime.
+func TestAfresh(t *testing.T) {
+	at := func(s int64) *metav1.Time { v := metav1.Unix(s, 0); return &v }
+	for _, c := range []struct {
+		name      string
+		triggered *metav1.Time
+		last      *metav1.Time
+		want      bool
+	}{
+		{name: "never asked", last: at(100)},
+		{name: "asked, never placed", triggered: at(100), want: true},
+		{name: "asked after the last placement", triggered: at(101), last: at(100), want: true},
+		{name: "answered: placed at the time asked", triggered: at(101), last: at(101)},
+		{name: "answered later", triggered: at(101), last: at(105)},
+	} {
+		spec := &federationv1alpha1.ResourceBindingSpec{RescheduleTriggeredAt: c.triggered}
+		if got := afresh(spec, &federationv1alpha1.ResourceBindingStatus{LastScheduledTime: c.last}); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+	// Placed afresh, a workload that failed over to the backup group goes back to the first.
+	groups := &federationv1alpha1.Placement{ReplicaScheduling: duplicated(), ClusterAffinities: []federationv1alpha1.ClusterAffinityTerm{
+		{AffinityName: "primary", ClusterAffinity: *names("member1")}, {AffinityName: "backup", ClusterAffinity: *names("member2")}}}
+	stays := scheduleCase{clusters: rooms(9, 9), placement: groups, replicas: 1, previous: "member2=1", previousAffinity: "backup",
+		want: "member2=1", affinity: "backup"}
+	stays.run(t)
+	fresh := scheduleCase{clusters: rooms(9, 9), placement: groups, replicas: 1, want: "member1=1", affinity: "primary"}
+	fresh.run(t)
 }

@@ -54,6 +54,10 @@ var fedKinds = map[string]fedKind{
 		statusPatch: `{"status":{"conditions":[{"type":"E2E","status":"True","reason":"Patched","message":"patched","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}`,
 		statusPath:  `{.status.conditions[?(@.type=="E2E")].reason}`, statusValue: "Patched",
 		columns: []string{"NAME", "REQUEST", "AGE"}},
+	"ClusterTaintPolicy": {resource: "clustertaintpolicies", shortName: "ctp", columns: []string{"NAME", "TAINTS", "AGE"}},
+	// The controller's result says observedGeneration 1 too.
+	"WorkloadRebalancer": {resource: "workloadrebalancers", statusPatch: `{"status":{"observedGeneration":1}}`,
+		statusPath: "{.status.observedGeneration}", statusValue: "1", columns: []string{"NAME", "WORKLOADS", "RESULTS", "AGE"}},
 	"ResourceBinding": {resource: "resourcebindings", shortName: "rb", namespaced: true,
 		statusPatch: `{"status":{"schedulerObservedGeneration":1}}`, statusPath: "{.status.schedulerObservedGeneration}", statusValue: "1",
 		columns: []string{"NAME", "SCHEDULED", "FULLYAPPLIED", "AGE"}},

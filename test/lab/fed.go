@@ -223,6 +223,27 @@ func (l *Lab) StartFedServer(ctx context.Context, name string, storageArgs ...st
 	return f, stop, nil
 }
 
+// StartFedWith starts the lab's fed-apiserver, stopped beforehand, with more flags than
+// Up gives it, and waits until the host serves its groups again. It runs so until it is
+// stopped; Up starts it with its own flags again.
+func (l *Lab) StartFedWith(ctx context.Context, extra ...string) error {
+	f := l.FedServer()
+	f.Args = append(f.Args, extra...)
+	p := l.fedProcess(f)
+	if p.alive() {
+		return fmt.Errorf("%s runs: stop it first", f.Name)
+	}
+	if err := p.start(l.opts.Detach); err != nil {
+		return err
+	}
+	return l.waitFor(ctx, f.Name+" ready", []*process{p}, func(ctx context.Context) error {
+		if err := l.fedReadyz(ctx, f); err != nil {
+			return err
+		}
+		return l.fedAvailable(ctx)
+	})
+}
+
 // FedRESTConfig returns the host admin's client configuration aimed straight at f.
 func (l *Lab) FedRESTConfig(f *FedServer) (*rest.Config, error) {
 	cfg, err := l.Host.RESTConfig()

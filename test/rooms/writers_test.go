@@ -29,19 +29,21 @@ import (
 // bindingFields are the fields of a binding's spec of docs/design.md's "Who writes what"
 // and the controller packages that may assign them. spec.clusters is the scheduler's alone;
 // the others ask it through spec.replicaMoves and spec.gracefulEvictionTasks, whose entries
-// their producers add and one consumer removes. The detector writes the spec whole, and
-// keeps these three as stored.
+// their producers add and one consumer removes; spec.rescheduleTriggeredAt is a
+// WorkloadRebalancer's request. The detector writes the spec whole, and keeps these as
+// stored.
 var bindingFields = map[string][]string{
 	"Clusters":              {"scheduler"},
 	"ReplicaMoves":          {"descheduler", "rebalancer", "scheduler"},
 	"GracefulEvictionTasks": {"scheduler", "applicationfailover", "gracefuleviction"},
+	"RescheduleTriggeredAt": {"workloadrebalancer"},
 }
 
 // writes are the writes of a kind's spec or status through its client (fed's generated
 // clientset, or the shared view of bindings) and the controller packages that may make
 // them: the receiver's type, then the method.
 var writes = map[string]map[string][]string{
-	"ClusterInterface": {"UpdateStatus": {"cluster", "credentials"}, "Update": {"cluster"}},
+	"ClusterInterface": {"UpdateStatus": {"cluster", "credentials"}, "Update": {"cluster", "clustertaint"}},
 	"WorkInterface":    {"UpdateStatus": {"workstatus"}},
 	"Binding":          {"UpdateStatus": {"scheduler", "bindingstatus"}},
 }

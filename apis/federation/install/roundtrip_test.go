@@ -62,6 +62,8 @@ func fuzzerFuncs(runtimeserializer.CodecFactory) []interface{} {
 		defaulted[*federation.ResourceInterpreterCustomization](scheme),
 		defaulted[*federation.ReplicaSchedulingPolicy](scheme),
 		defaulted[*federation.FederatedResourceQuota](scheme),
+		defaulted[*federation.ClusterTaintPolicy](scheme),
+		defaulted[*federation.WorkloadRebalancer](scheme),
 		defaulted[*federation.ResourceBinding](scheme),
 		defaulted[*federation.ClusterResourceBinding](scheme),
 		defaulted[*federation.Work](scheme),

@@ -99,6 +99,26 @@ type ClusterAffinityTerm struct {
 
 	// ClusterAffinity selects the clusters of this group.
 	ClusterAffinity `json:",inline" protobuf:"bytes,2,opt,name=clusterAffinity"`
+
+	// OverflowAffinities are further groups, in order, for the replicas of a
+	// Divided workload this group cannot hold: this group is filled to its
+	// room first, then each overflow group in turn; on a scale-down the last
+	// groups give their replicas back first. A cluster in several groups
+	// belongs to the first. A workload of several components goes whole to the
+	// first group with room for it. Requires replicaSchedulingType Divided
+	// and no spreadConstraints.
+	// +optional
+	// +listType=atomic
+	OverflowAffinities []OverflowClusterAffinity `json:"overflowAffinities,omitempty" protobuf:"bytes,3,rep,name=overflowAffinities"`
+}
+
+// OverflowClusterAffinity is one overflow group of a ClusterAffinityTerm.
+type OverflowClusterAffinity struct {
+	// AffinityName names the group; unique within the placement.
+	AffinityName string `json:"affinityName" protobuf:"bytes,1,opt,name=affinityName"`
+
+	// ClusterAffinity selects the clusters of this group.
+	ClusterAffinity `json:",inline" protobuf:"bytes,2,opt,name=clusterAffinity"`
 }
 
 // ConflictResolution says what to do when the target object already exists

@@ -153,6 +153,18 @@ type ResourceBindingSpec struct {
 	// +listType=map
 	// +listMapKey=name
 	Components []Component `json:"components,omitempty" protobuf:"bytes,15,rep,name=components"`
+
+	// WorkloadAffinityGroups are the groups of the placement's workloadAffinity
+	// the template is in, from its labels; written by fed from the template.
+	// +optional
+	WorkloadAffinityGroups *WorkloadAffinityGroups `json:"workloadAffinityGroups,omitempty" protobuf:"bytes,16,opt,name=workloadAffinityGroups"`
+
+	// RescheduleTriggeredAt asks the scheduler to place the binding afresh, as
+	// if it were placed nowhere yet (dynamic weights divided again, the first
+	// group of clusterAffinities tried first), when it is later than
+	// status.lastScheduledTime; written by fed for a WorkloadRebalancer.
+	// +optional
+	RescheduleTriggeredAt *metav1.Time `json:"rescheduleTriggeredAt,omitempty" protobuf:"bytes,17,opt,name=rescheduleTriggeredAt"`
 }
 
 // ReplicaMoveRequest asks the scheduler to move replicas off a target cluster.
@@ -404,4 +416,16 @@ type ClusterResourceBindingList struct {
 
 	// Items are the bindings.
 	Items []ClusterResourceBinding `json:"items" protobuf:"bytes,2,rep,name=items"`
+}
+
+// WorkloadAffinityGroups are a template's groups of workload affinity, each
+// "key=value" of the label that forms it; empty when the template is in none.
+type WorkloadAffinityGroups struct {
+	// AffinityGroup is the group whose clusters the template goes to.
+	// +optional
+	AffinityGroup string `json:"affinityGroup,omitempty" protobuf:"bytes,1,opt,name=affinityGroup"`
+
+	// AntiAffinityGroup is the group whose clusters the template avoids.
+	// +optional
+	AntiAffinityGroup string `json:"antiAffinityGroup,omitempty" protobuf:"bytes,2,opt,name=antiAffinityGroup"`
 }

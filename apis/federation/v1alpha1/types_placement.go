@@ -52,6 +52,38 @@ type Placement struct {
 	// replica count, as with Duplicated.
 	// +optional
 	ReplicaScheduling *ReplicaSchedulingStrategy `json:"replicaScheduling,omitempty" protobuf:"bytes,5,opt,name=replicaScheduling"`
+
+	// WorkloadAffinity places the resource by where other templates of its
+	// namespace are placed: with those of its affinity group, away from those
+	// of its anti-affinity group. A ClusterPropagationPolicy's templates group
+	// with the templates of their own namespace (or, cluster-scoped, with the
+	// other cluster-scoped ones).
+	// +optional
+	WorkloadAffinity *WorkloadAffinity `json:"workloadAffinity,omitempty" protobuf:"bytes,6,opt,name=workloadAffinity"`
+}
+
+// WorkloadAffinity groups templates by a label of theirs; both terms, when set,
+// must hold.
+type WorkloadAffinity struct {
+	// Affinity places the resource only on clusters where a template of its
+	// group is placed, and moves it when they move. The first template of a
+	// group (none of the others placed) is placed freely.
+	// +optional
+	Affinity *WorkloadAffinityTerm `json:"affinity,omitempty" protobuf:"bytes,1,opt,name=affinity"`
+
+	// AntiAffinity keeps the resource off clusters where a template of its
+	// group is placed; when every cluster has one, the resource is not
+	// scheduled and says why.
+	// +optional
+	AntiAffinity *WorkloadAffinityTerm `json:"antiAffinity,omitempty" protobuf:"bytes,2,opt,name=antiAffinity"`
+}
+
+// WorkloadAffinityTerm names the label whose value groups templates.
+type WorkloadAffinityTerm struct {
+	// GroupByLabelKey is the label key on templates: templates of one
+	// namespace with the same value of it form a group. A template without the
+	// label is in no group and placed as if the term were not there.
+	GroupByLabelKey string `json:"groupByLabelKey" protobuf:"bytes,1,opt,name=groupByLabelKey"`
 }
 
 // SpreadFieldValue is a Cluster field clusters can be grouped by.

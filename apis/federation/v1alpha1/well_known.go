@@ -115,7 +115,9 @@ const (
 	// spec (policy.Author, as JSON), recorded by fed-apiserver from the request and kept as it is
 	// by any other write: the binding controller checks what the policy makes of a template
 	// with the host as that user, who may have fed write to members only what they may
-	// create in the host themselves.
+	// create in the host themselves. On a FederatedResourceQuota likewise (its static
+	// assignments' ResourceQuotas); on a ClusterTaintPolicy, fed writes the policy's taints
+	// only while that user may update Clusters.
 	AnnotationAuthor = "federation.fedhq.io/author"
 
 	// AnnotationMultiClusterService, on a Work, names the exported service

@@ -186,6 +186,36 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
+	if err := s.AddGeneratedConversionFunc((*ClusterTaintPolicy)(nil), (*federation.ClusterTaintPolicy)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ClusterTaintPolicy_To_federation_ClusterTaintPolicy(a.(*ClusterTaintPolicy), b.(*federation.ClusterTaintPolicy), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.ClusterTaintPolicy)(nil), (*ClusterTaintPolicy)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_ClusterTaintPolicy_To_v1alpha1_ClusterTaintPolicy(a.(*federation.ClusterTaintPolicy), b.(*ClusterTaintPolicy), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ClusterTaintPolicyList)(nil), (*federation.ClusterTaintPolicyList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ClusterTaintPolicyList_To_federation_ClusterTaintPolicyList(a.(*ClusterTaintPolicyList), b.(*federation.ClusterTaintPolicyList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.ClusterTaintPolicyList)(nil), (*ClusterTaintPolicyList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_ClusterTaintPolicyList_To_v1alpha1_ClusterTaintPolicyList(a.(*federation.ClusterTaintPolicyList), b.(*ClusterTaintPolicyList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ClusterTaintPolicySpec)(nil), (*federation.ClusterTaintPolicySpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ClusterTaintPolicySpec_To_federation_ClusterTaintPolicySpec(a.(*ClusterTaintPolicySpec), b.(*federation.ClusterTaintPolicySpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.ClusterTaintPolicySpec)(nil), (*ClusterTaintPolicySpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_ClusterTaintPolicySpec_To_v1alpha1_ClusterTaintPolicySpec(a.(*federation.ClusterTaintPolicySpec), b.(*ClusterTaintPolicySpec), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddGeneratedConversionFunc((*CommandArgsOverrider)(nil), (*federation.CommandArgsOverrider)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1alpha1_CommandArgsOverrider_To_federation_CommandArgsOverrider(a.(*CommandArgsOverrider), b.(*federation.CommandArgsOverrider), scope)
 	}); err != nil {
@@ -506,6 +536,16 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
+	if err := s.AddGeneratedConversionFunc((*MatchCondition)(nil), (*federation.MatchCondition)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_MatchCondition_To_federation_MatchCondition(a.(*MatchCondition), b.(*federation.MatchCondition), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.MatchCondition)(nil), (*MatchCondition)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_MatchCondition_To_v1alpha1_MatchCondition(a.(*federation.MatchCondition), b.(*MatchCondition), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddGeneratedConversionFunc((*MultiClusterIngress)(nil), (*federation.MultiClusterIngress)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1alpha1_MultiClusterIngress_To_federation_MultiClusterIngress(a.(*MultiClusterIngress), b.(*federation.MultiClusterIngress), scope)
 	}); err != nil {
@@ -606,6 +646,26 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
+	if err := s.AddGeneratedConversionFunc((*ObservedWorkload)(nil), (*federation.ObservedWorkload)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ObservedWorkload_To_federation_ObservedWorkload(a.(*ObservedWorkload), b.(*federation.ObservedWorkload), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.ObservedWorkload)(nil), (*ObservedWorkload)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_ObservedWorkload_To_v1alpha1_ObservedWorkload(a.(*federation.ObservedWorkload), b.(*ObservedWorkload), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*OverflowClusterAffinity)(nil), (*federation.OverflowClusterAffinity)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_OverflowClusterAffinity_To_federation_OverflowClusterAffinity(a.(*OverflowClusterAffinity), b.(*federation.OverflowClusterAffinity), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.OverflowClusterAffinity)(nil), (*OverflowClusterAffinity)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_OverflowClusterAffinity_To_v1alpha1_OverflowClusterAffinity(a.(*federation.OverflowClusterAffinity), b.(*OverflowClusterAffinity), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddGeneratedConversionFunc((*OverridePolicy)(nil), (*federation.OverridePolicy)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1alpha1_OverridePolicy_To_federation_OverridePolicy(a.(*OverridePolicy), b.(*federation.OverridePolicy), scope)
 	}); err != nil {
@@ -663,6 +723,16 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}
 	if err := s.AddGeneratedConversionFunc((*federation.PlaintextOverrider)(nil), (*PlaintextOverrider)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_federation_PlaintextOverrider_To_v1alpha1_PlaintextOverrider(a.(*federation.PlaintextOverrider), b.(*PlaintextOverrider), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*PolicyTaint)(nil), (*federation.PolicyTaint)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_PolicyTaint_To_federation_PolicyTaint(a.(*PolicyTaint), b.(*federation.PolicyTaint), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.PolicyTaint)(nil), (*PolicyTaint)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_PolicyTaint_To_v1alpha1_PolicyTaint(a.(*federation.PolicyTaint), b.(*PolicyTaint), scope)
 	}); err != nil {
 		return err
 	}
@@ -1046,6 +1116,86 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
+	if err := s.AddGeneratedConversionFunc((*WorkloadAffinity)(nil), (*federation.WorkloadAffinity)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_WorkloadAffinity_To_federation_WorkloadAffinity(a.(*WorkloadAffinity), b.(*federation.WorkloadAffinity), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.WorkloadAffinity)(nil), (*WorkloadAffinity)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_WorkloadAffinity_To_v1alpha1_WorkloadAffinity(a.(*federation.WorkloadAffinity), b.(*WorkloadAffinity), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*WorkloadAffinityGroups)(nil), (*federation.WorkloadAffinityGroups)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_WorkloadAffinityGroups_To_federation_WorkloadAffinityGroups(a.(*WorkloadAffinityGroups), b.(*federation.WorkloadAffinityGroups), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.WorkloadAffinityGroups)(nil), (*WorkloadAffinityGroups)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_WorkloadAffinityGroups_To_v1alpha1_WorkloadAffinityGroups(a.(*federation.WorkloadAffinityGroups), b.(*WorkloadAffinityGroups), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*WorkloadAffinityTerm)(nil), (*federation.WorkloadAffinityTerm)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_WorkloadAffinityTerm_To_federation_WorkloadAffinityTerm(a.(*WorkloadAffinityTerm), b.(*federation.WorkloadAffinityTerm), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.WorkloadAffinityTerm)(nil), (*WorkloadAffinityTerm)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_WorkloadAffinityTerm_To_v1alpha1_WorkloadAffinityTerm(a.(*federation.WorkloadAffinityTerm), b.(*WorkloadAffinityTerm), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*WorkloadRebalancer)(nil), (*federation.WorkloadRebalancer)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_WorkloadRebalancer_To_federation_WorkloadRebalancer(a.(*WorkloadRebalancer), b.(*federation.WorkloadRebalancer), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.WorkloadRebalancer)(nil), (*WorkloadRebalancer)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_WorkloadRebalancer_To_v1alpha1_WorkloadRebalancer(a.(*federation.WorkloadRebalancer), b.(*WorkloadRebalancer), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*WorkloadRebalancerList)(nil), (*federation.WorkloadRebalancerList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_WorkloadRebalancerList_To_federation_WorkloadRebalancerList(a.(*WorkloadRebalancerList), b.(*federation.WorkloadRebalancerList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.WorkloadRebalancerList)(nil), (*WorkloadRebalancerList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_WorkloadRebalancerList_To_v1alpha1_WorkloadRebalancerList(a.(*federation.WorkloadRebalancerList), b.(*WorkloadRebalancerList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*WorkloadRebalancerSpec)(nil), (*federation.WorkloadRebalancerSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_WorkloadRebalancerSpec_To_federation_WorkloadRebalancerSpec(a.(*WorkloadRebalancerSpec), b.(*federation.WorkloadRebalancerSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.WorkloadRebalancerSpec)(nil), (*WorkloadRebalancerSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_WorkloadRebalancerSpec_To_v1alpha1_WorkloadRebalancerSpec(a.(*federation.WorkloadRebalancerSpec), b.(*WorkloadRebalancerSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*WorkloadRebalancerStatus)(nil), (*federation.WorkloadRebalancerStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_WorkloadRebalancerStatus_To_federation_WorkloadRebalancerStatus(a.(*WorkloadRebalancerStatus), b.(*federation.WorkloadRebalancerStatus), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.WorkloadRebalancerStatus)(nil), (*WorkloadRebalancerStatus)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_WorkloadRebalancerStatus_To_v1alpha1_WorkloadRebalancerStatus(a.(*federation.WorkloadRebalancerStatus), b.(*WorkloadRebalancerStatus), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*WorkloadReference)(nil), (*federation.WorkloadReference)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_WorkloadReference_To_federation_WorkloadReference(a.(*WorkloadReference), b.(*federation.WorkloadReference), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.WorkloadReference)(nil), (*WorkloadReference)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_WorkloadReference_To_v1alpha1_WorkloadReference(a.(*federation.WorkloadReference), b.(*WorkloadReference), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddGeneratedConversionFunc((*WorkloadTemplate)(nil), (*federation.WorkloadTemplate)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1alpha1_WorkloadTemplate_To_federation_WorkloadTemplate(a.(*WorkloadTemplate), b.(*federation.WorkloadTemplate), scope)
 	}); err != nil {
@@ -1397,6 +1547,74 @@ func autoConvert_federation_ClusterSelector_To_v1alpha1_ClusterSelector(in *fede
 // Convert_federation_ClusterSelector_To_v1alpha1_ClusterSelector is an autogenerated conversion function.
 func Convert_federation_ClusterSelector_To_v1alpha1_ClusterSelector(in *federation.ClusterSelector, out *ClusterSelector, s conversion.Scope) error {
 	return autoConvert_federation_ClusterSelector_To_v1alpha1_ClusterSelector(in, out, s)
+}
+
+func autoConvert_v1alpha1_ClusterTaintPolicy_To_federation_ClusterTaintPolicy(in *ClusterTaintPolicy, out *federation.ClusterTaintPolicy, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_v1alpha1_ClusterTaintPolicySpec_To_federation_ClusterTaintPolicySpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_v1alpha1_ClusterTaintPolicy_To_federation_ClusterTaintPolicy is an autogenerated conversion function.
+func Convert_v1alpha1_ClusterTaintPolicy_To_federation_ClusterTaintPolicy(in *ClusterTaintPolicy, out *federation.ClusterTaintPolicy, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ClusterTaintPolicy_To_federation_ClusterTaintPolicy(in, out, s)
+}
+
+func autoConvert_federation_ClusterTaintPolicy_To_v1alpha1_ClusterTaintPolicy(in *federation.ClusterTaintPolicy, out *ClusterTaintPolicy, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_federation_ClusterTaintPolicySpec_To_v1alpha1_ClusterTaintPolicySpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_federation_ClusterTaintPolicy_To_v1alpha1_ClusterTaintPolicy is an autogenerated conversion function.
+func Convert_federation_ClusterTaintPolicy_To_v1alpha1_ClusterTaintPolicy(in *federation.ClusterTaintPolicy, out *ClusterTaintPolicy, s conversion.Scope) error {
+	return autoConvert_federation_ClusterTaintPolicy_To_v1alpha1_ClusterTaintPolicy(in, out, s)
+}
+
+func autoConvert_v1alpha1_ClusterTaintPolicyList_To_federation_ClusterTaintPolicyList(in *ClusterTaintPolicyList, out *federation.ClusterTaintPolicyList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]federation.ClusterTaintPolicy)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_v1alpha1_ClusterTaintPolicyList_To_federation_ClusterTaintPolicyList is an autogenerated conversion function.
+func Convert_v1alpha1_ClusterTaintPolicyList_To_federation_ClusterTaintPolicyList(in *ClusterTaintPolicyList, out *federation.ClusterTaintPolicyList, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ClusterTaintPolicyList_To_federation_ClusterTaintPolicyList(in, out, s)
+}
+
+func autoConvert_federation_ClusterTaintPolicyList_To_v1alpha1_ClusterTaintPolicyList(in *federation.ClusterTaintPolicyList, out *ClusterTaintPolicyList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]ClusterTaintPolicy)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_federation_ClusterTaintPolicyList_To_v1alpha1_ClusterTaintPolicyList is an autogenerated conversion function.
+func Convert_federation_ClusterTaintPolicyList_To_v1alpha1_ClusterTaintPolicyList(in *federation.ClusterTaintPolicyList, out *ClusterTaintPolicyList, s conversion.Scope) error {
+	return autoConvert_federation_ClusterTaintPolicyList_To_v1alpha1_ClusterTaintPolicyList(in, out, s)
+}
+
+func autoConvert_v1alpha1_ClusterTaintPolicySpec_To_federation_ClusterTaintPolicySpec(in *ClusterTaintPolicySpec, out *federation.ClusterTaintPolicySpec, s conversion.Scope) error {
+	*out = *(*federation.ClusterTaintPolicySpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_ClusterTaintPolicySpec_To_federation_ClusterTaintPolicySpec is an autogenerated conversion function.
+func Convert_v1alpha1_ClusterTaintPolicySpec_To_federation_ClusterTaintPolicySpec(in *ClusterTaintPolicySpec, out *federation.ClusterTaintPolicySpec, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ClusterTaintPolicySpec_To_federation_ClusterTaintPolicySpec(in, out, s)
+}
+
+func autoConvert_federation_ClusterTaintPolicySpec_To_v1alpha1_ClusterTaintPolicySpec(in *federation.ClusterTaintPolicySpec, out *ClusterTaintPolicySpec, s conversion.Scope) error {
+	*out = *(*ClusterTaintPolicySpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_ClusterTaintPolicySpec_To_v1alpha1_ClusterTaintPolicySpec is an autogenerated conversion function.
+func Convert_federation_ClusterTaintPolicySpec_To_v1alpha1_ClusterTaintPolicySpec(in *federation.ClusterTaintPolicySpec, out *ClusterTaintPolicySpec, s conversion.Scope) error {
+	return autoConvert_federation_ClusterTaintPolicySpec_To_v1alpha1_ClusterTaintPolicySpec(in, out, s)
 }
 
 func autoConvert_v1alpha1_CommandArgsOverrider_To_federation_CommandArgsOverrider(in *CommandArgsOverrider, out *federation.CommandArgsOverrider, s conversion.Scope) error {
@@ -2077,6 +2295,26 @@ func Convert_federation_ManifestStatus_To_v1alpha1_ManifestStatus(in *federation
 	return autoConvert_federation_ManifestStatus_To_v1alpha1_ManifestStatus(in, out, s)
 }
 
+func autoConvert_v1alpha1_MatchCondition_To_federation_MatchCondition(in *MatchCondition, out *federation.MatchCondition, s conversion.Scope) error {
+	*out = *(*federation.MatchCondition)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_MatchCondition_To_federation_MatchCondition is an autogenerated conversion function.
+func Convert_v1alpha1_MatchCondition_To_federation_MatchCondition(in *MatchCondition, out *federation.MatchCondition, s conversion.Scope) error {
+	return autoConvert_v1alpha1_MatchCondition_To_federation_MatchCondition(in, out, s)
+}
+
+func autoConvert_federation_MatchCondition_To_v1alpha1_MatchCondition(in *federation.MatchCondition, out *MatchCondition, s conversion.Scope) error {
+	*out = *(*MatchCondition)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_MatchCondition_To_v1alpha1_MatchCondition is an autogenerated conversion function.
+func Convert_federation_MatchCondition_To_v1alpha1_MatchCondition(in *federation.MatchCondition, out *MatchCondition, s conversion.Scope) error {
+	return autoConvert_federation_MatchCondition_To_v1alpha1_MatchCondition(in, out, s)
+}
+
 func autoConvert_v1alpha1_MultiClusterIngress_To_federation_MultiClusterIngress(in *MultiClusterIngress, out *federation.MultiClusterIngress, s conversion.Scope) error {
 	out.ObjectMeta = in.ObjectMeta
 	if err := Convert_v1alpha1_MultiClusterIngressSpec_To_federation_MultiClusterIngressSpec(&in.Spec, &out.Spec, s); err != nil {
@@ -2305,6 +2543,46 @@ func Convert_federation_ObjectReference_To_v1alpha1_ObjectReference(in *federati
 	return autoConvert_federation_ObjectReference_To_v1alpha1_ObjectReference(in, out, s)
 }
 
+func autoConvert_v1alpha1_ObservedWorkload_To_federation_ObservedWorkload(in *ObservedWorkload, out *federation.ObservedWorkload, s conversion.Scope) error {
+	*out = *(*federation.ObservedWorkload)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_ObservedWorkload_To_federation_ObservedWorkload is an autogenerated conversion function.
+func Convert_v1alpha1_ObservedWorkload_To_federation_ObservedWorkload(in *ObservedWorkload, out *federation.ObservedWorkload, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ObservedWorkload_To_federation_ObservedWorkload(in, out, s)
+}
+
+func autoConvert_federation_ObservedWorkload_To_v1alpha1_ObservedWorkload(in *federation.ObservedWorkload, out *ObservedWorkload, s conversion.Scope) error {
+	*out = *(*ObservedWorkload)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_ObservedWorkload_To_v1alpha1_ObservedWorkload is an autogenerated conversion function.
+func Convert_federation_ObservedWorkload_To_v1alpha1_ObservedWorkload(in *federation.ObservedWorkload, out *ObservedWorkload, s conversion.Scope) error {
+	return autoConvert_federation_ObservedWorkload_To_v1alpha1_ObservedWorkload(in, out, s)
+}
+
+func autoConvert_v1alpha1_OverflowClusterAffinity_To_federation_OverflowClusterAffinity(in *OverflowClusterAffinity, out *federation.OverflowClusterAffinity, s conversion.Scope) error {
+	*out = *(*federation.OverflowClusterAffinity)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_OverflowClusterAffinity_To_federation_OverflowClusterAffinity is an autogenerated conversion function.
+func Convert_v1alpha1_OverflowClusterAffinity_To_federation_OverflowClusterAffinity(in *OverflowClusterAffinity, out *federation.OverflowClusterAffinity, s conversion.Scope) error {
+	return autoConvert_v1alpha1_OverflowClusterAffinity_To_federation_OverflowClusterAffinity(in, out, s)
+}
+
+func autoConvert_federation_OverflowClusterAffinity_To_v1alpha1_OverflowClusterAffinity(in *federation.OverflowClusterAffinity, out *OverflowClusterAffinity, s conversion.Scope) error {
+	*out = *(*OverflowClusterAffinity)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_OverflowClusterAffinity_To_v1alpha1_OverflowClusterAffinity is an autogenerated conversion function.
+func Convert_federation_OverflowClusterAffinity_To_v1alpha1_OverflowClusterAffinity(in *federation.OverflowClusterAffinity, out *OverflowClusterAffinity, s conversion.Scope) error {
+	return autoConvert_federation_OverflowClusterAffinity_To_v1alpha1_OverflowClusterAffinity(in, out, s)
+}
+
 func autoConvert_v1alpha1_OverridePolicy_To_federation_OverridePolicy(in *OverridePolicy, out *federation.OverridePolicy, s conversion.Scope) error {
 	out.ObjectMeta = in.ObjectMeta
 	if err := Convert_v1alpha1_OverrideSpec_To_federation_OverrideSpec(&in.Spec, &out.Spec, s); err != nil {
@@ -2431,6 +2709,26 @@ func autoConvert_federation_PlaintextOverrider_To_v1alpha1_PlaintextOverrider(in
 // Convert_federation_PlaintextOverrider_To_v1alpha1_PlaintextOverrider is an autogenerated conversion function.
 func Convert_federation_PlaintextOverrider_To_v1alpha1_PlaintextOverrider(in *federation.PlaintextOverrider, out *PlaintextOverrider, s conversion.Scope) error {
 	return autoConvert_federation_PlaintextOverrider_To_v1alpha1_PlaintextOverrider(in, out, s)
+}
+
+func autoConvert_v1alpha1_PolicyTaint_To_federation_PolicyTaint(in *PolicyTaint, out *federation.PolicyTaint, s conversion.Scope) error {
+	*out = *(*federation.PolicyTaint)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_PolicyTaint_To_federation_PolicyTaint is an autogenerated conversion function.
+func Convert_v1alpha1_PolicyTaint_To_federation_PolicyTaint(in *PolicyTaint, out *federation.PolicyTaint, s conversion.Scope) error {
+	return autoConvert_v1alpha1_PolicyTaint_To_federation_PolicyTaint(in, out, s)
+}
+
+func autoConvert_federation_PolicyTaint_To_v1alpha1_PolicyTaint(in *federation.PolicyTaint, out *PolicyTaint, s conversion.Scope) error {
+	*out = *(*PolicyTaint)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_PolicyTaint_To_v1alpha1_PolicyTaint is an autogenerated conversion function.
+func Convert_federation_PolicyTaint_To_v1alpha1_PolicyTaint(in *federation.PolicyTaint, out *PolicyTaint, s conversion.Scope) error {
+	return autoConvert_federation_PolicyTaint_To_v1alpha1_PolicyTaint(in, out, s)
 }
 
 func autoConvert_v1alpha1_PropagationPolicy_To_federation_PropagationPolicy(in *PropagationPolicy, out *federation.PropagationPolicy, s conversion.Scope) error {
@@ -3249,6 +3547,180 @@ func autoConvert_federation_WorkStatus_To_v1alpha1_WorkStatus(in *federation.Wor
 // Convert_federation_WorkStatus_To_v1alpha1_WorkStatus is an autogenerated conversion function.
 func Convert_federation_WorkStatus_To_v1alpha1_WorkStatus(in *federation.WorkStatus, out *WorkStatus, s conversion.Scope) error {
 	return autoConvert_federation_WorkStatus_To_v1alpha1_WorkStatus(in, out, s)
+}
+
+func autoConvert_v1alpha1_WorkloadAffinity_To_federation_WorkloadAffinity(in *WorkloadAffinity, out *federation.WorkloadAffinity, s conversion.Scope) error {
+	*out = *(*federation.WorkloadAffinity)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_WorkloadAffinity_To_federation_WorkloadAffinity is an autogenerated conversion function.
+func Convert_v1alpha1_WorkloadAffinity_To_federation_WorkloadAffinity(in *WorkloadAffinity, out *federation.WorkloadAffinity, s conversion.Scope) error {
+	return autoConvert_v1alpha1_WorkloadAffinity_To_federation_WorkloadAffinity(in, out, s)
+}
+
+func autoConvert_federation_WorkloadAffinity_To_v1alpha1_WorkloadAffinity(in *federation.WorkloadAffinity, out *WorkloadAffinity, s conversion.Scope) error {
+	*out = *(*WorkloadAffinity)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_WorkloadAffinity_To_v1alpha1_WorkloadAffinity is an autogenerated conversion function.
+func Convert_federation_WorkloadAffinity_To_v1alpha1_WorkloadAffinity(in *federation.WorkloadAffinity, out *WorkloadAffinity, s conversion.Scope) error {
+	return autoConvert_federation_WorkloadAffinity_To_v1alpha1_WorkloadAffinity(in, out, s)
+}
+
+func autoConvert_v1alpha1_WorkloadAffinityGroups_To_federation_WorkloadAffinityGroups(in *WorkloadAffinityGroups, out *federation.WorkloadAffinityGroups, s conversion.Scope) error {
+	*out = *(*federation.WorkloadAffinityGroups)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_WorkloadAffinityGroups_To_federation_WorkloadAffinityGroups is an autogenerated conversion function.
+func Convert_v1alpha1_WorkloadAffinityGroups_To_federation_WorkloadAffinityGroups(in *WorkloadAffinityGroups, out *federation.WorkloadAffinityGroups, s conversion.Scope) error {
+	return autoConvert_v1alpha1_WorkloadAffinityGroups_To_federation_WorkloadAffinityGroups(in, out, s)
+}
+
+func autoConvert_federation_WorkloadAffinityGroups_To_v1alpha1_WorkloadAffinityGroups(in *federation.WorkloadAffinityGroups, out *WorkloadAffinityGroups, s conversion.Scope) error {
+	*out = *(*WorkloadAffinityGroups)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_WorkloadAffinityGroups_To_v1alpha1_WorkloadAffinityGroups is an autogenerated conversion function.
+func Convert_federation_WorkloadAffinityGroups_To_v1alpha1_WorkloadAffinityGroups(in *federation.WorkloadAffinityGroups, out *WorkloadAffinityGroups, s conversion.Scope) error {
+	return autoConvert_federation_WorkloadAffinityGroups_To_v1alpha1_WorkloadAffinityGroups(in, out, s)
+}
+
+func autoConvert_v1alpha1_WorkloadAffinityTerm_To_federation_WorkloadAffinityTerm(in *WorkloadAffinityTerm, out *federation.WorkloadAffinityTerm, s conversion.Scope) error {
+	*out = *(*federation.WorkloadAffinityTerm)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_WorkloadAffinityTerm_To_federation_WorkloadAffinityTerm is an autogenerated conversion function.
+func Convert_v1alpha1_WorkloadAffinityTerm_To_federation_WorkloadAffinityTerm(in *WorkloadAffinityTerm, out *federation.WorkloadAffinityTerm, s conversion.Scope) error {
+	return autoConvert_v1alpha1_WorkloadAffinityTerm_To_federation_WorkloadAffinityTerm(in, out, s)
+}
+
+func autoConvert_federation_WorkloadAffinityTerm_To_v1alpha1_WorkloadAffinityTerm(in *federation.WorkloadAffinityTerm, out *WorkloadAffinityTerm, s conversion.Scope) error {
+	*out = *(*WorkloadAffinityTerm)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_WorkloadAffinityTerm_To_v1alpha1_WorkloadAffinityTerm is an autogenerated conversion function.
+func Convert_federation_WorkloadAffinityTerm_To_v1alpha1_WorkloadAffinityTerm(in *federation.WorkloadAffinityTerm, out *WorkloadAffinityTerm, s conversion.Scope) error {
+	return autoConvert_federation_WorkloadAffinityTerm_To_v1alpha1_WorkloadAffinityTerm(in, out, s)
+}
+
+func autoConvert_v1alpha1_WorkloadRebalancer_To_federation_WorkloadRebalancer(in *WorkloadRebalancer, out *federation.WorkloadRebalancer, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_v1alpha1_WorkloadRebalancerSpec_To_federation_WorkloadRebalancerSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_v1alpha1_WorkloadRebalancerStatus_To_federation_WorkloadRebalancerStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_v1alpha1_WorkloadRebalancer_To_federation_WorkloadRebalancer is an autogenerated conversion function.
+func Convert_v1alpha1_WorkloadRebalancer_To_federation_WorkloadRebalancer(in *WorkloadRebalancer, out *federation.WorkloadRebalancer, s conversion.Scope) error {
+	return autoConvert_v1alpha1_WorkloadRebalancer_To_federation_WorkloadRebalancer(in, out, s)
+}
+
+func autoConvert_federation_WorkloadRebalancer_To_v1alpha1_WorkloadRebalancer(in *federation.WorkloadRebalancer, out *WorkloadRebalancer, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_federation_WorkloadRebalancerSpec_To_v1alpha1_WorkloadRebalancerSpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	if err := Convert_federation_WorkloadRebalancerStatus_To_v1alpha1_WorkloadRebalancerStatus(&in.Status, &out.Status, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_federation_WorkloadRebalancer_To_v1alpha1_WorkloadRebalancer is an autogenerated conversion function.
+func Convert_federation_WorkloadRebalancer_To_v1alpha1_WorkloadRebalancer(in *federation.WorkloadRebalancer, out *WorkloadRebalancer, s conversion.Scope) error {
+	return autoConvert_federation_WorkloadRebalancer_To_v1alpha1_WorkloadRebalancer(in, out, s)
+}
+
+func autoConvert_v1alpha1_WorkloadRebalancerList_To_federation_WorkloadRebalancerList(in *WorkloadRebalancerList, out *federation.WorkloadRebalancerList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]federation.WorkloadRebalancer)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_v1alpha1_WorkloadRebalancerList_To_federation_WorkloadRebalancerList is an autogenerated conversion function.
+func Convert_v1alpha1_WorkloadRebalancerList_To_federation_WorkloadRebalancerList(in *WorkloadRebalancerList, out *federation.WorkloadRebalancerList, s conversion.Scope) error {
+	return autoConvert_v1alpha1_WorkloadRebalancerList_To_federation_WorkloadRebalancerList(in, out, s)
+}
+
+func autoConvert_federation_WorkloadRebalancerList_To_v1alpha1_WorkloadRebalancerList(in *federation.WorkloadRebalancerList, out *WorkloadRebalancerList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]WorkloadRebalancer)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_federation_WorkloadRebalancerList_To_v1alpha1_WorkloadRebalancerList is an autogenerated conversion function.
+func Convert_federation_WorkloadRebalancerList_To_v1alpha1_WorkloadRebalancerList(in *federation.WorkloadRebalancerList, out *WorkloadRebalancerList, s conversion.Scope) error {
+	return autoConvert_federation_WorkloadRebalancerList_To_v1alpha1_WorkloadRebalancerList(in, out, s)
+}
+
+func autoConvert_v1alpha1_WorkloadRebalancerSpec_To_federation_WorkloadRebalancerSpec(in *WorkloadRebalancerSpec, out *federation.WorkloadRebalancerSpec, s conversion.Scope) error {
+	*out = *(*federation.WorkloadRebalancerSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_WorkloadRebalancerSpec_To_federation_WorkloadRebalancerSpec is an autogenerated conversion function.
+func Convert_v1alpha1_WorkloadRebalancerSpec_To_federation_WorkloadRebalancerSpec(in *WorkloadRebalancerSpec, out *federation.WorkloadRebalancerSpec, s conversion.Scope) error {
+	return autoConvert_v1alpha1_WorkloadRebalancerSpec_To_federation_WorkloadRebalancerSpec(in, out, s)
+}
+
+func autoConvert_federation_WorkloadRebalancerSpec_To_v1alpha1_WorkloadRebalancerSpec(in *federation.WorkloadRebalancerSpec, out *WorkloadRebalancerSpec, s conversion.Scope) error {
+	*out = *(*WorkloadRebalancerSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_WorkloadRebalancerSpec_To_v1alpha1_WorkloadRebalancerSpec is an autogenerated conversion function.
+func Convert_federation_WorkloadRebalancerSpec_To_v1alpha1_WorkloadRebalancerSpec(in *federation.WorkloadRebalancerSpec, out *WorkloadRebalancerSpec, s conversion.Scope) error {
+	return autoConvert_federation_WorkloadRebalancerSpec_To_v1alpha1_WorkloadRebalancerSpec(in, out, s)
+}
+
+func autoConvert_v1alpha1_WorkloadRebalancerStatus_To_federation_WorkloadRebalancerStatus(in *WorkloadRebalancerStatus, out *federation.WorkloadRebalancerStatus, s conversion.Scope) error {
+	*out = *(*federation.WorkloadRebalancerStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_WorkloadRebalancerStatus_To_federation_WorkloadRebalancerStatus is an autogenerated conversion function.
+func Convert_v1alpha1_WorkloadRebalancerStatus_To_federation_WorkloadRebalancerStatus(in *WorkloadRebalancerStatus, out *federation.WorkloadRebalancerStatus, s conversion.Scope) error {
+	return autoConvert_v1alpha1_WorkloadRebalancerStatus_To_federation_WorkloadRebalancerStatus(in, out, s)
+}
+
+func autoConvert_federation_WorkloadRebalancerStatus_To_v1alpha1_WorkloadRebalancerStatus(in *federation.WorkloadRebalancerStatus, out *WorkloadRebalancerStatus, s conversion.Scope) error {
+	*out = *(*WorkloadRebalancerStatus)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_WorkloadRebalancerStatus_To_v1alpha1_WorkloadRebalancerStatus is an autogenerated conversion function.
+func Convert_federation_WorkloadRebalancerStatus_To_v1alpha1_WorkloadRebalancerStatus(in *federation.WorkloadRebalancerStatus, out *WorkloadRebalancerStatus, s conversion.Scope) error {
+	return autoConvert_federation_WorkloadRebalancerStatus_To_v1alpha1_WorkloadRebalancerStatus(in, out, s)
+}
+
+func autoConvert_v1alpha1_WorkloadReference_To_federation_WorkloadReference(in *WorkloadReference, out *federation.WorkloadReference, s conversion.Scope) error {
+	*out = *(*federation.WorkloadReference)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_WorkloadReference_To_federation_WorkloadReference is an autogenerated conversion function.
+func Convert_v1alpha1_WorkloadReference_To_federation_WorkloadReference(in *WorkloadReference, out *federation.WorkloadReference, s conversion.Scope) error {
+	return autoConvert_v1alpha1_WorkloadReference_To_federation_WorkloadReference(in, out, s)
+}
+
+func autoConvert_federation_WorkloadReference_To_v1alpha1_WorkloadReference(in *federation.WorkloadReference, out *WorkloadReference, s conversion.Scope) error {
+	*out = *(*WorkloadReference)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_WorkloadReference_To_v1alpha1_WorkloadReference is an autogenerated conversion function.
+func Convert_federation_WorkloadReference_To_v1alpha1_WorkloadReference(in *federation.WorkloadReference, out *WorkloadReference, s conversion.Scope) error {
+	return autoConvert_federation_WorkloadReference_To_v1alpha1_WorkloadReference(in, out, s)
 }
 
 func autoConvert_v1alpha1_WorkloadTemplate_To_federation_WorkloadTemplate(in *WorkloadTemplate, out *federation.WorkloadTemplate, s conversion.Scope) error {

@@ -97,6 +97,21 @@ func (in ClusterSelector) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ClusterTaintPolicy) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.ClusterTaintPolicy"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ClusterTaintPolicyList) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.ClusterTaintPolicyList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ClusterTaintPolicySpec) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.ClusterTaintPolicySpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in CommandArgsOverrider) OpenAPIModelName() string {
 	return "com.github.fedhq.fed.apis.federation.v1alpha1.CommandArgsOverrider"
 }
@@ -257,6 +272,11 @@ func (in ManifestStatus) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in MatchCondition) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.MatchCondition"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in MultiClusterIngress) OpenAPIModelName() string {
 	return "com.github.fedhq.fed.apis.federation.v1alpha1.MultiClusterIngress"
 }
@@ -307,6 +327,16 @@ func (in ObjectReference) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ObservedWorkload) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.ObservedWorkload"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in OverflowClusterAffinity) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.OverflowClusterAffinity"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in OverridePolicy) OpenAPIModelName() string {
 	return "com.github.fedhq.fed.apis.federation.v1alpha1.OverridePolicy"
 }
@@ -334,6 +364,11 @@ func (in Placement) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in PlaintextOverrider) OpenAPIModelName() string {
 	return "com.github.fedhq.fed.apis.federation.v1alpha1.PlaintextOverrider"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in PolicyTaint) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.PolicyTaint"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
@@ -524,6 +559,46 @@ func (in WorkSpec) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in WorkStatus) OpenAPIModelName() string {
 	return "com.github.fedhq.fed.apis.federation.v1alpha1.WorkStatus"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in WorkloadAffinity) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.WorkloadAffinity"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in WorkloadAffinityGroups) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.WorkloadAffinityGroups"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in WorkloadAffinityTerm) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.WorkloadAffinityTerm"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in WorkloadRebalancer) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.WorkloadRebalancer"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in WorkloadRebalancerList) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.WorkloadRebalancerList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in WorkloadRebalancerSpec) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.WorkloadRebalancerSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in WorkloadRebalancerStatus) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.WorkloadRebalancerStatus"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in WorkloadReference) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.WorkloadReference"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.

@@ -85,6 +85,8 @@ func TestSeedExamples(t *testing.T) {
 		case *federation.FederatedResourceQuota:
 			errs = append(validation.ValidateFederatedResourceQuota(o),
 				validation.ValidateFederatedResourceQuotaStatus(&o.Status, field.NewPath("status"))...)
+		case *federation.ClusterTaintPolicy:
+			errs = validation.ValidateClusterTaintPolicy(o)
 		case *federation.ResourceBinding:
 			errs = validation.ValidateResourceBinding(o)
 		case *federation.Work:

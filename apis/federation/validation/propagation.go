@@ -101,6 +101,46 @@ func ValidatePlacement(p *federation.Placement, fldPath *field.Path) field.Error
 		}
 		names.Insert(term.AffinityName)
 		allErrs = append(allErrs, ValidateClusterAffinity(&term.ClusterAffinity, idxPath)...)
+		for j := range term.OverflowAffinities {
+			o, oPath := &term.OverflowAffinities[j], idxPath.Child("overflowAffinities").Index(j)
+			switch {
+			case o.AffinityName == "":
+				allErrs = append(allErrs, field.Required(oPath.Child("affinityName"), ""))
+			case names.Has(o.AffinityName):
+				allErrs = append(allErrs, field.Duplicate(oPath.Child("affinityName"), o.AffinityName))
+			}
+			names.Insert(o.AffinityName)
+			allErrs = append(allErrs, ValidateClusterAffinity(&o.ClusterAffinity, oPath)...)
+		}
+		if len(term.OverflowAffinities) > 0 {
+			// Overflow fills groups with replicas in turn: duplicated replicas fill
+			// nothing, and a spread would choose clusters across the groups.
+			if rs := p.ReplicaScheduling; rs == nil || rs.ReplicaSchedulingType != federation.ReplicaSchedulingTypeDivided {
+				allErrs = append(allErrs, field.Forbidden(idxPath.Child("overflowAffinities"),
+					"overflow groups take the replicas the first group cannot hold: set replicaScheduling.replicaSchedulingType to Divided"))
+			}
+			if len(p.SpreadConstraints) > 0 {
+				allErrs = append(allErrs, field.Forbidden(idxPath.Child("overflowAffinities"), "cannot be set together with spreadConstraints"))
+			}
+		}
+	}
+	if wa := p.WorkloadAffinity; wa != nil {
+		waPath := fldPath.Child("workloadAffinity")
+		for _, t := range []struct {
+			name string
+			term *federation.WorkloadAffinityTerm
+		}{{"affinity", wa.Affinity}, {"antiAffinity", wa.AntiAffinity}} {
+			term := t.term
+			if term == nil {
+				continue
+			}
+			keyPath := waPath.Child(t.name, "groupByLabelKey")
+			if term.GroupByLabelKey == "" {
+				allErrs = append(allErrs, field.Required(keyPath, "the label key whose value groups templates"))
+				continue
+			}
+			allErrs = append(allErrs, metav1validation.ValidateLabelName(term.GroupByLabelKey, keyPath)...)
+		}
 	}
 	for i := range p.ClusterTolerations {
 		allErrs = append(allErrs, validateClusterToleration(&p.ClusterTolerations[i], fldPath.Child("clusterTolerations").Index(i))...)

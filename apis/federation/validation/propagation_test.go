@@ -108,6 +108,38 @@ func TestValidatePropagationPolicy(t *testing.T) {
 			"FieldValueNotSupported spec.placement.clusterAffinities[2].fieldSelector.matchExpressions[1].operator",
 			"FieldValueForbidden spec.placement.clusterAffinities[2].fieldSelector.matchExpressions[2].values",
 		}},
+		{name: "overflow groups", mutate: func(p *federation.PropagationPolicy) {
+			p.Spec.Placement.ClusterAffinity = nil
+			p.Spec.Placement.ReplicaScheduling = nil
+			p.Spec.Placement.SpreadConstraints = []federation.SpreadConstraint{{SpreadByField: federation.SpreadByFieldCluster, MaxGroups: 1}}
+			p.Spec.Placement.ClusterAffinities = []federation.ClusterAffinityTerm{{AffinityName: "primary",
+				OverflowAffinities: []federation.OverflowClusterAffinity{{AffinityName: "primary"}, {ClusterAffinity: federation.ClusterAffinity{ExcludeClusters: []string{"Bad_Name"}}}}}}
+		}, want: []string{
+			"FieldValueDuplicate spec.placement.clusterAffinities[0].overflowAffinities[0].affinityName",
+			"FieldValueRequired spec.placement.clusterAffinities[0].overflowAffinities[1].affinityName",
+			"FieldValueInvalid spec.placement.clusterAffinities[0].overflowAffinities[1].exclude[0]",
+			"FieldValueForbidden spec.placement.clusterAffinities[0].overflowAffinities",
+			"FieldValueForbidden spec.placement.clusterAffinities[0].overflowAffinities",
+		}},
+		{name: "overflow groups of a divided workload", mutate: func(p *federation.PropagationPolicy) {
+			p.Spec.Placement.ClusterAffinity, p.Spec.Placement.SpreadConstraints = nil, nil
+			p.Spec.Placement.ReplicaScheduling = &federation.ReplicaSchedulingStrategy{ReplicaSchedulingType: federation.ReplicaSchedulingTypeDivided,
+				ReplicaDivisionPreference: federation.ReplicaDivisionPreferenceWeighted}
+			p.Spec.Placement.ClusterAffinities = []federation.ClusterAffinityTerm{{AffinityName: "primary",
+				ClusterAffinity:    federation.ClusterAffinity{ClusterNames: []string{"member1"}},
+				OverflowAffinities: []federation.OverflowClusterAffinity{{AffinityName: "overflow", ClusterAffinity: federation.ClusterAffinity{ClusterNames: []string{"member2", "member3"}}}}}}
+		}},
+		{name: "workload affinity", mutate: func(p *federation.PropagationPolicy) {
+			p.Spec.Placement.WorkloadAffinity = &federation.WorkloadAffinity{Affinity: &federation.WorkloadAffinityTerm{},
+				AntiAffinity: &federation.WorkloadAffinityTerm{GroupByLabelKey: "not a key"}}
+		}, want: []string{
+			"FieldValueRequired spec.placement.workloadAffinity.affinity.groupByLabelKey",
+			"FieldValueInvalid spec.placement.workloadAffinity.antiAffinity.groupByLabelKey",
+		}},
+		{name: "workload affinity and anti-affinity", mutate: func(p *federation.PropagationPolicy) {
+			p.Spec.Placement.WorkloadAffinity = &federation.WorkloadAffinity{Affinity: &federation.WorkloadAffinityTerm{GroupByLabelKey: "app.group"},
+				AntiAffinity: &federation.WorkloadAffinityTerm{GroupByLabelKey: "example.com/ha-group"}}
+		}},
 		{name: "bad tolerations", mutate: func(p *federation.PropagationPolicy) {
 			p.Spec.Placement.ClusterTolerations = []corev1.Toleration{
 				{Key: "", Operator: corev1.TolerationOpEqual, Value: "x"},

@@ -78,6 +78,10 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationfederationv1alpha1.ClusterResourceBindingApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("ClusterSelector"):
 		return &applyconfigurationfederationv1alpha1.ClusterSelectorApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("ClusterTaintPolicy"):
+		return &applyconfigurationfederationv1alpha1.ClusterTaintPolicyApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("ClusterTaintPolicySpec"):
+		return &applyconfigurationfederationv1alpha1.ClusterTaintPolicySpecApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("CommandArgsOverrider"):
 		return &applyconfigurationfederationv1alpha1.CommandArgsOverriderApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("Component"):
@@ -136,6 +140,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationfederationv1alpha1.LuaScriptApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("ManifestStatus"):
 		return &applyconfigurationfederationv1alpha1.ManifestStatusApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("MatchCondition"):
+		return &applyconfigurationfederationv1alpha1.MatchConditionApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("MultiClusterIngress"):
 		return &applyconfigurationfederationv1alpha1.MultiClusterIngressApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("MultiClusterIngressSpec"):
@@ -152,6 +158,10 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationfederationv1alpha1.NodeClaimApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("ObjectReference"):
 		return &applyconfigurationfederationv1alpha1.ObjectReferenceApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("ObservedWorkload"):
+		return &applyconfigurationfederationv1alpha1.ObservedWorkloadApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("OverflowClusterAffinity"):
+		return &applyconfigurationfederationv1alpha1.OverflowClusterAffinityApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("OverridePolicy"):
 		return &applyconfigurationfederationv1alpha1.OverridePolicyApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("Overriders"):
@@ -162,6 +172,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationfederationv1alpha1.PlacementApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("PlaintextOverrider"):
 		return &applyconfigurationfederationv1alpha1.PlaintextOverriderApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("PolicyTaint"):
+		return &applyconfigurationfederationv1alpha1.PolicyTaintApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("PropagationPolicy"):
 		return &applyconfigurationfederationv1alpha1.PropagationPolicyApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("PropagationSpec"):
@@ -224,6 +236,20 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationfederationv1alpha1.TargetClusterApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("Work"):
 		return &applyconfigurationfederationv1alpha1.WorkApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("WorkloadAffinity"):
+		return &applyconfigurationfederationv1alpha1.WorkloadAffinityApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("WorkloadAffinityGroups"):
+		return &applyconfigurationfederationv1alpha1.WorkloadAffinityGroupsApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("WorkloadAffinityTerm"):
+		return &applyconfigurationfederationv1alpha1.WorkloadAffinityTermApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("WorkloadRebalancer"):
+		return &applyconfigurationfederationv1alpha1.WorkloadRebalancerApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("WorkloadRebalancerSpec"):
+		return &applyconfigurationfederationv1alpha1.WorkloadRebalancerSpecApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("WorkloadRebalancerStatus"):
+		return &applyconfigurationfederationv1alpha1.WorkloadRebalancerStatusApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("WorkloadReference"):
+		return &applyconfigurationfederationv1alpha1.WorkloadReferenceApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("WorkloadTemplate"):
 		return &applyconfigurationfederationv1alpha1.WorkloadTemplateApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("WorkSpec"):

@@ -66,6 +66,9 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		federationv1alpha1.ClusterResourceBinding{}.OpenAPIModelName():               schema_fed_apis_federation_v1alpha1_ClusterResourceBinding(ref),
 		federationv1alpha1.ClusterResourceBindingList{}.OpenAPIModelName():           schema_fed_apis_federation_v1alpha1_ClusterResourceBindingList(ref),
 		federationv1alpha1.ClusterSelector{}.OpenAPIModelName():                      schema_fed_apis_federation_v1alpha1_ClusterSelector(ref),
+		federationv1alpha1.ClusterTaintPolicy{}.OpenAPIModelName():                   schema_fed_apis_federation_v1alpha1_ClusterTaintPolicy(ref),
+		federationv1alpha1.ClusterTaintPolicyList{}.OpenAPIModelName():               schema_fed_apis_federation_v1alpha1_ClusterTaintPolicyList(ref),
+		federationv1alpha1.ClusterTaintPolicySpec{}.OpenAPIModelName():               schema_fed_apis_federation_v1alpha1_ClusterTaintPolicySpec(ref),
 		federationv1alpha1.CommandArgsOverrider{}.OpenAPIModelName():                 schema_fed_apis_federation_v1alpha1_CommandArgsOverrider(ref),
 		federationv1alpha1.Component{}.OpenAPIModelName():                            schema_fed_apis_federation_v1alpha1_Component(ref),
 		federationv1alpha1.CronFederatedHPA{}.OpenAPIModelName():                     schema_fed_apis_federation_v1alpha1_CronFederatedHPA(ref),
@@ -98,6 +101,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		federationv1alpha1.LabelAnnotationOverrider{}.OpenAPIModelName():             schema_fed_apis_federation_v1alpha1_LabelAnnotationOverrider(ref),
 		federationv1alpha1.LuaScript{}.OpenAPIModelName():                            schema_fed_apis_federation_v1alpha1_LuaScript(ref),
 		federationv1alpha1.ManifestStatus{}.OpenAPIModelName():                       schema_fed_apis_federation_v1alpha1_ManifestStatus(ref),
+		federationv1alpha1.MatchCondition{}.OpenAPIModelName():                       schema_fed_apis_federation_v1alpha1_MatchCondition(ref),
 		federationv1alpha1.MultiClusterIngress{}.OpenAPIModelName():                  schema_fed_apis_federation_v1alpha1_MultiClusterIngress(ref),
 		federationv1alpha1.MultiClusterIngressList{}.OpenAPIModelName():              schema_fed_apis_federation_v1alpha1_MultiClusterIngressList(ref),
 		federationv1alpha1.MultiClusterIngressSpec{}.OpenAPIModelName():              schema_fed_apis_federation_v1alpha1_MultiClusterIngressSpec(ref),
@@ -108,12 +112,15 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		federationv1alpha1.MultiClusterServiceStatus{}.OpenAPIModelName():            schema_fed_apis_federation_v1alpha1_MultiClusterServiceStatus(ref),
 		federationv1alpha1.NodeClaim{}.OpenAPIModelName():                            schema_fed_apis_federation_v1alpha1_NodeClaim(ref),
 		federationv1alpha1.ObjectReference{}.OpenAPIModelName():                      schema_fed_apis_federation_v1alpha1_ObjectReference(ref),
+		federationv1alpha1.ObservedWorkload{}.OpenAPIModelName():                     schema_fed_apis_federation_v1alpha1_ObservedWorkload(ref),
+		federationv1alpha1.OverflowClusterAffinity{}.OpenAPIModelName():              schema_fed_apis_federation_v1alpha1_OverflowClusterAffinity(ref),
 		federationv1alpha1.OverridePolicy{}.OpenAPIModelName():                       schema_fed_apis_federation_v1alpha1_OverridePolicy(ref),
 		federationv1alpha1.OverridePolicyList{}.OpenAPIModelName():                   schema_fed_apis_federation_v1alpha1_OverridePolicyList(ref),
 		federationv1alpha1.OverrideSpec{}.OpenAPIModelName():                         schema_fed_apis_federation_v1alpha1_OverrideSpec(ref),
 		federationv1alpha1.Overriders{}.OpenAPIModelName():                           schema_fed_apis_federation_v1alpha1_Overriders(ref),
 		federationv1alpha1.Placement{}.OpenAPIModelName():                            schema_fed_apis_federation_v1alpha1_Placement(ref),
 		federationv1alpha1.PlaintextOverrider{}.OpenAPIModelName():                   schema_fed_apis_federation_v1alpha1_PlaintextOverrider(ref),
+		federationv1alpha1.PolicyTaint{}.OpenAPIModelName():                          schema_fed_apis_federation_v1alpha1_PolicyTaint(ref),
 		federationv1alpha1.PropagationPolicy{}.OpenAPIModelName():                    schema_fed_apis_federation_v1alpha1_PropagationPolicy(ref),
 		federationv1alpha1.PropagationPolicyList{}.OpenAPIModelName():                schema_fed_apis_federation_v1alpha1_PropagationPolicyList(ref),
 		federationv1alpha1.PropagationSpec{}.OpenAPIModelName():                      schema_fed_apis_federation_v1alpha1_PropagationSpec(ref),
@@ -152,6 +159,14 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		federationv1alpha1.WorkList{}.OpenAPIModelName():                             schema_fed_apis_federation_v1alpha1_WorkList(ref),
 		federationv1alpha1.WorkSpec{}.OpenAPIModelName():                             schema_fed_apis_federation_v1alpha1_WorkSpec(ref),
 		federationv1alpha1.WorkStatus{}.OpenAPIModelName():                           schema_fed_apis_federation_v1alpha1_WorkStatus(ref),
+		federationv1alpha1.WorkloadAffinity{}.OpenAPIModelName():                     schema_fed_apis_federation_v1alpha1_WorkloadAffinity(ref),
+		federationv1alpha1.WorkloadAffinityGroups{}.OpenAPIModelName():               schema_fed_apis_federation_v1alpha1_WorkloadAffinityGroups(ref),
+		federationv1alpha1.WorkloadAffinityTerm{}.OpenAPIModelName():                 schema_fed_apis_federation_v1alpha1_WorkloadAffinityTerm(ref),
+		federationv1alpha1.WorkloadRebalancer{}.OpenAPIModelName():                   schema_fed_apis_federation_v1alpha1_WorkloadRebalancer(ref),
+		federationv1alpha1.WorkloadRebalancerList{}.OpenAPIModelName():               schema_fed_apis_federation_v1alpha1_WorkloadRebalancerList(ref),
+		federationv1alpha1.WorkloadRebalancerSpec{}.OpenAPIModelName():               schema_fed_apis_federation_v1alpha1_WorkloadRebalancerSpec(ref),
+		federationv1alpha1.WorkloadRebalancerStatus{}.OpenAPIModelName():             schema_fed_apis_federation_v1alpha1_WorkloadRebalancerStatus(ref),
+		federationv1alpha1.WorkloadReference{}.OpenAPIModelName():                    schema_fed_apis_federation_v1alpha1_WorkloadReference(ref),
 		federationv1alpha1.WorkloadTemplate{}.OpenAPIModelName():                     schema_fed_apis_federation_v1alpha1_WorkloadTemplate(ref),
 		federationv1alpha1.YAMLPatchOperation{}.OpenAPIModelName():                   schema_fed_apis_federation_v1alpha1_YAMLPatchOperation(ref),
 		searchv1alpha1.CacheStatus{}.OpenAPIModelName():                              schema_fed_apis_search_v1alpha1_CacheStatus(ref),
@@ -1327,12 +1342,30 @@ func schema_fed_apis_federation_v1alpha1_ClusterAffinityTerm(ref common.Referenc
 							},
 						},
 					},
+					"overflowAffinities": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "OverflowAffinities are further groups, in order, for the replicas of a Divided workload this group cannot hold: this group is filled to its room first, then each overflow group in turn; on a scale-down the last groups give their replicas back first. A cluster in several groups belongs to the first. A workload of several components goes whole to the first group with room for it. Requires replicaSchedulingType Divided and no spreadConstraints.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(federationv1alpha1.OverflowClusterAffinity{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
 				},
 				Required: []string{"affinityName"},
 			},
 		},
 		Dependencies: []string{
-			federationv1alpha1.FieldSelector{}.OpenAPIModelName(), metav1.LabelSelector{}.OpenAPIModelName()},
+			federationv1alpha1.FieldSelector{}.OpenAPIModelName(), federationv1alpha1.OverflowClusterAffinity{}.OpenAPIModelName(), metav1.LabelSelector{}.OpenAPIModelName()},
 	}
 }
 
@@ -1765,6 +1798,176 @@ func schema_fed_apis_federation_v1alpha1_ClusterSelector(ref common.ReferenceCal
 				Required: []string{"name"},
 			},
 		},
+	}
+}
+
+func schema_fed_apis_federation_v1alpha1_ClusterTaintPolicy(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ClusterTaintPolicy taints member clusters from their status conditions: when every addOnCondition holds for a target cluster, fed adds the policy's taints to it; when every removeOnCondition holds, fed removes them. The additions are looked at before the removals, and the policies in the order they were made. Taints are never removed because a policy is deleted or no longer selects a cluster. fed writes the taints only while the policy's author may update Clusters.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Standard object metadata.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(metav1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Spec says which clusters, when to add the taints, when to remove them, and the taints.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(federationv1alpha1.ClusterTaintPolicySpec{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"spec"},
+			},
+		},
+		Dependencies: []string{
+			federationv1alpha1.ClusterTaintPolicySpec{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_fed_apis_federation_v1alpha1_ClusterTaintPolicyList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ClusterTaintPolicyList is a list of ClusterTaintPolicies.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Standard list metadata.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(metav1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Items are the ClusterTaintPolicies.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(federationv1alpha1.ClusterTaintPolicy{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			federationv1alpha1.ClusterTaintPolicy{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_fed_apis_federation_v1alpha1_ClusterTaintPolicySpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ClusterTaintPolicySpec says which clusters, when to add the taints, when to remove them, and the taints.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"targetClusters": {
+						SchemaProps: spec.SchemaProps{
+							Description: "TargetClusters selects the clusters the policy looks at; without it, every cluster. A cluster it no longer selects keeps its taints as they are.",
+							Ref:         ref(federationv1alpha1.ClusterAffinity{}.OpenAPIModelName()),
+						},
+					},
+					"addOnConditions": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "AddOnConditions add the taints to a cluster when all of them hold. Empty: the policy adds no taint.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(federationv1alpha1.MatchCondition{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"removeOnConditions": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "RemoveOnConditions remove the taints from a cluster when all of them hold. Empty: the policy removes no taint.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(federationv1alpha1.MatchCondition{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"taints": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Taints are the taints added and removed, each by key and effect. A NoExecute taint takes workloads that do not tolerate it from the cluster, as a failed cluster's does. At least one.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(federationv1alpha1.PolicyTaint{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"taints"},
+			},
+		},
+		Dependencies: []string{
+			federationv1alpha1.ClusterAffinity{}.OpenAPIModelName(), federationv1alpha1.MatchCondition{}.OpenAPIModelName(), federationv1alpha1.PolicyTaint{}.OpenAPIModelName()},
 	}
 }
 
@@ -3297,6 +3500,56 @@ func schema_fed_apis_federation_v1alpha1_ManifestStatus(ref common.ReferenceCall
 	}
 }
 
+func schema_fed_apis_federation_v1alpha1_MatchCondition(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "MatchCondition matches a condition of a Cluster's status by its status. A cluster without a condition of the type matches neither In nor NotIn.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"conditionType": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ConditionType is the type of the Cluster's condition (Ready, or one anybody writes into the Cluster's status).",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"operator": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Operator is In (the condition's status is one of statusValues) or NotIn (it is none of them).\n\nPossible enum values:\n - `\"In\"` matches a status among the values.\n - `\"NotIn\"` matches a status not among the values.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+							Enum:        []interface{}{"In", "NotIn"},
+						},
+					},
+					"statusValues": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "StatusValues are condition statuses: True, False or Unknown.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"conditionType", "operator", "statusValues"},
+			},
+		},
+	}
+}
+
 func schema_fed_apis_federation_v1alpha1_MultiClusterIngress(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -3854,6 +4107,125 @@ func schema_fed_apis_federation_v1alpha1_ObjectReference(ref common.ReferenceCal
 	}
 }
 
+func schema_fed_apis_federation_v1alpha1_ObservedWorkload(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ObservedWorkload is one workload's result.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"workload": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Workload is the template.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(federationv1alpha1.WorkloadReference{}.OpenAPIModelName()),
+						},
+					},
+					"result": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Result is Successful (the scheduler placed it afresh) or Failed; empty while fed waits for the scheduler.\n\nPossible enum values:\n - `\"Failed\"` : it could not (Reason says why).\n - `\"Successful\"` : the scheduler placed the workload afresh.",
+							Type:        []string{"string"},
+							Format:      "",
+							Enum:        []interface{}{"Failed", "Successful"},
+						},
+					},
+					"reason": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Reason says why it failed: ReferencedBindingNotFound (no template of that name is propagated), AuthorRefused (the rebalancer's author may not update the template), or the reason the scheduler gave (NoClusterFit...).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Message says more.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"workload"},
+			},
+		},
+		Dependencies: []string{
+			federationv1alpha1.WorkloadReference{}.OpenAPIModelName()},
+	}
+}
+
+func schema_fed_apis_federation_v1alpha1_OverflowClusterAffinity(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "OverflowClusterAffinity is one overflow group of a ClusterAffinityTerm.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"affinityName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "AffinityName names the group; unique within the placement.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"labelSelector": {
+						SchemaProps: spec.SchemaProps{
+							Description: "LabelSelector selects clusters by the labels of their Cluster objects.",
+							Ref:         ref(metav1.LabelSelector{}.OpenAPIModelName()),
+						},
+					},
+					"fieldSelector": {
+						SchemaProps: spec.SchemaProps{
+							Description: "FieldSelector selects clusters by the provider, region and zone in their Cluster spec.",
+							Ref:         ref(federationv1alpha1.FieldSelector{}.OpenAPIModelName()),
+						},
+					},
+					"clusterNames": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "ClusterNames lists the selected clusters by name.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"exclude": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "ExcludeClusters lists clusters that are never selected, whatever the other criteria say.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"affinityName"},
+			},
+		},
+		Dependencies: []string{
+			federationv1alpha1.FieldSelector{}.OpenAPIModelName(), metav1.LabelSelector{}.OpenAPIModelName()},
+	}
+}
+
 func schema_fed_apis_federation_v1alpha1_OverridePolicy(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -4249,11 +4621,17 @@ func schema_fed_apis_federation_v1alpha1_Placement(ref common.ReferenceCallback)
 							Ref:         ref(federationv1alpha1.ReplicaSchedulingStrategy{}.OpenAPIModelName()),
 						},
 					},
+					"workloadAffinity": {
+						SchemaProps: spec.SchemaProps{
+							Description: "WorkloadAffinity places the resource by where other templates of its namespace are placed: with those of its affinity group, away from those of its anti-affinity group. A ClusterPropagationPolicy's templates group with the templates of their own namespace (or, cluster-scoped, with the other cluster-scoped ones).",
+							Ref:         ref(federationv1alpha1.WorkloadAffinity{}.OpenAPIModelName()),
+						},
+					},
 				},
 			},
 		},
 		Dependencies: []string{
-			federationv1alpha1.ClusterAffinity{}.OpenAPIModelName(), federationv1alpha1.ClusterAffinityTerm{}.OpenAPIModelName(), federationv1alpha1.ReplicaSchedulingStrategy{}.OpenAPIModelName(), federationv1alpha1.SpreadConstraint{}.OpenAPIModelName(), v1.Toleration{}.OpenAPIModelName()},
+			federationv1alpha1.ClusterAffinity{}.OpenAPIModelName(), federationv1alpha1.ClusterAffinityTerm{}.OpenAPIModelName(), federationv1alpha1.ReplicaSchedulingStrategy{}.OpenAPIModelName(), federationv1alpha1.SpreadConstraint{}.OpenAPIModelName(), federationv1alpha1.WorkloadAffinity{}.OpenAPIModelName(), v1.Toleration{}.OpenAPIModelName()},
 	}
 }
 
@@ -4292,6 +4670,44 @@ func schema_fed_apis_federation_v1alpha1_PlaintextOverrider(ref common.Reference
 		},
 		Dependencies: []string{
 			apiextensionsv1.JSON{}.OpenAPIModelName()},
+	}
+}
+
+func schema_fed_apis_federation_v1alpha1_PolicyTaint(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "PolicyTaint is a taint a ClusterTaintPolicy adds or removes.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"key": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Key is the taint's key.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"effect": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Effect is NoSchedule or NoExecute.\n\nPossible enum values:\n - `\"NoExecute\"` Evict any already-running pods that do not tolerate the taint. Currently enforced by NodeController.\n - `\"NoSchedule\"` Do not allow new pods to schedule onto the node unless they tolerate the taint, but allow all pods submitted to Kubelet without going through the scheduler to start, and allow all already-running pods to continue running. Enforced by the scheduler.\n - `\"PreferNoSchedule\"` Like TaintEffectNoSchedule, but the scheduler tries not to schedule new pods onto the node, rather than prohibiting new pods from scheduling onto the node entirely. Enforced by the scheduler.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+							Enum:        []interface{}{"NoExecute", "NoSchedule", "PreferNoSchedule"},
+						},
+					},
+					"value": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Value is the taint's value.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"key", "effect"},
+			},
+		},
 	}
 }
 
@@ -5250,12 +5666,24 @@ func schema_fed_apis_federation_v1alpha1_ResourceBindingSpec(ref common.Referenc
 							},
 						},
 					},
+					"workloadAffinityGroups": {
+						SchemaProps: spec.SchemaProps{
+							Description: "WorkloadAffinityGroups are the groups of the placement's workloadAffinity the template is in, from its labels; written by fed from the template.",
+							Ref:         ref(federationv1alpha1.WorkloadAffinityGroups{}.OpenAPIModelName()),
+						},
+					},
+					"rescheduleTriggeredAt": {
+						SchemaProps: spec.SchemaProps{
+							Description: "RescheduleTriggeredAt asks the scheduler to place the binding afresh, as if it were placed nowhere yet (dynamic weights divided again, the first group of clusterAffinities tried first), when it is later than status.lastScheduledTime; written by fed for a WorkloadRebalancer.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
 				},
 				Required: []string{"resource"},
 			},
 		},
 		Dependencies: []string{
-			federationv1alpha1.BindingSnapshot{}.OpenAPIModelName(), federationv1alpha1.Component{}.OpenAPIModelName(), federationv1alpha1.FailoverBehavior{}.OpenAPIModelName(), federationv1alpha1.GracefulEvictionTask{}.OpenAPIModelName(), federationv1alpha1.ObjectReference{}.OpenAPIModelName(), federationv1alpha1.Placement{}.OpenAPIModelName(), federationv1alpha1.ReplicaMoveRequest{}.OpenAPIModelName(), federationv1alpha1.ReplicaRequirements{}.OpenAPIModelName(), federationv1alpha1.Suspension{}.OpenAPIModelName(), federationv1alpha1.TargetCluster{}.OpenAPIModelName()},
+			federationv1alpha1.BindingSnapshot{}.OpenAPIModelName(), federationv1alpha1.Component{}.OpenAPIModelName(), federationv1alpha1.FailoverBehavior{}.OpenAPIModelName(), federationv1alpha1.GracefulEvictionTask{}.OpenAPIModelName(), federationv1alpha1.ObjectReference{}.OpenAPIModelName(), federationv1alpha1.Placement{}.OpenAPIModelName(), federationv1alpha1.ReplicaMoveRequest{}.OpenAPIModelName(), federationv1alpha1.ReplicaRequirements{}.OpenAPIModelName(), federationv1alpha1.Suspension{}.OpenAPIModelName(), federationv1alpha1.TargetCluster{}.OpenAPIModelName(), federationv1alpha1.WorkloadAffinityGroups{}.OpenAPIModelName(), metav1.Time{}.OpenAPIModelName()},
 	}
 }
 
@@ -6141,6 +6569,315 @@ func schema_fed_apis_federation_v1alpha1_WorkStatus(ref common.ReferenceCallback
 		},
 		Dependencies: []string{
 			federationv1alpha1.ManifestStatus{}.OpenAPIModelName(), metav1.Condition{}.OpenAPIModelName()},
+	}
+}
+
+func schema_fed_apis_federation_v1alpha1_WorkloadAffinity(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "WorkloadAffinity groups templates by a label of theirs; both terms, when set, must hold.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"affinity": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Affinity places the resource only on clusters where a template of its group is placed, and moves it when they move. The first template of a group (none of the others placed) is placed freely.",
+							Ref:         ref(federationv1alpha1.WorkloadAffinityTerm{}.OpenAPIModelName()),
+						},
+					},
+					"antiAffinity": {
+						SchemaProps: spec.SchemaProps{
+							Description: "AntiAffinity keeps the resource off clusters where a template of its group is placed; when every cluster has one, the resource is not scheduled and says why.",
+							Ref:         ref(federationv1alpha1.WorkloadAffinityTerm{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			federationv1alpha1.WorkloadAffinityTerm{}.OpenAPIModelName()},
+	}
+}
+
+func schema_fed_apis_federation_v1alpha1_WorkloadAffinityGroups(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "WorkloadAffinityGroups are a template's groups of workload affinity, each \"key=value\" of the label that forms it; empty when the template is in none.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"affinityGroup": {
+						SchemaProps: spec.SchemaProps{
+							Description: "AffinityGroup is the group whose clusters the template goes to.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"antiAffinityGroup": {
+						SchemaProps: spec.SchemaProps{
+							Description: "AntiAffinityGroup is the group whose clusters the template avoids.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
+func schema_fed_apis_federation_v1alpha1_WorkloadAffinityTerm(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "WorkloadAffinityTerm names the label whose value groups templates.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"groupByLabelKey": {
+						SchemaProps: spec.SchemaProps{
+							Description: "GroupByLabelKey is the label key on templates: templates of one namespace with the same value of it form a group. A template without the label is in no group and placed as if the term were not there.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"groupByLabelKey"},
+			},
+		},
+	}
+}
+
+func schema_fed_apis_federation_v1alpha1_WorkloadRebalancer(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "WorkloadRebalancer has fed schedule the named workloads afresh, once, as if they were placed nowhere yet: a workload that failed over to a backup group of clusterAffinities goes back to the first group that can hold it, dynamic weights are divided again by the room the clusters have now. Each workload's result is in the status; with ttlSecondsAfterFinished, fed deletes the rebalancer that long after the last result. fed reschedules a workload only when whoever wrote the rebalancer may update that template.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Standard object metadata.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(metav1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Spec names the workloads.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(federationv1alpha1.WorkloadRebalancerSpec{}.OpenAPIModelName()),
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Status is each workload's result.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(federationv1alpha1.WorkloadRebalancerStatus{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"spec"},
+			},
+		},
+		Dependencies: []string{
+			federationv1alpha1.WorkloadRebalancerSpec{}.OpenAPIModelName(), federationv1alpha1.WorkloadRebalancerStatus{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_fed_apis_federation_v1alpha1_WorkloadRebalancerList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "WorkloadRebalancerList is a list of WorkloadRebalancers.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Standard list metadata.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(metav1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Items are the WorkloadRebalancers.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(federationv1alpha1.WorkloadRebalancer{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			federationv1alpha1.WorkloadRebalancer{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_fed_apis_federation_v1alpha1_WorkloadRebalancerSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "WorkloadRebalancerSpec names the workloads and how long the rebalancer stays once they are all done.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"workloads": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Workloads are the templates to schedule afresh; at least one. A workload added later is rescheduled then; one already done is not rescheduled again.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(federationv1alpha1.WorkloadReference{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"ttlSecondsAfterFinished": {
+						SchemaProps: spec.SchemaProps{
+							Description: "TTLSecondsAfterFinished deletes the rebalancer that many seconds after every workload has its result (0: at once). Unset: it stays.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+				},
+				Required: []string{"workloads"},
+			},
+		},
+		Dependencies: []string{
+			federationv1alpha1.WorkloadReference{}.OpenAPIModelName()},
+	}
+}
+
+func schema_fed_apis_federation_v1alpha1_WorkloadRebalancerStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "WorkloadRebalancerStatus is each workload's result.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"observedWorkloads": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "ObservedWorkloads are the workloads of the spec fed has looked at, each with its result once it has one.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(federationv1alpha1.ObservedWorkload{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"observedGeneration": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ObservedGeneration is the generation of the spec these results are of.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"finishTime": {
+						SchemaProps: spec.SchemaProps{
+							Description: "FinishTime is when the last workload got its result.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			federationv1alpha1.ObservedWorkload{}.OpenAPIModelName(), metav1.Time{}.OpenAPIModelName()},
+	}
+}
+
+func schema_fed_apis_federation_v1alpha1_WorkloadReference(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "WorkloadReference names a template of the fleet.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion is the template's API version, e.g. apps/v1.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is the template's kind, e.g. Deployment.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Name is the template's name.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"namespace": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Namespace is the template's namespace; empty for a cluster-scoped one.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"apiVersion", "kind", "name"},
+			},
+		},
 	}
 }
 

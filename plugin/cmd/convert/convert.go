@@ -53,7 +53,7 @@ var groups = map[string]string{
 	"networking.karmada.io":  federationv1alpha1.GroupName,
 	"cluster.karmada.io":     clusterv1alpha1.GroupName,
 	"search.karmada.io":      searchv1alpha1.GroupName,
-	"apps.karmada.io":        "",
+	"apps.karmada.io":        federationv1alpha1.GroupName,
 	"remedy.karmada.io":      "",
 }
 
@@ -93,7 +93,7 @@ func NewCmdConvert(streams genericiooptions.IOStreams) *cobra.Command {
 		DisableFlagsInUseLine: true,
 		Short:                 "Rewrite YAML written for Karmada for fed",
 		Long: `Rewrite objects written for Karmada for fed and print them, as kubectl convert does:
-Karmada's API groups (policy, work, config, autoscaling, networking .karmada.io become
+Karmada's API groups (policy, work, config, autoscaling, networking, apps .karmada.io become
 federation.fedhq.io; cluster.karmada.io cluster.fedhq.io; search.karmada.io
 search.fedhq.io), and the labels, annotations and taint keys users write
 (resourcetemplate.karmada.io/retain-replicas and deletion-protected,

@@ -31,6 +31,12 @@ kind: Remedy
 metadata: {name: dns}
 spec: {actions: [TrafficControl]}
 ---
+apiVersion: apps.karmada.io/v1alpha1
+kind: WorkloadRebalancer
+metadata: {name: demo}
+spec:
+  workloads: [{apiVersion: apps/v1, kind: Deployment, namespace: default, name: demo-deploy-1}]
+---
 apiVersion: policy.karmada.io/v1alpha1
 kind: ClusterPropagationPolicy
 metadata:
@@ -56,6 +62,7 @@ spec:
 		"resourcetemplate.fedhq.io/deletion-protected: Always",
 		"- apiVersion: federation.fedhq.io/v1alpha1\n  kind: FederatedHPA",
 		"kind: ClusterPropagationPolicy",
+		"- apiVersion: federation.fedhq.io/v1alpha1\n  kind: WorkloadRebalancer",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output without %q:\n%s", want, got)

@@ -65,6 +65,8 @@ func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Federation().V1alpha1().ClusterPropagationPolicies().Informer()}, nil
 	case federationv1alpha1.SchemeGroupVersion.WithResource("clusterresourcebindings"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Federation().V1alpha1().ClusterResourceBindings().Informer()}, nil
+	case federationv1alpha1.SchemeGroupVersion.WithResource("clustertaintpolicies"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Federation().V1alpha1().ClusterTaintPolicies().Informer()}, nil
 	case federationv1alpha1.SchemeGroupVersion.WithResource("cronfederatedhpas"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Federation().V1alpha1().CronFederatedHPAs().Informer()}, nil
 	case federationv1alpha1.SchemeGroupVersion.WithResource("federatedhpas"):
@@ -87,6 +89,8 @@ func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Federation().V1alpha1().ResourceInterpreterCustomizations().Informer()}, nil
 	case federationv1alpha1.SchemeGroupVersion.WithResource("works"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Federation().V1alpha1().Works().Informer()}, nil
+	case federationv1alpha1.SchemeGroupVersion.WithResource("workloadrebalancers"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Federation().V1alpha1().WorkloadRebalancers().Informer()}, nil
 
 		// Group=search.fedhq.io, Version=v1alpha1
 	case searchv1alpha1.SchemeGroupVersion.WithResource("resourceregistries"):

@@ -32,6 +32,14 @@ type ClusterAffinityTermApplyConfiguration struct {
 	AffinityName *string `json:"affinityName,omitempty"`
 	// ClusterAffinity selects the clusters of this group.
 	ClusterAffinityApplyConfiguration `json:""`
+	// OverflowAffinities are further groups, in order, for the replicas of a
+	// Divided workload this group cannot hold: this group is filled to its
+	// room first, then each overflow group in turn; on a scale-down the last
+	// groups give their replicas back first. A cluster in several groups
+	// belongs to the first. A workload of several components goes whole to the
+	// first group with room for it. Requires replicaSchedulingType Divided
+	// and no spreadConstraints.
+	OverflowAffinities []OverflowClusterAffinityApplyConfiguration `json:"overflowAffinities,omitempty"`
 }
 
 // ClusterAffinityTermApplyConfiguration constructs a declarative configuration of the ClusterAffinityTerm type for use with
@@ -80,6 +88,19 @@ func (b *ClusterAffinityTermApplyConfiguration) WithClusterNames(values ...strin
 func (b *ClusterAffinityTermApplyConfiguration) WithExcludeClusters(values ...string) *ClusterAffinityTermApplyConfiguration {
 	for i := range values {
 		b.ClusterAffinityApplyConfiguration.ExcludeClusters = append(b.ClusterAffinityApplyConfiguration.ExcludeClusters, values[i])
+	}
+	return b
+}
+
+// WithOverflowAffinities adds the given value to the OverflowAffinities field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the OverflowAffinities field.
+func (b *ClusterAffinityTermApplyConfiguration) WithOverflowAffinities(values ...*OverflowClusterAffinityApplyConfiguration) *ClusterAffinityTermApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithOverflowAffinities")
+		}
+		b.OverflowAffinities = append(b.OverflowAffinities, *values[i])
 	}
 	return b
 }

@@ -47,6 +47,12 @@ type PlacementApplyConfiguration struct {
 	// the selected clusters. When unset every selected cluster runs the full
 	// replica count, as with Duplicated.
 	ReplicaScheduling *ReplicaSchedulingStrategyApplyConfiguration `json:"replicaScheduling,omitempty"`
+	// WorkloadAffinity places the resource by where other templates of its
+	// namespace are placed: with those of its affinity group, away from those
+	// of its anti-affinity group. A ClusterPropagationPolicy's templates group
+	// with the templates of their own namespace (or, cluster-scoped, with the
+	// other cluster-scoped ones).
+	WorkloadAffinity *WorkloadAffinityApplyConfiguration `json:"workloadAffinity,omitempty"`
 }
 
 // PlacementApplyConfiguration constructs a declarative configuration of the Placement type for use with
@@ -107,5 +113,13 @@ func (b *PlacementApplyConfiguration) WithSpreadConstraints(values ...*SpreadCon
 // If called multiple times, the ReplicaScheduling field is set to the value of the last call.
 func (b *PlacementApplyConfiguration) WithReplicaScheduling(value *ReplicaSchedulingStrategyApplyConfiguration) *PlacementApplyConfiguration {
 	b.ReplicaScheduling = value
+	return b
+}
+
+// WithWorkloadAffinity sets the WorkloadAffinity field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the WorkloadAffinity field is set to the value of the last call.
+func (b *PlacementApplyConfiguration) WithWorkloadAffinity(value *WorkloadAffinityApplyConfiguration) *PlacementApplyConfiguration {
+	b.WorkloadAffinity = value
 	return b
 }

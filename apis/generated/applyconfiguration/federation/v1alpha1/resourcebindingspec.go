@@ -20,6 +20,7 @@ package v1alpha1
 
 import (
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // ResourceBindingSpecApplyConfiguration represents a declarative configuration of the ResourceBindingSpec type for use
@@ -79,6 +80,14 @@ type ResourceBindingSpecApplyConfiguration struct {
 	// all of its components, and only where the cluster's nodes have room for
 	// all of them together; quotas count every component.
 	Components []ComponentApplyConfiguration `json:"components,omitempty"`
+	// WorkloadAffinityGroups are the groups of the placement's workloadAffinity
+	// the template is in, from its labels; written by fed from the template.
+	WorkloadAffinityGroups *WorkloadAffinityGroupsApplyConfiguration `json:"workloadAffinityGroups,omitempty"`
+	// RescheduleTriggeredAt asks the scheduler to place the binding afresh, as
+	// if it were placed nowhere yet (dynamic weights divided again, the first
+	// group of clusterAffinities tried first), when it is later than
+	// status.lastScheduledTime; written by fed for a WorkloadRebalancer.
+	RescheduleTriggeredAt *v1.Time `json:"rescheduleTriggeredAt,omitempty"`
 }
 
 // ResourceBindingSpecApplyConfiguration constructs a declarative configuration of the ResourceBindingSpec type for use with
@@ -229,5 +238,21 @@ func (b *ResourceBindingSpecApplyConfiguration) WithComponents(values ...*Compon
 		}
 		b.Components = append(b.Components, *values[i])
 	}
+	return b
+}
+
+// WithWorkloadAffinityGroups sets the WorkloadAffinityGroups field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the WorkloadAffinityGroups field is set to the value of the last call.
+func (b *ResourceBindingSpecApplyConfiguration) WithWorkloadAffinityGroups(value *WorkloadAffinityGroupsApplyConfiguration) *ResourceBindingSpecApplyConfiguration {
+	b.WorkloadAffinityGroups = value
+	return b
+}
+
+// WithRescheduleTriggeredAt sets the RescheduleTriggeredAt field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the RescheduleTriggeredAt field is set to the value of the last call.
+func (b *ResourceBindingSpecApplyConfiguration) WithRescheduleTriggeredAt(value v1.Time) *ResourceBindingSpecApplyConfiguration {
+	b.RescheduleTriggeredAt = &value
 	return b
 }

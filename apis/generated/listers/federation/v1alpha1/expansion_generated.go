@@ -30,6 +30,10 @@ type ClusterPropagationPolicyListerExpansion interface{}
 // ClusterResourceBindingLister.
 type ClusterResourceBindingListerExpansion interface{}
 
+// ClusterTaintPolicyListerExpansion allows custom methods to be added to
+// ClusterTaintPolicyLister.
+type ClusterTaintPolicyListerExpansion interface{}
+
 // CronFederatedHPAListerExpansion allows custom methods to be added to
 // CronFederatedHPALister.
 type CronFederatedHPAListerExpansion interface{}
@@ -109,3 +113,7 @@ type WorkListerExpansion interface{}
 // WorkNamespaceListerExpansion allows custom methods to be added to
 // WorkNamespaceLister.
 type WorkNamespaceListerExpansion interface{}
+
+// WorkloadRebalancerListerExpansion allows custom methods to be added to
+// WorkloadRebalancerLister.
+type WorkloadRebalancerListerExpansion interface{}

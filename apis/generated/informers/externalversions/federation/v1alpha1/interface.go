@@ -30,6 +30,8 @@ type Interface interface {
 	ClusterPropagationPolicies() TypedClusterPropagationPolicyInformer
 	// ClusterResourceBindings returns a ClusterResourceBindingInformer.
 	ClusterResourceBindings() TypedClusterResourceBindingInformer
+	// ClusterTaintPolicies returns a ClusterTaintPolicyInformer.
+	ClusterTaintPolicies() TypedClusterTaintPolicyInformer
 	// CronFederatedHPAs returns a CronFederatedHPAInformer.
 	CronFederatedHPAs() TypedCronFederatedHPAInformer
 	// FederatedHPAs returns a FederatedHPAInformer.
@@ -52,6 +54,8 @@ type Interface interface {
 	ResourceInterpreterCustomizations() TypedResourceInterpreterCustomizationInformer
 	// Works returns a WorkInformer.
 	Works() TypedWorkInformer
+	// WorkloadRebalancers returns a WorkloadRebalancerInformer.
+	WorkloadRebalancers() TypedWorkloadRebalancerInformer
 }
 
 type version struct {
@@ -78,6 +82,11 @@ func (v *version) ClusterPropagationPolicies() TypedClusterPropagationPolicyInfo
 // ClusterResourceBindings returns a TypedClusterResourceBindingInformer.
 func (v *version) ClusterResourceBindings() TypedClusterResourceBindingInformer {
 	return &clusterResourceBindingInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
+}
+
+// ClusterTaintPolicies returns a TypedClusterTaintPolicyInformer.
+func (v *version) ClusterTaintPolicies() TypedClusterTaintPolicyInformer {
+	return &clusterTaintPolicyInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
 }
 
 // CronFederatedHPAs returns a TypedCronFederatedHPAInformer.
@@ -133,4 +142,9 @@ func (v *version) ResourceInterpreterCustomizations() TypedResourceInterpreterCu
 // Works returns a TypedWorkInformer.
 func (v *version) Works() TypedWorkInformer {
 	return &workInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
+}
+
+// WorkloadRebalancers returns a TypedWorkloadRebalancerInformer.
+func (v *version) WorkloadRebalancers() TypedWorkloadRebalancerInformer {
+	return &workloadRebalancerInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
 }

@@ -31,6 +31,7 @@ type FederationV1alpha1Interface interface {
 	ClusterOverridePoliciesGetter
 	ClusterPropagationPoliciesGetter
 	ClusterResourceBindingsGetter
+	ClusterTaintPoliciesGetter
 	CronFederatedHPAsGetter
 	FederatedHPAsGetter
 	FederatedResourceQuotasGetter
@@ -42,6 +43,7 @@ type FederationV1alpha1Interface interface {
 	ResourceBindingsGetter
 	ResourceInterpreterCustomizationsGetter
 	WorksGetter
+	WorkloadRebalancersGetter
 }
 
 // FederationV1alpha1Client is used to interact with features provided by the federation.fedhq.io group.
@@ -59,6 +61,10 @@ func (c *FederationV1alpha1Client) ClusterPropagationPolicies() ClusterPropagati
 
 func (c *FederationV1alpha1Client) ClusterResourceBindings() ClusterResourceBindingInterface {
 	return newClusterResourceBindings(c)
+}
+
+func (c *FederationV1alpha1Client) ClusterTaintPolicies() ClusterTaintPolicyInterface {
+	return newClusterTaintPolicies(c)
 }
 
 func (c *FederationV1alpha1Client) CronFederatedHPAs(namespace string) CronFederatedHPAInterface {
@@ -103,6 +109,10 @@ func (c *FederationV1alpha1Client) ResourceInterpreterCustomizations() ResourceI
 
 func (c *FederationV1alpha1Client) Works(namespace string) WorkInterface {
 	return newWorks(c, namespace)
+}
+
+func (c *FederationV1alpha1Client) WorkloadRebalancers() WorkloadRebalancerInterface {
+	return newWorkloadRebalancers(c)
 }
 
 // NewForConfig creates a new FederationV1alpha1Client for the given config.

@@ -24,6 +24,8 @@ type ClusterPropagationPolicyExpansion interface{}
 
 type ClusterResourceBindingExpansion interface{}
 
+type ClusterTaintPolicyExpansion interface{}
+
 type CronFederatedHPAExpansion interface{}
 
 type FederatedHPAExpansion interface{}
@@ -45,3 +47,5 @@ type ResourceBindingExpansion interface{}
 type ResourceInterpreterCustomizationExpansion interface{}
 
 type WorkExpansion interface{}
+
+type WorkloadRebalancerExpansion interface{}

@@ -40,6 +40,10 @@ func (c *FakeFederationV1alpha1) ClusterResourceBindings() v1alpha1.ClusterResou
 	return newFakeClusterResourceBindings(c)
 }
 
+func (c *FakeFederationV1alpha1) ClusterTaintPolicies() v1alpha1.ClusterTaintPolicyInterface {
+	return newFakeClusterTaintPolicies(c)
+}
+
 func (c *FakeFederationV1alpha1) CronFederatedHPAs(namespace string) v1alpha1.CronFederatedHPAInterface {
 	return newFakeCronFederatedHPAs(c, namespace)
 }
@@ -82,6 +86,10 @@ func (c *FakeFederationV1alpha1) ResourceInterpreterCustomizations() v1alpha1.Re
 
 func (c *FakeFederationV1alpha1) Works(namespace string) v1alpha1.WorkInterface {
 	return newFakeWorks(c, namespace)
+}
+
+func (c *FakeFederationV1alpha1) WorkloadRebalancers() v1alpha1.WorkloadRebalancerInterface {
+	return newFakeWorkloadRebalancers(c)
 }
 
 // RESTClient returns a RESTClient that is used to communicate
