@@ -70,6 +70,7 @@ func NewCmdFed(streams genericiooptions.IOStreams) *cobra.Command {
 		promote.NewCmdPromote(configFlags, streams),
 		interpret.NewCmdInterpret(streams),
 		convert.NewCmdConvert(streams),
+		convert.NewCmdMigrate(configFlags, streams),
 		version.NewCmdVersion(configFlags, streams),
 		completion.NewCmdCompletion(streams),
 	)

@@ -17,6 +17,7 @@ limitations under the License.
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -93,5 +94,68 @@ func TestConvertKarmadaYAML(t *testing.T) {
 	expectOutput(t, 10*time.Second, fleet, "federatedhpa.federation.fedhq.io/nginx", "get", "federatedhpa", "nginx", "-n", ns, "-o", "name")
 	if out, err := runKubectl(fleet, "delete", "deploy", "nginx", "-n", ns); err == nil || !strings.Contains(out+err.Error(), "protected from deletion") {
 		t.Errorf("kubectl delete deploy nginx: %q (%v), want it refused", out, err)
+	}
+}
+
+// kubectl fed migrate --from-karmada reads a Karmada API server (a kube-apiserver of the
+// lab's with stand-ins for Karmada's CRDs, holding the nginx example written for Karmada),
+// says what it would carry, then carries it: the templates and policies, rewritten, in
+// the fleet, placing and overriding as they did in Karmada.
+func TestMigrateFromKarmada(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	karmada, stop, err := theLab.StartHost(ctx, "karmada")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	fleet := theLab.FleetKubeconfig()
+	ns := testNamespace(t, theLab.Host.Kubeconfig)
+	kubectl(t, karmada.Kubeconfig, "apply", "-f", filepath.Join("testdata", "karmada", "crds.yaml"))
+	kubectl(t, karmada.Kubeconfig, "wait", "--for=condition=Established", "crd", "--all", "--timeout=60s")
+	kubectl(t, karmada.Kubeconfig, "create", "namespace", ns)
+	kubectl(t, karmada.Kubeconfig, "apply", "-n", ns, "-f", filepath.Join("testdata", "karmada", "nginx.yaml"))
+	bin := buildKubectlFed(t)
+
+	// The dry run: a report, nothing written.
+	stdout, stderr, err := runFed(bin, "migrate", "--from-karmada", karmada.Kubeconfig)
+	if err != nil {
+		t.Fatalf("kubectl fed migrate: %v\n%s%s", err, stdout, stderr)
+	}
+	for _, want := range []string{
+		"deployment.apps " + ns + "/nginx would be applied",
+		"propagationpolicy.federation.fedhq.io " + ns + "/nginx-propagation would be applied",
+		"overridepolicy.federation.fedhq.io " + ns + "/nginx-override would be applied",
+		"federatedhpa.federation.fedhq.io " + ns + "/nginx would be applied",
+		"4 object(s) would be applied to the fleet, 0 left out",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the dry run's report:\n%s\nwant %q", stdout, want)
+		}
+	}
+	if !strings.Contains(stderr, "label propagationpolicy.karmada.io/name is Karmada's own: left out") {
+		t.Errorf("standard error:\n%s\nwant the label Karmada's controllers write said left out", stderr)
+	}
+	if out := kubectl(t, fleet, "get", "deploy,pp", "-n", ns, "--ignore-not-found", "-o", "name"); out != "" {
+		t.Fatalf("the dry run wrote to the fleet:\n%s", out)
+	}
+
+	// Carried.
+	stdout, stderr, err = runFed(bin, "migrate", "--from-karmada", karmada.Kubeconfig, "--dry-run=none")
+	if err != nil {
+		t.Fatalf("kubectl fed migrate --dry-run=none: %v\n%s%s", err, stdout, stderr)
+	}
+	t.Cleanup(func() {
+		_, _ = runKubectl(fleet, "label", "deploy", "nginx", "-n", ns, "resourcetemplate.fedhq.io/deletion-protected-")
+	})
+	if !strings.Contains(stdout, "5 object(s) applied, 0 failed, 0 left out") {
+		t.Errorf("kubectl fed migrate --dry-run=none:\n%s", stdout)
+	}
+	expectOutput(t, time.Minute, memberKubeconfig("member1"), "1 member1", "get", "deploy", "nginx", "-n", ns, "-o", "jsonpath={.spec.replicas} {.metadata.labels.env}")
+	expectOutput(t, time.Minute, memberKubeconfig("member2"), "1", "get", "deploy", "nginx", "-n", ns, "-o", "jsonpath={.spec.replicas}")
+	expectOutput(t, 10*time.Second, fleet, "federatedhpa.federation.fedhq.io/nginx", "get", "federatedhpa", "nginx", "-n", ns, "-o", "name")
+	// Karmada is only read.
+	if out := kubectl(t, karmada.Kubeconfig, "get", "deploy", "nginx", "-n", ns, "-o", "jsonpath={.metadata.labels.propagationpolicy\\.karmada\\.io/name}"); out != "nginx-propagation" {
+		t.Errorf("Karmada's Deployment changed: its label %q", out)
 	}
 }

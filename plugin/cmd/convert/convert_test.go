@@ -18,9 +18,12 @@ package convert
 
 import (
 	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
@@ -90,5 +93,43 @@ spec:
 	}
 	if !bytes.Contains(out.Bytes(), []byte(`"apiVersion": "cluster.fedhq.io/v1alpha1"`)) || bytes.Contains(out.Bytes(), []byte(`"List"`)) {
 		t.Errorf("a Cluster as JSON:\n%s", out.String())
+	}
+}
+
+// migrate keeps what a user wrote and drops what Karmada's API server wrote.
+func TestClean(t *testing.T) {
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"name": "nginx", "namespace": "shop", "uid": "u", "resourceVersion": "7", "generation": int64(2),
+			"creationTimestamp": "2026-01-01T00:00:00Z", "managedFields": []any{map[string]any{"manager": "kubectl"}},
+			"labels": map[string]any{"app": "nginx"},
+			"annotations": map[string]any{"kubectl.kubernetes.io/last-applied-configuration": "{}"}},
+		"spec": map[string]any{"replicas": int64(2)}, "status": map[string]any{"replicas": int64(2)}}}
+	clean(u)
+	want := map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"name": "nginx", "namespace": "shop", "labels": map[string]any{"app": "nginx"}},
+		"spec":     map[string]any{"replicas": int64(2)}}
+	if !reflect.DeepEqual(u.Object, want) {
+		t.Errorf("cleaned:\n%v\nwant\n%v", u.Object, want)
+	}
+	if got := kindOf(u); got != "deployment.apps" {
+		t.Errorf("kindOf: %q", got)
+	}
+}
+
+func TestMigrateUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{args: nil, want: "--from-karmada KUBECONFIG is required"},
+		{args: []string{"--from-karmada", "x", "--dry-run=maybe"}, want: `--dry-run must be client, server or none, not "maybe"`},
+	} {
+		streams, _, _, _ := genericiooptions.NewTestIOStreams()
+		cmd := NewCmdMigrate(genericclioptions.NewConfigFlags(false), streams)
+		cmd.SetArgs(c.args)
+		cmd.SilenceUsage, cmd.SilenceErrors = true, true
+		if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
 	}
 }
