@@ -27,8 +27,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
-	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -49,6 +47,7 @@ import (
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
 	clusterlisters "github.com/fedhq/fed/apis/generated/listers/cluster/v1alpha1"
 	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
+	"github.com/fedhq/fed/controllers/internal/author"
 	"github.com/fedhq/fed/controllers/internal/reconciler"
 )
 
@@ -59,37 +58,25 @@ const (
 	ReasonRefused     = "AuthorRefused"
 )
 
-// authorTTL is how long the host's answer on whether an author may update Clusters is
-// kept.
-const authorTTL = time.Minute
-
 // Controller keeps the taints of the ClusterTaintPolicies on the Clusters.
 type Controller struct {
 	fed      versioned.Interface
-	host     kubernetes.Interface
 	clusters clusterlisters.ClusterLister
 	policies fedlisters.ClusterTaintPolicyLister
 	recorder record.EventRecorder
 	synced   []cache.InformerSynced
 	queue    workqueue.TypedRateLimitingInterface[string]
-
-	mu      sync.Mutex
-	answers map[string]answer // by author
-}
-
-type answer struct {
-	refused error
-	at      time.Time
+	access   *author.Access
 }
 
 // NewController watches clusters and the policies, writes with fed, asks the host whether
 // an author may update Clusters, and records events with recorder.
 func NewController(fed versioned.Interface, host kubernetes.Interface, clusters clusterinformers.ClusterInformer,
 	policies fedinformers.ClusterTaintPolicyInformer, recorder record.EventRecorder) (*Controller, error) {
-	c := &Controller{fed: fed, host: host, clusters: clusters.Lister(), policies: policies.Lister(), recorder: recorder,
-		synced:  []cache.InformerSynced{clusters.Informer().HasSynced, policies.Informer().HasSynced},
-		queue:   reconciler.NewQueue[string]("cluster-taint"),
-		answers: map[string]answer{}}
+	c := &Controller{fed: fed, clusters: clusters.Lister(), policies: policies.Lister(), recorder: recorder,
+		synced: []cache.InformerSynced{clusters.Informer().HasSynced, policies.Informer().HasSynced},
+		queue:  reconciler.NewQueue[string]("cluster-taint"),
+		access: author.NewAccess(host)}
 	enqueue := reconciler.EnqueueKey(c.queue)
 	// A cluster's conditions, labels and taints are what a policy reads.
 	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -254,34 +241,17 @@ func Holds(conditions []metav1.Condition, matches []federationv1alpha1.MatchCond
 }
 
 // mayUpdateClusters asks the host whether the policy's author may update Clusters; a
-// refusal is returned as refused, a failure to ask as err. Answers are kept authorTTL.
+// refusal is returned as refused, a failure to ask as err.
 func (c *Controller) mayUpdateClusters(ctx context.Context, p *federationv1alpha1.ClusterTaintPolicy) (refused, err error) {
 	a, err := policy.AuthorOf(p)
 	if err != nil {
 		return fmt.Errorf("ClusterTaintPolicy %s: %v", p.Name, err), nil
 	}
-	key := a.User + "\x00" + strings.Join(a.Groups, "\x00")
-	c.mu.Lock()
-	got, ok := c.answers[key]
-	c.mu.Unlock()
-	if ok && time.Since(got.at) < authorTTL {
-		return got.refused, nil
+	ok, err := c.access.Allowed(ctx, a, authorizationv1.ResourceAttributes{Verb: "update", Group: clusterv1alpha1.GroupName, Resource: "clusters"})
+	if err != nil || ok {
+		return nil, err
 	}
-	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-		User: a.User, Groups: a.Groups,
-		ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "update", Group: clusterv1alpha1.GroupName, Resource: "clusters"},
-	}}
-	res, err := c.host.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("asking the host whether %s may update clusters: %w", a.User, err)
-	}
-	if !res.Status.Allowed {
-		refused = fmt.Errorf("ClusterTaintPolicy %s was written by %s, who may not update clusters.%s", p.Name, a.User, clusterv1alpha1.GroupName)
-	}
-	c.mu.Lock()
-	c.answers[key] = answer{refused: refused, at: time.Now()}
-	c.mu.Unlock()
-	return refused, nil
+	return fmt.Errorf("ClusterTaintPolicy %s was written by %s, who may not update clusters.%s", p.Name, a.User, clusterv1alpha1.GroupName), nil
 }
 
 // describe writes taints as kubectl taint does: key=value:effect, comma-separated.

@@ -28,7 +28,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -49,6 +48,7 @@ import (
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
 	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
+	"github.com/fedhq/fed/controllers/internal/author"
 	"github.com/fedhq/fed/controllers/internal/bindings"
 	"github.com/fedhq/fed/controllers/internal/reconciler"
 )
@@ -61,35 +61,23 @@ type Resources interface {
 // Controller runs the WorkloadRebalancers.
 type Controller struct {
 	fed         versioned.Interface
-	host        kubernetes.Interface
 	bindings    *bindings.Access
 	resources   Resources
 	rebalancers fedlisters.WorkloadRebalancerLister
 	recorder    record.EventRecorder
 	synced      []cache.InformerSynced
 	queue       workqueue.TypedRateLimitingInterface[string]
-
-	mu      sync.Mutex
-	answers map[string]answer
+	access      *author.Access
 }
-
-type answer struct {
-	refused error
-	at      time.Time
-}
-
-// authorTTL is how long the host's answer on whether an author may update a template is
-// kept.
-const authorTTL = time.Minute
 
 // NewController watches the rebalancers and the bindings of access, writes with fed, asks
 // the host about authors, maps kinds with resources, and records events with recorder.
 func NewController(fed versioned.Interface, host kubernetes.Interface, rebalancers fedinformers.WorkloadRebalancerInformer,
 	access *bindings.Access, resources Resources, recorder record.EventRecorder) (*Controller, error) {
-	c := &Controller{fed: fed, host: host, bindings: access, resources: resources, rebalancers: rebalancers.Lister(), recorder: recorder,
-		synced:  []cache.InformerSynced{rebalancers.Informer().HasSynced, access.HasSynced},
-		queue:   reconciler.NewQueue[string]("workload-rebalancer"),
-		answers: map[string]answer{}}
+	c := &Controller{fed: fed, bindings: access, resources: resources, rebalancers: rebalancers.Lister(), recorder: recorder,
+		synced: []cache.InformerSynced{rebalancers.Informer().HasSynced, access.HasSynced},
+		queue:  reconciler.NewQueue[string]("workload-rebalancer"),
+		access: author.NewAccess(host)}
 	if _, err := rebalancers.Informer().AddEventHandler(reconciler.SpecChanges(reconciler.EnqueueKey(c.queue))); err != nil {
 		return nil, err
 	}
@@ -275,26 +263,12 @@ func (c *Controller) mayUpdate(ctx context.Context, r *federationv1alpha1.Worklo
 	if err != nil {
 		return fmt.Errorf("the fleet does not serve %s %s: %v", w.APIVersion, w.Kind, err), nil
 	}
-	key := strings.Join(append([]string{a.User, gvr.String(), w.Namespace, w.Name}, a.Groups...), "\x00")
-	c.mu.Lock()
-	got, ok := c.answers[key]
-	c.mu.Unlock()
-	if ok && time.Since(got.at) < authorTTL {
-		return got.refused, nil
+	ok, err := c.access.Allowed(ctx, a, authorizationv1.ResourceAttributes{Verb: "update", Group: gvr.Group, Resource: gvr.Resource,
+		Namespace: w.Namespace, Name: w.Name})
+	if err != nil || ok {
+		return nil, err
 	}
-	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{User: a.User, Groups: a.Groups,
-		ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "update", Group: gvr.Group, Resource: gvr.Resource, Namespace: w.Namespace, Name: w.Name}}}
-	res, err := c.host.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("asking the host whether %s may update %s %s: %w", a.User, w.Kind, describe(w), err)
-	}
-	if !res.Status.Allowed {
-		refused = fmt.Errorf("WorkloadRebalancer %s was written by %s, who may not update %s %s", r.Name, a.User, w.Kind, describe(w))
-	}
-	c.mu.Lock()
-	c.answers[key] = answer{refused: refused, at: time.Now()}
-	c.mu.Unlock()
-	return refused, nil
+	return fmt.Errorf("WorkloadRebalancer %s was written by %s, who may not update %s %s", r.Name, a.User, w.Kind, describe(w)), nil
 }
 
 func describe(w federationv1alpha1.WorkloadReference) string {

@@ -15,8 +15,9 @@ limitations under the License.
 */
 
 // Package author asks the host whether the author of a fed object (an override policy, a
-// quota) may create what fed would write into a member for them: fed writes to members with
-// powers its users lack, and writes for a user only what that user may do in the host.
+// quota) may create what fed would write into a member for them, or (a ClusterTaintPolicy,
+// a WorkloadRebalancer) may do in the fleet what fed would do for them: fed writes with
+// powers its users lack, and writes for a user only what that user may do.
 package author
 
 import (
@@ -24,12 +25,16 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilcache "k8s.io/apimachinery/pkg/util/cache"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/fedhq/fed/apis/federation/policy"
 )
@@ -82,4 +87,35 @@ func (c *Checks) Ask(ctx context.Context, author policy.Author, gvr schema.Group
 	default:
 		return nil, err
 	}
+}
+
+// Access asks the host whether authors may act on a resource (a SubjectAccessReview: the
+// host authorizes fed's API and the fleet's), remembering each answer a minute.
+type Access struct {
+	host    kubernetes.Interface
+	answers *utilcache.LRUExpireCache
+}
+
+// accessTTL is how long an answer of Access is used again.
+const accessTTL = time.Minute
+
+// NewAccess asks host.
+func NewAccess(host kubernetes.Interface) *Access {
+	return &Access{host: host, answers: utilcache.NewLRUExpireCache(10000)}
+}
+
+// Allowed tells whether author may act as attrs say; err when the host could not be asked.
+func (a *Access) Allowed(ctx context.Context, author policy.Author, attrs authorizationv1.ResourceAttributes) (bool, error) {
+	key := fmt.Sprintf("%s %+v", author, attrs)
+	if v, ok := a.answers.Get(key); ok {
+		return v.(bool), nil
+	}
+	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+		User: author.User, Groups: author.Groups, ResourceAttributes: &attrs}}
+	res, err := a.host.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})
+	if err != nil {
+		return false, fmt.Errorf("asking the host whether %s may %s %s: %w", author.User, attrs.Verb, attrs.Resource, err)
+	}
+	a.answers.Add(key, res.Status.Allowed, accessTTL)
+	return res.Status.Allowed, nil
 }
