@@ -283,7 +283,7 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 		// placed by them, one at a time.
 		defer c.lockGroups(k.Namespace, g)()
 		in.Groups = g
-		in.Together, in.Apart = c.groupClusters(k, g)
+		in.Together, in.Apart = c.groupClusters(k, b.Meta, g)
 	}
 	takesRoom := b.Spec.Replicas > 0 || len(b.Spec.Components) > 0
 	if takesRoom && c.unpictured(clusters, now) {

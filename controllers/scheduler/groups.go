@@ -21,6 +21,7 @@ import (
 	"sync"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
@@ -45,8 +46,11 @@ func groupsOf(spec *federationv1alpha1.ResourceBindingSpec) *federationv1alpha1.
 }
 
 // groupClusters are the clusters the other bindings of k's groups are placed on: those of
-// its affinity group (nil when none is placed) and those of its anti-affinity group.
-func (c *Controller) groupClusters(k key, g *federationv1alpha1.WorkloadAffinityGroups) (together, apart []string) {
+// its affinity group made before it (nil when none is placed), and those of its
+// anti-affinity group. The oldest binding of an affinity group leads: it is placed as its
+// placement says, and may move (a failover) without the others holding it back; each
+// later one follows those before it.
+func (c *Controller) groupClusters(k key, self metav1.Object, g *federationv1alpha1.WorkloadAffinityGroups) (together, apart []string) {
 	for _, other := range c.bindings.Keys(k.Namespace) {
 		if other == k || other.Namespace != k.Namespace {
 			continue
@@ -59,8 +63,9 @@ func (c *Controller) groupClusters(k key, g *federationv1alpha1.WorkloadAffinity
 		if og == nil {
 			continue
 		}
+		older := before(m, self)
 		for _, t := range spec.Clusters {
-			if g.AffinityGroup != "" && og.AffinityGroup == g.AffinityGroup && !slices.Contains(together, t.Name) {
+			if older && g.AffinityGroup != "" && og.AffinityGroup == g.AffinityGroup && !slices.Contains(together, t.Name) {
 				together = append(together, t.Name)
 			}
 			if g.AntiAffinityGroup != "" && og.AntiAffinityGroup == g.AntiAffinityGroup && !slices.Contains(apart, t.Name) {
@@ -69,6 +74,15 @@ func (c *Controller) groupClusters(k key, g *federationv1alpha1.WorkloadAffinity
 		}
 	}
 	return together, apart
+}
+
+// before tells whether binding a was made before b (by name when in the same second).
+func before(a, b metav1.Object) bool {
+	ta, tb := a.GetCreationTimestamp(), b.GetCreationTimestamp()
+	if !ta.Equal(&tb) {
+		return ta.Before(&tb)
+	}
+	return a.GetName() < b.GetName()
 }
 
 // lockGroups takes the scheduling locks of a binding's groups in namespace, in name order,

@@ -140,7 +140,7 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: `+author+`}]
 	t.Cleanup(func() {
 		_, _ = runKubectl(theLab.Host.Kubeconfig, "delete", "clusterrolebinding,clusterrole", "e2e-ctp-author", "--ignore-not-found")
 	})
-	kubectlStdin(t, fleet, `apiVersion: federation.fedhq.io/v1alpha1
+	kubectlStdin(t, theLab.Host.Kubeconfig, `apiVersion: federation.fedhq.io/v1alpha1
 kind: ClusterTaintPolicy
 metadata: {name: e2e-detector}
 spec:

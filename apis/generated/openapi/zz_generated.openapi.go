@@ -6581,7 +6581,7 @@ func schema_fed_apis_federation_v1alpha1_WorkloadAffinity(ref common.ReferenceCa
 				Properties: map[string]spec.Schema{
 					"affinity": {
 						SchemaProps: spec.SchemaProps{
-							Description: "Affinity places the resource only on clusters where a template of its group is placed, and moves it when they move. The first template of a group (none of the others placed) is placed freely.",
+							Description: "Affinity places the resource only on clusters where the templates of its group made before it are placed, and moves it when they move. The first template of a group (none of those before it placed) is placed as the rest of the placement says.",
 							Ref:         ref(federationv1alpha1.WorkloadAffinityTerm{}.OpenAPIModelName()),
 						},
 					},

@@ -24,9 +24,10 @@ package v1alpha1
 // WorkloadAffinity groups templates by a label of theirs; both terms, when set,
 // must hold.
 type WorkloadAffinityApplyConfiguration struct {
-	// Affinity places the resource only on clusters where a template of its
-	// group is placed, and moves it when they move. The first template of a
-	// group (none of the others placed) is placed freely.
+	// Affinity places the resource only on clusters where the templates of
+	// its group made before it are placed, and moves it when they move. The
+	// first template of a group (none of those before it placed) is placed as
+	// the rest of the placement says.
 	Affinity *WorkloadAffinityTermApplyConfiguration `json:"affinity,omitempty"`
 	// AntiAffinity keeps the resource off clusters where a template of its
 	// group is placed; when every cluster has one, the resource is not
