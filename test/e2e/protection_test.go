@@ -102,6 +102,7 @@ func TestConvertKarmadaYAML(t *testing.T) {
 // says what it would carry, then carries it: the templates and policies, rewritten, in
 // the fleet, placing and overriding as they did in Karmada.
 func TestMigrateFromKarmada(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	karmada, stop, err := theLab.StartHost(ctx, "karmada")
