@@ -101,7 +101,7 @@ func TestClean(t *testing.T) {
 	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
 		"metadata": map[string]any{"name": "nginx", "namespace": "shop", "uid": "u", "resourceVersion": "7", "generation": int64(2),
 			"creationTimestamp": "2026-01-01T00:00:00Z", "managedFields": []any{map[string]any{"manager": "kubectl"}},
-			"labels": map[string]any{"app": "nginx"},
+			"labels":      map[string]any{"app": "nginx"},
 			"annotations": map[string]any{"kubectl.kubernetes.io/last-applied-configuration": "{}"}},
 		"spec": map[string]any{"replicas": int64(2)}, "status": map[string]any{"replicas": int64(2)}}}
 	clean(u)
