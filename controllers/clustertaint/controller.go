@@ -170,7 +170,7 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 		if refused, err := c.mayUpdateClusters(ctx, p); err != nil {
 			return err
 		} else if refused != nil {
-			c.recorder.Eventf(reference(p, "ClusterTaintPolicy", federationv1alpha1.SchemeGroupVersion.String()), corev1.EventTypeWarning, ReasonRefused, "%v: the policy's taints are not written to %s", refused, cluster.Name)
+			c.recorder.Eventf(p, corev1.EventTypeWarning, ReasonRefused, "%v: the policy's taints are not written to %s", refused, cluster.Name)
 			continue
 		}
 		taints = next
@@ -182,17 +182,11 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 	updated := cluster.DeepCopy()
 	updated.Spec.Taints = taints
 	if _, err := c.fed.ClusterV1alpha1().Clusters().Update(ctx, updated, metav1.UpdateOptions{}); err != nil {
-		c.recorder.Eventf(reference(cluster, "Cluster", clusterv1alpha1.SchemeGroupVersion.String()), corev1.EventTypeWarning, ReasonTaintFailed, "writing the taints of ClusterTaintPolicy %s: %v", strings.Join(by, ", "), err)
+		c.recorder.Eventf(cluster, corev1.EventTypeWarning, ReasonTaintFailed, "writing the taints of ClusterTaintPolicy %s: %v", strings.Join(by, ", "), err)
 		return err
 	}
-	c.recorder.Eventf(reference(cluster, "Cluster", clusterv1alpha1.SchemeGroupVersion.String()), corev1.EventTypeNormal, ReasonTainted, "taints now %s, by ClusterTaintPolicy %s", describe(taints), strings.Join(by, ", "))
+	c.recorder.Eventf(cluster, corev1.EventTypeNormal, ReasonTainted, "taints now %s, by ClusterTaintPolicy %s", describe(taints), strings.Join(by, ", "))
 	return nil
-}
-
-// reference is what an event on a fed object names: the recorder's scheme is client-go's,
-// which does not know fed's kinds.
-func reference(obj metav1.Object, kind, apiVersion string) *corev1.ObjectReference {
-	return &corev1.ObjectReference{APIVersion: apiVersion, Kind: kind, Name: obj.GetName(), UID: obj.GetUID(), ResourceVersion: obj.GetResourceVersion()}
 }
 
 // Apply is taints with a policy's taints added when all its addOnConditions hold of
@@ -266,12 +260,8 @@ func describe(taints []corev1.Taint) string {
 		return "none"
 	}
 	parts := make([]string, len(taints))
-	for i, t := range taints {
-		parts[i] = t.Key
-		if t.Value != "" {
-			parts[i] += "=" + t.Value
-		}
-		parts[i] += ":" + string(t.Effect)
+	for i := range taints {
+		parts[i] = taints[i].ToString()
 	}
 	return strings.Join(parts, ",")
 }

@@ -22,9 +22,9 @@ import (
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/cache"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	"github.com/fedhq/fed/controllers/internal/bindings"
 )
 
 // Workload affinity (a placement's workloadAffinity): the detector writes the groups a
@@ -45,23 +45,34 @@ func groupsOf(spec *federationv1alpha1.ResourceBindingSpec) *federationv1alpha1.
 	return spec.WorkloadAffinityGroups
 }
 
+// peers calls f with each other binding of k's namespace that is in a group of g, with
+// its groups.
+func (c *Controller) peers(k key, g *federationv1alpha1.WorkloadAffinityGroups,
+	f func(m metav1.Object, spec *federationv1alpha1.ResourceBindingSpec, og *federationv1alpha1.WorkloadAffinityGroups, other key)) {
+	for _, other := range c.bindings.Keys(k.Namespace) {
+		if other == k || other.Namespace != k.Namespace {
+			continue
+		}
+		m, spec, err := c.bindings.Peek(other)
+		if err != nil {
+			continue
+		}
+		if og := groupsOf(spec); og != nil && (g.AffinityGroup != "" && og.AffinityGroup == g.AffinityGroup ||
+			g.AntiAffinityGroup != "" && og.AntiAffinityGroup == g.AntiAffinityGroup) {
+			f(m, spec, og, other)
+		}
+	}
+}
+
 // groupClusters are the clusters the other bindings of k's groups are placed on: those of
 // its affinity group made before it (nil when none is placed), and those of its
 // anti-affinity group. The oldest binding of an affinity group leads: it is placed as its
 // placement says, and may move (a failover) without the others holding it back; each
 // later one follows those before it.
 func (c *Controller) groupClusters(k key, self metav1.Object, g *federationv1alpha1.WorkloadAffinityGroups) (together, apart []string) {
-	for _, other := range c.bindings.Keys(k.Namespace) {
-		if other == k || other.Namespace != k.Namespace {
-			continue
-		}
-		m, spec, err := c.bindings.Peek(other)
-		if err != nil || m.GetDeletionTimestamp() != nil {
-			continue
-		}
-		og := groupsOf(spec)
-		if og == nil {
-			continue
+	c.peers(k, g, func(m metav1.Object, spec *federationv1alpha1.ResourceBindingSpec, og *federationv1alpha1.WorkloadAffinityGroups, _ key) {
+		if m.GetDeletionTimestamp() != nil {
+			return
 		}
 		older := before(m, self)
 		for _, t := range spec.Clusters {
@@ -72,7 +83,7 @@ func (c *Controller) groupClusters(k key, self metav1.Object, g *federationv1alp
 				apart = append(apart, t.Name)
 			}
 		}
-	}
+	})
 	return together, apart
 }
 
@@ -112,11 +123,8 @@ func (c *Controller) lockGroups(namespace string, g *federationv1alpha1.Workload
 // groupChanged schedules again the other bindings of the groups of a binding that was
 // placed elsewhere (old and obj differ in spec.clusters) or went (old nil).
 func (c *Controller) groupChanged(old, obj any) {
-	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = d.Obj
-	}
-	k, spec := bindingSpec(obj)
-	if spec == nil {
+	k, spec, ok := bindings.Of(obj)
+	if !ok {
 		return
 	}
 	g := groupsOf(spec)
@@ -124,30 +132,11 @@ func (c *Controller) groupChanged(old, obj any) {
 		return
 	}
 	if old != nil {
-		if _, was := bindingSpec(old); was != nil && apiequality.Semantic.DeepEqual(was.Clusters, spec.Clusters) {
+		if _, was, ok := bindings.Of(old); ok && apiequality.Semantic.DeepEqual(was.Clusters, spec.Clusters) {
 			return
 		}
 	}
-	for _, other := range c.bindings.Keys(k.Namespace) {
-		if other == k || other.Namespace != k.Namespace {
-			continue
-		}
-		if _, ospec, err := c.bindings.Peek(other); err == nil {
-			if og := groupsOf(ospec); og != nil && (g.AffinityGroup != "" && og.AffinityGroup == g.AffinityGroup ||
-				g.AntiAffinityGroup != "" && og.AntiAffinityGroup == g.AntiAffinityGroup) {
-				c.queue.Add(other)
-			}
-		}
-	}
-}
-
-// bindingSpec is the key and spec of a ResourceBinding or ClusterResourceBinding.
-func bindingSpec(obj any) (key, *federationv1alpha1.ResourceBindingSpec) {
-	switch b := obj.(type) {
-	case *federationv1alpha1.ResourceBinding:
-		return key{Namespace: b.Namespace, Name: b.Name}, &b.Spec
-	case *federationv1alpha1.ClusterResourceBinding:
-		return key{Name: b.Name}, &b.Spec
-	}
-	return key{}, nil
+	c.peers(k, g, func(_ metav1.Object, _ *federationv1alpha1.ResourceBindingSpec, _ *federationv1alpha1.WorkloadAffinityGroups, other key) {
+		c.queue.Add(other)
+	})
 }

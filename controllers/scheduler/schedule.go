@@ -80,8 +80,8 @@ type Input struct {
 	// Divided (replicas of components are not divided between clusters).
 	Sets func(*clusterv1alpha1.Cluster) int64
 	// Groups are the binding's workload affinity groups (nil: none). With an affinity
-	// group, Together are the only clusters the workload may go to: where the other
-	// workloads of its group are placed (nil: none is placed, and it goes where the
+	// group, Together are the only clusters the workload may go to: where the workloads of
+	// its group made before it are placed (nil: none is placed, and it goes where the
 	// placement says). With an anti-affinity group, Apart are the clusters it may not go
 	// to: where the other workloads of that group are placed.
 	Groups   *federationv1alpha1.WorkloadAffinityGroups
@@ -188,7 +188,7 @@ func (s *scheduling) place(p *federationv1alpha1.Placement, previousAffinity str
 		if err == nil {
 			return Result{Clusters: targets, AffinityName: term.AffinityName}, nil
 		}
-		if u, ok := err.(*Unschedulable); !ok || u.Reason != ReasonNoClusterFit {
+		if !isNoFit(err) {
 			return Result{}, err
 		}
 		misses = append(misses, fmt.Sprintf("%s: %s", term.AffinityName, err))

@@ -84,7 +84,7 @@ func NewController(fed versioned.Interface, host kubernetes.Interface, rebalance
 	// A binding asked to be placed afresh is answered in its status: the rebalancers
 	// waiting are looked at again.
 	waiting := func(obj any) {
-		if spec := specOf(obj); spec != nil && spec.RescheduleTriggeredAt != nil {
+		if _, spec, ok := bindings.Of(obj); ok && spec.RescheduleTriggeredAt != nil {
 			c.enqueueUnfinished()
 		}
 	}
@@ -97,16 +97,6 @@ func NewController(fed versioned.Interface, host kubernetes.Interface, rebalance
 		}
 	}
 	return c, nil
-}
-
-func specOf(obj any) *federationv1alpha1.ResourceBindingSpec {
-	switch b := obj.(type) {
-	case *federationv1alpha1.ResourceBinding:
-		return &b.Spec
-	case *federationv1alpha1.ClusterResourceBinding:
-		return &b.Spec
-	}
-	return nil
 }
 
 func (c *Controller) enqueueUnfinished() {
@@ -157,7 +147,7 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 			case err != nil:
 				stepErr = err
 			case !seen && o.Result == "":
-				c.recorder.Eventf(reference(r), corev1.EventTypeNormal, "Rescheduling", "%s %s asked to be placed afresh", w.Kind, describe(w))
+				c.recorder.Eventf(r, corev1.EventTypeNormal, "Rescheduling", "%s %s asked to be placed afresh", w.Kind, describe(w))
 			}
 		}
 		status.ObservedWorkloads = append(status.ObservedWorkloads, o)
@@ -171,7 +161,7 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 		status.FinishTime = nil
 	case status.FinishTime == nil:
 		status.FinishTime = &now
-		c.recorder.Eventf(reference(r), corev1.EventTypeNormal, "Finished", "%s", summary(status.ObservedWorkloads))
+		c.recorder.Eventf(r, corev1.EventTypeNormal, "Finished", "%s", summary(status.ObservedWorkloads))
 	}
 	if !apiequality.Semantic.DeepEqual(status, &r.Status) {
 		updated := r.DeepCopy()
@@ -269,13 +259,6 @@ func (c *Controller) mayUpdate(ctx context.Context, r *federationv1alpha1.Worklo
 		return nil, err
 	}
 	return fmt.Errorf("WorkloadRebalancer %s was written by %s, who may not update %s %s", r.Name, a.User, w.Kind, describe(w)), nil
-}
-
-// reference is what an event on a rebalancer names: the recorder's scheme is client-go's,
-// which does not know fed's kinds.
-func reference(r *federationv1alpha1.WorkloadRebalancer) *corev1.ObjectReference {
-	return &corev1.ObjectReference{APIVersion: federationv1alpha1.SchemeGroupVersion.String(), Kind: "WorkloadRebalancer",
-		Name: r.Name, UID: r.UID, ResourceVersion: r.ResourceVersion}
 }
 
 func describe(w federationv1alpha1.WorkloadReference) string {

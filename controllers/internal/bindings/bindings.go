@@ -253,3 +253,18 @@ func (a *Access) Keys(namespace string) []Key {
 	}
 	return out
 }
+
+// Of is the key and spec of a ResourceBinding or ClusterResourceBinding an informer hands
+// a handler (a deleted one's too); false for anything else.
+func Of(obj any) (Key, *federationv1alpha1.ResourceBindingSpec, bool) {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	switch b := obj.(type) {
+	case *federationv1alpha1.ResourceBinding:
+		return Key{Namespace: b.Namespace, Name: b.Name}, &b.Spec, true
+	case *federationv1alpha1.ClusterResourceBinding:
+		return Key{Name: b.Name}, &b.Spec, true
+	}
+	return Key{}, nil, false
+}

@@ -23,13 +23,15 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/scheme"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/record"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
+	fedscheme "github.com/fedhq/fed/apis/generated/clientset/versioned/scheme"
 )
 
 // Config reaches the fleet API, which fed-apiserver serves at FleetPath of the same
@@ -41,7 +43,8 @@ func Config(fed *rest.Config) *rest.Config {
 }
 
 // Recorder records events in the fleet, where `kubectl describe` of a template finds
-// them, until ctx is done.
+// them, until ctx is done. Its scheme knows Kubernetes' kinds and fed's, so that an event
+// may be recorded on any of them (a Cluster, a policy) by the object itself.
 func Recorder(ctx context.Context, fed *rest.Config, source corev1.EventSource) (record.EventRecorder, error) {
 	client, err := kubernetes.NewForConfig(Config(fed))
 	if err != nil {
@@ -54,7 +57,14 @@ func Recorder(ctx context.Context, fed *rest.Config, source corev1.EventSource) 
 		<-ctx.Done()
 		broadcaster.Shutdown()
 	}()
-	return broadcaster.NewRecorder(scheme.Scheme, source), nil
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	if err := fedscheme.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	return broadcaster.NewRecorder(scheme, source), nil
 }
 
 func newBroadcaster(ctx context.Context) record.EventBroadcaster {

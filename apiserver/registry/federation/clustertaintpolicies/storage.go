@@ -19,6 +19,7 @@ package clustertaintpolicies
 import (
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/registry/generic"
 
@@ -31,11 +32,7 @@ var columns = []registrykit.Column[*federation.ClusterTaintPolicy]{
 		Cell: func(p *federation.ClusterTaintPolicy) any {
 			taints := make([]string, len(p.Spec.Taints))
 			for i, t := range p.Spec.Taints {
-				taints[i] = t.Key
-				if t.Value != "" {
-					taints[i] += "=" + t.Value
-				}
-				taints[i] += ":" + string(t.Effect)
+				taints[i] = (&corev1.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect}).ToString()
 			}
 			return registrykit.OrNone(strings.Join(taints, ","))
 		}},
