@@ -41,6 +41,7 @@ import (
 	"github.com/fedhq/fed/controllers/bindingstatus"
 	clustercontroller "github.com/fedhq/fed/controllers/cluster"
 	"github.com/fedhq/fed/controllers/clustertaint"
+	"github.com/fedhq/fed/controllers/remedy"
 	"github.com/fedhq/fed/controllers/credentials"
 	"github.com/fedhq/fed/controllers/cronfederatedhpa"
 	"github.com/fedhq/fed/controllers/descheduler"
@@ -206,6 +207,9 @@ var table = []controller{
 	}},
 	{name: "clustertaint", workers: 2, build: func(d *Deps) (runner, error) {
 		return clustertaint.NewController(d.Fed, d.Host, d.clusters(), d.FedInformers.Federation().V1alpha1().ClusterTaintPolicies(), d.Recorder)
+	}},
+	{name: "remedy", workers: 2, build: func(d *Deps) (runner, error) {
+		return remedy.NewController(d.Fed, d.Host, d.clusters(), d.FedInformers.Cluster().V1alpha1().Remedies(), d.Recorder)
 	}},
 	{name: "credentials", workers: 2, build: func(d *Deps) (runner, error) {
 		return credentials.NewController(d.Fed, d.Host, d.clusters(), d.secrets())

@@ -49,6 +49,8 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&Cluster{},
 		&ClusterList{},
 		&ClusterProxyOptions{},
+		&Remedy{},
+		&RemedyList{},
 	)
 	return nil
 }

@@ -127,6 +127,10 @@ type ClusterStatus struct {
 
 	// ResourceSummary sums the compute resources of the member's nodes and pods.
 	ResourceSummary *ResourceSummary
+
+	// RemedyActions are the actions the Remedies that match the cluster call
+	// for, written by fed's remedy controller alone.
+	RemedyActions []string
 }
 
 // APIEnablement is one group version served by a member and its resources.

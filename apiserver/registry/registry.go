@@ -30,6 +30,7 @@ import (
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	searchv1alpha1 "github.com/fedhq/fed/apis/search/v1alpha1"
 	"github.com/fedhq/fed/apiserver/registry/cluster/clusters"
+	"github.com/fedhq/fed/apiserver/registry/cluster/remedies"
 	"github.com/fedhq/fed/apiserver/registry/federation/clusteroverridepolicies"
 	"github.com/fedhq/fed/apiserver/registry/federation/clusterpropagationpolicies"
 	"github.com/fedhq/fed/apiserver/registry/federation/clusterresourcebindings"
@@ -56,13 +57,13 @@ import (
 // newStorageFunc builds the storage of one resource.
 type newStorageFunc func(generic.RESTOptionsGetter) (*registrykit.Storage, error)
 
-// NewClusterGroupInfo returns cluster.fedhq.io with the storage of clusters and
-// clusters/status on the backend optsGetter chooses, clusters/proxy, which reaches the
+// NewClusterGroupInfo returns cluster.fedhq.io with the storage of clusters,
+// clusters/status and remedies on the backend optsGetter chooses, clusters/proxy, which reaches the
 // members with the configurations of members (the controllers' cache: push members with
 // the credentials of their host Secrets, pull members through their tunnels), and
 // clusters/attach, where pull members' agents open their tunnels.
 func NewClusterGroupInfo(optsGetter generic.RESTOptionsGetter, members clusters.MemberConfigs, tunnels *tunnel.Server) (*genericapiserver.APIGroupInfo, error) {
-	info, err := newGroupInfo(clusterv1alpha1.SchemeGroupVersion, optsGetter, clusters.NewStorage)
+	info, err := newGroupInfo(clusterv1alpha1.SchemeGroupVersion, optsGetter, clusters.NewStorage, remedies.NewStorage)
 	if err != nil {
 		return nil, err
 	}

@@ -169,8 +169,9 @@ func NewController(d Deps) (*Controller, error) {
 	if _, err := mcis.Informer().AddEventHandler(changed(true)); err != nil {
 		return nil, err
 	}
-	// A cluster joined, left, or was joined again with other credentials (its member's
-	// informers start afresh): every imported service is looked at again.
+	// A cluster joined, left, was joined again with other credentials (its member's
+	// informers start afresh), or its remedy actions changed: every imported service is
+	// looked at again.
 	allServices := func(any) {
 		for _, obj := range wa.Informer().GetStore().List() {
 			if w, ok := obj.(*federationv1alpha1.Work); ok {
@@ -187,7 +188,8 @@ func NewController(d Deps) (*Controller, error) {
 		UpdateFunc: func(old, obj any) {
 			o, ok1 := old.(*clusterv1alpha1.Cluster)
 			n, ok2 := obj.(*clusterv1alpha1.Cluster)
-			if ok1 && ok2 && (o.Generation != n.Generation || o.ResourceVersion != n.ResourceVersion && !equalReady(o, n)) {
+			if ok1 && ok2 && (o.Generation != n.Generation || o.ResourceVersion != n.ResourceVersion &&
+				(!equalReady(o, n) || !slices.Equal(o.Status.RemedyActions, n.Status.RemedyActions))) {
 				allServices(obj)
 			}
 		},
@@ -299,9 +301,9 @@ type imported struct {
 	service *unstructured.Unstructured
 	// ports are the ports of the consumers' EndpointSlices; nil: the providers' own.
 	ports []discoveryv1.EndpointPort
-	// report records the providers whose endpoints are imported, or why the service
-	// cannot be imported (invalid).
-	report func(ctx context.Context, providers []string, invalid string) error
+	// report records the providers whose endpoints are imported and those withheld
+	// under TrafficControl, or why the service cannot be imported (invalid).
+	report func(ctx context.Context, providers, withheld []string, invalid string) error
 	// invalid says why the service cannot be imported; nothing is written then.
 	invalid string
 }
@@ -317,7 +319,7 @@ func (c *Controller) reconcileService(ctx context.Context, k types.NamespacedNam
 	}
 	if imp.invalid != "" {
 		if imp.report != nil {
-			return imp.report(ctx, nil, imp.invalid)
+			return imp.report(ctx, nil, nil, imp.invalid)
 		}
 		return nil
 	}
@@ -325,9 +327,11 @@ func (c *Controller) reconcileService(ctx context.Context, k types.NamespacedNam
 	want := map[types.NamespacedName]federationv1alpha1.WorkSpec{}
 	var exporting []string
 	unread := map[string]bool{}
+	// A provider under TrafficControl is left out, its endpoints taken from the consumers.
+	providers, withheld := c.trafficControlled(imp.providers)
 	if len(imp.consumers) > 0 {
 		endpoints := map[string][]*unstructured.Unstructured{}
-		for _, p := range imp.providers {
+		for _, p := range providers {
 			slices, known, err := c.providerSlices(p, k, imp.ports)
 			if err != nil {
 				return err
@@ -348,7 +352,7 @@ func (c *Controller) reconcileService(ctx context.Context, k types.NamespacedNam
 		for _, consumer := range imp.consumers {
 			ns := federationv1alpha1.ExecutionNamespace(consumer)
 			want[types.NamespacedName{Namespace: ns, Name: workName(k, "derived")}] = service
-			for _, p := range imp.providers {
+			for _, p := range providers {
 				if unread[p] {
 					// Not read: what the consumer has of it stays.
 					for key, w := range have {
@@ -373,7 +377,7 @@ func (c *Controller) reconcileService(ctx context.Context, k types.NamespacedNam
 	}
 	c.ingressesOf(k) // their consumers may have changed
 	if imp.report != nil {
-		if err := imp.report(ctx, exporting, ""); err != nil {
+		if err := imp.report(ctx, exporting, withheld, ""); err != nil {
 			return err
 		}
 	}
@@ -421,8 +425,8 @@ func (c *Controller) importOf(k types.NamespacedName) (*imported, error) {
 		return imp, err
 	}
 	imp.service = derivedService(k, si)
-	imp.report = func(ctx context.Context, providers []string, invalid string) error {
-		return c.writeStatus(ctx, tmpl, providers, invalid)
+	imp.report = func(ctx context.Context, providers, withheld []string, invalid string) error {
+		return c.writeStatus(ctx, tmpl, providers, withheld, invalid)
 	}
 	if errs := validation.IsDNS1035Label(federationv1alpha1.DerivedServiceName(k.Name)); len(errs) > 0 {
 		imp.invalid = fmt.Sprintf("the Service %s cannot be derived from it: %s", federationv1alpha1.DerivedServiceName(k.Name), strings.Join(errs, "; "))
@@ -442,6 +446,23 @@ func (c *Controller) placed(k types.NamespacedName, kind string) []string {
 		out = append(out, t.Name)
 	}
 	return c.existing(out)
+}
+
+// trafficControlled splits clusters into those fed sends traffic to and those it keeps
+// traffic from: a cluster whose status holds the remedy action TrafficControl is kept
+// from while one of clusters is not (traffic to a degraded cluster is better than none).
+func (c *Controller) trafficControlled(clusters []string) (kept, withheld []string) {
+	for _, name := range clusters {
+		if cl, err := c.clusters.Get(name); err == nil && slices.Contains(cl.Status.RemedyActions, string(clusterv1alpha1.TrafficControl)) {
+			withheld = append(withheld, name)
+		} else {
+			kept = append(kept, name)
+		}
+	}
+	if len(kept) == 0 {
+		return withheld, nil
+	}
+	return kept, withheld
 }
 
 // existing are the clusters of names that are in the fleet, sorted: a cluster that left
@@ -611,12 +632,20 @@ func workName(k types.NamespacedName, part string) string {
 	return k.Namespace + "." + k.Name + "." + part
 }
 
+// withheldNote tells of the providers whose endpoints are withheld under TrafficControl.
+func withheldNote(withheld []string) string {
+	if len(withheld) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; endpoints of %s withheld: remedy action %s", strings.Join(withheld, ", "), clusterv1alpha1.TrafficControl)
+}
+
 // ConditionReady, on a ServiceImport template, says whether some cluster provides the
 // service; its reason says when a provider went away.
 const ConditionReady = "Ready"
 
 // writeStatus records on the fleet's ServiceImport the clusters that provide it.
-func (c *Controller) writeStatus(ctx context.Context, tmpl *unstructured.Unstructured, providers []string, invalid string) error {
+func (c *Controller) writeStatus(ctx context.Context, tmpl *unstructured.Unstructured, providers, withheld []string, invalid string) error {
 	imp := &mcsv1alpha1.ServiceImport{}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(tmpl.Object, imp); err != nil {
 		return err
@@ -624,7 +653,7 @@ func (c *Controller) writeStatus(ctx context.Context, tmpl *unstructured.Unstruc
 	status := imp.Status.DeepCopy()
 	var gone []string
 	for _, cs := range imp.Status.Clusters {
-		if !slices.Contains(providers, cs.Cluster) {
+		if !slices.Contains(providers, cs.Cluster) && !slices.Contains(withheld, cs.Cluster) {
 			gone = append(gone, cs.Cluster)
 		}
 	}
@@ -633,7 +662,7 @@ func (c *Controller) writeStatus(ctx context.Context, tmpl *unstructured.Unstruc
 		status.Clusters = append(status.Clusters, mcsv1alpha1.ClusterStatus{Cluster: p})
 	}
 	cond := metav1.Condition{Type: ConditionReady, Status: metav1.ConditionTrue, Reason: "Provided",
-		Message: "provided by " + strings.Join(providers, ", "), ObservedGeneration: tmpl.GetGeneration()}
+		Message: "provided by " + strings.Join(providers, ", ") + withheldNote(withheld), ObservedGeneration: tmpl.GetGeneration()}
 	switch {
 	case invalid != "":
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, "Invalid", invalid

@@ -19,6 +19,7 @@ package mcs
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -36,6 +37,7 @@ import (
 	"k8s.io/utils/ptr"
 	mcsv1alpha1 "sigs.k8s.io/mcs-api/pkg/apis/v1alpha1"
 
+	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/controllers/internal/works"
 )
@@ -72,8 +74,8 @@ func (c *Controller) multiClusterService(mcs *federationv1alpha1.MultiClusterSer
 	}
 	imp.service = derivedService(k, si)
 	consumers := imp.consumers
-	imp.report = func(ctx context.Context, providers []string, _ string) error {
-		return c.writeServiceStatus(ctx, mcs, providers, consumers)
+	imp.report = func(ctx context.Context, providers, withheld []string, _ string) error {
+		return c.writeServiceStatus(ctx, mcs, providers, withheld, consumers)
 	}
 	return imp, nil
 }
@@ -101,11 +103,11 @@ func (c *Controller) allClusters() ([]string, error) {
 }
 
 // writeServiceStatus records on a MultiClusterService where it is imported from and into.
-func (c *Controller) writeServiceStatus(ctx context.Context, mcs *federationv1alpha1.MultiClusterService, providers, consumers []string) error {
+func (c *Controller) writeServiceStatus(ctx context.Context, mcs *federationv1alpha1.MultiClusterService, providers, withheld, consumers []string) error {
 	status := mcs.Status.DeepCopy()
 	status.ProviderClusters, status.ConsumerClusters = providers, consumers
 	cond := metav1.Condition{Type: ConditionReady, Status: metav1.ConditionTrue, Reason: "Imported", ObservedGeneration: mcs.Generation,
-		Message: fmt.Sprintf("endpoints of %s imported into %s", strings.Join(providers, ", "), strings.Join(consumers, ", "))}
+		Message: fmt.Sprintf("endpoints of %s imported into %s%s", strings.Join(providers, ", "), strings.Join(consumers, ", "), withheldNote(withheld))}
 	switch {
 	case len(consumers) == 0:
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, "NoConsumer", "no cluster to import the service into"
@@ -195,7 +197,10 @@ func (c *Controller) reconcileIngress(ctx context.Context, k types.NamespacedNam
 	}
 	want := map[types.NamespacedName]federationv1alpha1.WorkSpec{}
 	var clusters []string
-	for cl, services := range imported {
+	// A cluster under TrafficControl gets no Ingress while another one does.
+	kept, withheld := c.trafficControlled(slices.Sorted(maps.Keys(imported)))
+	for _, cl := range kept {
+		services := imported[cl]
 		ing := &networkingv1.Ingress{
 			TypeMeta: metav1.TypeMeta{APIVersion: networkingv1.SchemeGroupVersion.String(), Kind: "Ingress"},
 			ObjectMeta: metav1.ObjectMeta{Namespace: k.Namespace, Name: k.Name, Annotations: mci.Spec.Template.Metadata.Annotations,
@@ -231,6 +236,9 @@ func (c *Controller) reconcileIngress(ctx context.Context, k types.NamespacedNam
 	status.Clusters = clusters
 	cond := metav1.Condition{Type: ConditionReady, Status: metav1.ConditionTrue, Reason: "Written", ObservedGeneration: mci.Generation,
 		Message: "written into " + strings.Join(clusters, ", ")}
+	if len(withheld) > 0 {
+		cond.Message += fmt.Sprintf("; not into %s: remedy action %s", strings.Join(withheld, ", "), clusterv1alpha1.TrafficControl)
+	}
 	if len(clusters) == 0 {
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, "NoConsumer",
 			"no cluster imports the services its backends name ("+strings.Join(backendServices(&mci.Spec.Template.Spec), ", ")+")"

@@ -43,7 +43,7 @@ var bindingFields = map[string][]string{
 // clientset, or the shared view of bindings) and the controller packages that may make
 // them: the receiver's type, then the method.
 var writes = map[string]map[string][]string{
-	"ClusterInterface": {"UpdateStatus": {"cluster", "credentials"}, "Update": {"cluster", "clustertaint"}},
+	"ClusterInterface": {"UpdateStatus": {"cluster", "credentials", "remedy"}, "Update": {"cluster", "clustertaint"}},
 	"WorkInterface":    {"UpdateStatus": {"workstatus"}},
 	"Binding":          {"UpdateStatus": {"scheduler", "bindingstatus"}},
 }

@@ -153,6 +153,12 @@ type ClusterStatus struct {
 	// ResourceSummary sums the compute resources of the member's nodes and pods.
 	// +optional
 	ResourceSummary *ResourceSummary `json:"resourceSummary,omitempty" protobuf:"bytes,5,opt,name=resourceSummary"`
+
+	// RemedyActions are the actions the Remedies that match the cluster call
+	// for (TrafficControl), written by fed's remedy controller alone.
+	// +optional
+	// +listType=atomic
+	RemedyActions []string `json:"remedyActions,omitempty" protobuf:"bytes,6,rep,name=remedyActions"`
 }
 
 // APIEnablement is one group version served by a member and its resources.

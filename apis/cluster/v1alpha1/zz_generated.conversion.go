@@ -67,6 +67,16 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
+	if err := s.AddGeneratedConversionFunc((*ClusterConditionRequirement)(nil), (*cluster.ClusterConditionRequirement)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ClusterConditionRequirement_To_cluster_ClusterConditionRequirement(a.(*ClusterConditionRequirement), b.(*cluster.ClusterConditionRequirement), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*cluster.ClusterConditionRequirement)(nil), (*ClusterConditionRequirement)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_cluster_ClusterConditionRequirement_To_v1alpha1_ClusterConditionRequirement(a.(*cluster.ClusterConditionRequirement), b.(*ClusterConditionRequirement), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddGeneratedConversionFunc((*ClusterList)(nil), (*cluster.ClusterList)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1alpha1_ClusterList_To_cluster_ClusterList(a.(*ClusterList), b.(*cluster.ClusterList), scope)
 	}); err != nil {
@@ -107,6 +117,16 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
+	if err := s.AddGeneratedConversionFunc((*DecisionMatch)(nil), (*cluster.DecisionMatch)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_DecisionMatch_To_cluster_DecisionMatch(a.(*DecisionMatch), b.(*cluster.DecisionMatch), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*cluster.DecisionMatch)(nil), (*DecisionMatch)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_cluster_DecisionMatch_To_v1alpha1_DecisionMatch(a.(*cluster.DecisionMatch), b.(*DecisionMatch), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddGeneratedConversionFunc((*LocalSecretReference)(nil), (*cluster.LocalSecretReference)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1alpha1_LocalSecretReference_To_cluster_LocalSecretReference(a.(*LocalSecretReference), b.(*cluster.LocalSecretReference), scope)
 	}); err != nil {
@@ -124,6 +144,46 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}
 	if err := s.AddGeneratedConversionFunc((*cluster.NodeSummary)(nil), (*NodeSummary)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_cluster_NodeSummary_To_v1alpha1_NodeSummary(a.(*cluster.NodeSummary), b.(*NodeSummary), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*Remedy)(nil), (*cluster.Remedy)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_Remedy_To_cluster_Remedy(a.(*Remedy), b.(*cluster.Remedy), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*cluster.Remedy)(nil), (*Remedy)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_cluster_Remedy_To_v1alpha1_Remedy(a.(*cluster.Remedy), b.(*Remedy), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*RemedyClusterAffinity)(nil), (*cluster.RemedyClusterAffinity)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_RemedyClusterAffinity_To_cluster_RemedyClusterAffinity(a.(*RemedyClusterAffinity), b.(*cluster.RemedyClusterAffinity), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*cluster.RemedyClusterAffinity)(nil), (*RemedyClusterAffinity)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_cluster_RemedyClusterAffinity_To_v1alpha1_RemedyClusterAffinity(a.(*cluster.RemedyClusterAffinity), b.(*RemedyClusterAffinity), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*RemedyList)(nil), (*cluster.RemedyList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_RemedyList_To_cluster_RemedyList(a.(*RemedyList), b.(*cluster.RemedyList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*cluster.RemedyList)(nil), (*RemedyList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_cluster_RemedyList_To_v1alpha1_RemedyList(a.(*cluster.RemedyList), b.(*RemedyList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*RemedySpec)(nil), (*cluster.RemedySpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_RemedySpec_To_cluster_RemedySpec(a.(*RemedySpec), b.(*cluster.RemedySpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*cluster.RemedySpec)(nil), (*RemedySpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_cluster_RemedySpec_To_v1alpha1_RemedySpec(a.(*cluster.RemedySpec), b.(*RemedySpec), scope)
 	}); err != nil {
 		return err
 	}
@@ -215,6 +275,26 @@ func autoConvert_cluster_Cluster_To_v1alpha1_Cluster(in *cluster.Cluster, out *C
 // Convert_cluster_Cluster_To_v1alpha1_Cluster is an autogenerated conversion function.
 func Convert_cluster_Cluster_To_v1alpha1_Cluster(in *cluster.Cluster, out *Cluster, s conversion.Scope) error {
 	return autoConvert_cluster_Cluster_To_v1alpha1_Cluster(in, out, s)
+}
+
+func autoConvert_v1alpha1_ClusterConditionRequirement_To_cluster_ClusterConditionRequirement(in *ClusterConditionRequirement, out *cluster.ClusterConditionRequirement, s conversion.Scope) error {
+	*out = *(*cluster.ClusterConditionRequirement)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_ClusterConditionRequirement_To_cluster_ClusterConditionRequirement is an autogenerated conversion function.
+func Convert_v1alpha1_ClusterConditionRequirement_To_cluster_ClusterConditionRequirement(in *ClusterConditionRequirement, out *cluster.ClusterConditionRequirement, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ClusterConditionRequirement_To_cluster_ClusterConditionRequirement(in, out, s)
+}
+
+func autoConvert_cluster_ClusterConditionRequirement_To_v1alpha1_ClusterConditionRequirement(in *cluster.ClusterConditionRequirement, out *ClusterConditionRequirement, s conversion.Scope) error {
+	*out = *(*ClusterConditionRequirement)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_cluster_ClusterConditionRequirement_To_v1alpha1_ClusterConditionRequirement is an autogenerated conversion function.
+func Convert_cluster_ClusterConditionRequirement_To_v1alpha1_ClusterConditionRequirement(in *cluster.ClusterConditionRequirement, out *ClusterConditionRequirement, s conversion.Scope) error {
+	return autoConvert_cluster_ClusterConditionRequirement_To_v1alpha1_ClusterConditionRequirement(in, out, s)
 }
 
 func autoConvert_v1alpha1_ClusterList_To_cluster_ClusterList(in *ClusterList, out *cluster.ClusterList, s conversion.Scope) error {
@@ -317,6 +397,26 @@ func Convert_cluster_ClusterStatus_To_v1alpha1_ClusterStatus(in *cluster.Cluster
 	return autoConvert_cluster_ClusterStatus_To_v1alpha1_ClusterStatus(in, out, s)
 }
 
+func autoConvert_v1alpha1_DecisionMatch_To_cluster_DecisionMatch(in *DecisionMatch, out *cluster.DecisionMatch, s conversion.Scope) error {
+	*out = *(*cluster.DecisionMatch)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_DecisionMatch_To_cluster_DecisionMatch is an autogenerated conversion function.
+func Convert_v1alpha1_DecisionMatch_To_cluster_DecisionMatch(in *DecisionMatch, out *cluster.DecisionMatch, s conversion.Scope) error {
+	return autoConvert_v1alpha1_DecisionMatch_To_cluster_DecisionMatch(in, out, s)
+}
+
+func autoConvert_cluster_DecisionMatch_To_v1alpha1_DecisionMatch(in *cluster.DecisionMatch, out *DecisionMatch, s conversion.Scope) error {
+	*out = *(*DecisionMatch)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_cluster_DecisionMatch_To_v1alpha1_DecisionMatch is an autogenerated conversion function.
+func Convert_cluster_DecisionMatch_To_v1alpha1_DecisionMatch(in *cluster.DecisionMatch, out *DecisionMatch, s conversion.Scope) error {
+	return autoConvert_cluster_DecisionMatch_To_v1alpha1_DecisionMatch(in, out, s)
+}
+
 func autoConvert_v1alpha1_LocalSecretReference_To_cluster_LocalSecretReference(in *LocalSecretReference, out *cluster.LocalSecretReference, s conversion.Scope) error {
 	*out = *(*cluster.LocalSecretReference)(unsafe.Pointer(in))
 	return nil
@@ -355,6 +455,94 @@ func autoConvert_cluster_NodeSummary_To_v1alpha1_NodeSummary(in *cluster.NodeSum
 // Convert_cluster_NodeSummary_To_v1alpha1_NodeSummary is an autogenerated conversion function.
 func Convert_cluster_NodeSummary_To_v1alpha1_NodeSummary(in *cluster.NodeSummary, out *NodeSummary, s conversion.Scope) error {
 	return autoConvert_cluster_NodeSummary_To_v1alpha1_NodeSummary(in, out, s)
+}
+
+func autoConvert_v1alpha1_Remedy_To_cluster_Remedy(in *Remedy, out *cluster.Remedy, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_v1alpha1_RemedySpec_To_cluster_RemedySpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_v1alpha1_Remedy_To_cluster_Remedy is an autogenerated conversion function.
+func Convert_v1alpha1_Remedy_To_cluster_Remedy(in *Remedy, out *cluster.Remedy, s conversion.Scope) error {
+	return autoConvert_v1alpha1_Remedy_To_cluster_Remedy(in, out, s)
+}
+
+func autoConvert_cluster_Remedy_To_v1alpha1_Remedy(in *cluster.Remedy, out *Remedy, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	if err := Convert_cluster_RemedySpec_To_v1alpha1_RemedySpec(&in.Spec, &out.Spec, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Convert_cluster_Remedy_To_v1alpha1_Remedy is an autogenerated conversion function.
+func Convert_cluster_Remedy_To_v1alpha1_Remedy(in *cluster.Remedy, out *Remedy, s conversion.Scope) error {
+	return autoConvert_cluster_Remedy_To_v1alpha1_Remedy(in, out, s)
+}
+
+func autoConvert_v1alpha1_RemedyClusterAffinity_To_cluster_RemedyClusterAffinity(in *RemedyClusterAffinity, out *cluster.RemedyClusterAffinity, s conversion.Scope) error {
+	*out = *(*cluster.RemedyClusterAffinity)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_RemedyClusterAffinity_To_cluster_RemedyClusterAffinity is an autogenerated conversion function.
+func Convert_v1alpha1_RemedyClusterAffinity_To_cluster_RemedyClusterAffinity(in *RemedyClusterAffinity, out *cluster.RemedyClusterAffinity, s conversion.Scope) error {
+	return autoConvert_v1alpha1_RemedyClusterAffinity_To_cluster_RemedyClusterAffinity(in, out, s)
+}
+
+func autoConvert_cluster_RemedyClusterAffinity_To_v1alpha1_RemedyClusterAffinity(in *cluster.RemedyClusterAffinity, out *RemedyClusterAffinity, s conversion.Scope) error {
+	*out = *(*RemedyClusterAffinity)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_cluster_RemedyClusterAffinity_To_v1alpha1_RemedyClusterAffinity is an autogenerated conversion function.
+func Convert_cluster_RemedyClusterAffinity_To_v1alpha1_RemedyClusterAffinity(in *cluster.RemedyClusterAffinity, out *RemedyClusterAffinity, s conversion.Scope) error {
+	return autoConvert_cluster_RemedyClusterAffinity_To_v1alpha1_RemedyClusterAffinity(in, out, s)
+}
+
+func autoConvert_v1alpha1_RemedyList_To_cluster_RemedyList(in *RemedyList, out *cluster.RemedyList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]cluster.Remedy)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_v1alpha1_RemedyList_To_cluster_RemedyList is an autogenerated conversion function.
+func Convert_v1alpha1_RemedyList_To_cluster_RemedyList(in *RemedyList, out *cluster.RemedyList, s conversion.Scope) error {
+	return autoConvert_v1alpha1_RemedyList_To_cluster_RemedyList(in, out, s)
+}
+
+func autoConvert_cluster_RemedyList_To_v1alpha1_RemedyList(in *cluster.RemedyList, out *RemedyList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]Remedy)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_cluster_RemedyList_To_v1alpha1_RemedyList is an autogenerated conversion function.
+func Convert_cluster_RemedyList_To_v1alpha1_RemedyList(in *cluster.RemedyList, out *RemedyList, s conversion.Scope) error {
+	return autoConvert_cluster_RemedyList_To_v1alpha1_RemedyList(in, out, s)
+}
+
+func autoConvert_v1alpha1_RemedySpec_To_cluster_RemedySpec(in *RemedySpec, out *cluster.RemedySpec, s conversion.Scope) error {
+	*out = *(*cluster.RemedySpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_RemedySpec_To_cluster_RemedySpec is an autogenerated conversion function.
+func Convert_v1alpha1_RemedySpec_To_cluster_RemedySpec(in *RemedySpec, out *cluster.RemedySpec, s conversion.Scope) error {
+	return autoConvert_v1alpha1_RemedySpec_To_cluster_RemedySpec(in, out, s)
+}
+
+func autoConvert_cluster_RemedySpec_To_v1alpha1_RemedySpec(in *cluster.RemedySpec, out *RemedySpec, s conversion.Scope) error {
+	*out = *(*RemedySpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_cluster_RemedySpec_To_v1alpha1_RemedySpec is an autogenerated conversion function.
+func Convert_cluster_RemedySpec_To_v1alpha1_RemedySpec(in *cluster.RemedySpec, out *RemedySpec, s conversion.Scope) error {
+	return autoConvert_cluster_RemedySpec_To_v1alpha1_RemedySpec(in, out, s)
 }
 
 func autoConvert_v1alpha1_ResourceSummary_To_cluster_ResourceSummary(in *ResourceSummary, out *cluster.ResourceSummary, s conversion.Scope) error {

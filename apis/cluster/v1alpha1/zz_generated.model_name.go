@@ -37,6 +37,11 @@ func (in Cluster) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ClusterConditionRequirement) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.cluster.v1alpha1.ClusterConditionRequirement"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ClusterList) OpenAPIModelName() string {
 	return "com.github.fedhq.fed.apis.cluster.v1alpha1.ClusterList"
 }
@@ -57,6 +62,11 @@ func (in ClusterStatus) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in DecisionMatch) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.cluster.v1alpha1.DecisionMatch"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in LocalSecretReference) OpenAPIModelName() string {
 	return "com.github.fedhq.fed.apis.cluster.v1alpha1.LocalSecretReference"
 }
@@ -64,6 +74,26 @@ func (in LocalSecretReference) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in NodeSummary) OpenAPIModelName() string {
 	return "com.github.fedhq.fed.apis.cluster.v1alpha1.NodeSummary"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in Remedy) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.cluster.v1alpha1.Remedy"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in RemedyClusterAffinity) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.cluster.v1alpha1.RemedyClusterAffinity"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in RemedyList) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.cluster.v1alpha1.RemedyList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in RemedySpec) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.cluster.v1alpha1.RemedySpec"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.

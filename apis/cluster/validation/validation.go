@@ -184,6 +184,11 @@ func ValidateClusterStatus(status *cluster.ClusterStatus, fldPath *field.Path) f
 		allErrs = append(allErrs, ValidateResourceList(s.Allocating, p.Child("allocating"))...)
 		allErrs = append(allErrs, ValidateResourceList(s.Allocated, p.Child("allocated"))...)
 	}
+	for i, a := range status.RemedyActions {
+		if !supportedRemedyActions.Has(cluster.RemedyAction(a)) {
+			allErrs = append(allErrs, field.NotSupported(fldPath.Child("remedyActions").Index(i), a, sets.List(supportedRemedyActions)))
+		}
+	}
 	return allErrs
 }
 

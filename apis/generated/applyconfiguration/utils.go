@@ -42,14 +42,24 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &clusterv1alpha1.APIResourceApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("Cluster"):
 		return &clusterv1alpha1.ClusterApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("ClusterConditionRequirement"):
+		return &clusterv1alpha1.ClusterConditionRequirementApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ClusterSpec"):
 		return &clusterv1alpha1.ClusterSpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ClusterStatus"):
 		return &clusterv1alpha1.ClusterStatusApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("DecisionMatch"):
+		return &clusterv1alpha1.DecisionMatchApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("LocalSecretReference"):
 		return &clusterv1alpha1.LocalSecretReferenceApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("NodeSummary"):
 		return &clusterv1alpha1.NodeSummaryApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("Remedy"):
+		return &clusterv1alpha1.RemedyApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("RemedyClusterAffinity"):
+		return &clusterv1alpha1.RemedyClusterAffinityApplyConfiguration{}
+	case v1alpha1.SchemeGroupVersion.WithKind("RemedySpec"):
+		return &clusterv1alpha1.RemedySpecApplyConfiguration{}
 	case v1alpha1.SchemeGroupVersion.WithKind("ResourceSummary"):
 		return &clusterv1alpha1.ResourceSummaryApplyConfiguration{}
 

@@ -44,12 +44,18 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		v1alpha1.APIEnablement{}.OpenAPIModelName():                                  schema_fed_apis_cluster_v1alpha1_APIEnablement(ref),
 		v1alpha1.APIResource{}.OpenAPIModelName():                                    schema_fed_apis_cluster_v1alpha1_APIResource(ref),
 		v1alpha1.Cluster{}.OpenAPIModelName():                                        schema_fed_apis_cluster_v1alpha1_Cluster(ref),
+		v1alpha1.ClusterConditionRequirement{}.OpenAPIModelName():                    schema_fed_apis_cluster_v1alpha1_ClusterConditionRequirement(ref),
 		v1alpha1.ClusterList{}.OpenAPIModelName():                                    schema_fed_apis_cluster_v1alpha1_ClusterList(ref),
 		v1alpha1.ClusterProxyOptions{}.OpenAPIModelName():                            schema_fed_apis_cluster_v1alpha1_ClusterProxyOptions(ref),
 		v1alpha1.ClusterSpec{}.OpenAPIModelName():                                    schema_fed_apis_cluster_v1alpha1_ClusterSpec(ref),
 		v1alpha1.ClusterStatus{}.OpenAPIModelName():                                  schema_fed_apis_cluster_v1alpha1_ClusterStatus(ref),
+		v1alpha1.DecisionMatch{}.OpenAPIModelName():                                  schema_fed_apis_cluster_v1alpha1_DecisionMatch(ref),
 		v1alpha1.LocalSecretReference{}.OpenAPIModelName():                           schema_fed_apis_cluster_v1alpha1_LocalSecretReference(ref),
 		v1alpha1.NodeSummary{}.OpenAPIModelName():                                    schema_fed_apis_cluster_v1alpha1_NodeSummary(ref),
+		v1alpha1.Remedy{}.OpenAPIModelName():                                         schema_fed_apis_cluster_v1alpha1_Remedy(ref),
+		v1alpha1.RemedyClusterAffinity{}.OpenAPIModelName():                          schema_fed_apis_cluster_v1alpha1_RemedyClusterAffinity(ref),
+		v1alpha1.RemedyList{}.OpenAPIModelName():                                     schema_fed_apis_cluster_v1alpha1_RemedyList(ref),
+		v1alpha1.RemedySpec{}.OpenAPIModelName():                                     schema_fed_apis_cluster_v1alpha1_RemedySpec(ref),
 		v1alpha1.ResourceSummary{}.OpenAPIModelName():                                schema_fed_apis_cluster_v1alpha1_ResourceSummary(ref),
 		federationv1alpha1.AggregatedStatusItem{}.OpenAPIModelName():                 schema_fed_apis_federation_v1alpha1_AggregatedStatusItem(ref),
 		federationv1alpha1.ApplicationFailoverBehavior{}.OpenAPIModelName():          schema_fed_apis_federation_v1alpha1_ApplicationFailoverBehavior(ref),
@@ -694,6 +700,45 @@ func schema_fed_apis_cluster_v1alpha1_Cluster(ref common.ReferenceCallback) comm
 	}
 }
 
+func schema_fed_apis_cluster_v1alpha1_ClusterConditionRequirement(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ClusterConditionRequirement matches a condition of a Cluster's status by its status.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"conditionType": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ConditionType is the type of the Cluster's condition: Ready, or one anybody writes into the Cluster's status (Karmada's agent writes ServiceDomainNameResolutionReady; fed writes no such condition itself).",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"operator": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Operator is Equal or NotEqual.\n\nPossible enum values:\n - `\"Equal\"` matches a condition of that status.\n - `\"NotEqual\"` matches a condition of another status. A cluster without the condition matches neither operator.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+							Enum:        []interface{}{"Equal", "NotEqual"},
+						},
+					},
+					"conditionStatus": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ConditionStatus is True, False or Unknown.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"conditionType", "operator", "conditionStatus"},
+			},
+		},
+	}
+}
+
 func schema_fed_apis_cluster_v1alpha1_ClusterList(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -938,11 +983,51 @@ func schema_fed_apis_cluster_v1alpha1_ClusterStatus(ref common.ReferenceCallback
 							Ref:         ref(v1alpha1.ResourceSummary{}.OpenAPIModelName()),
 						},
 					},
+					"remedyActions": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "RemedyActions are the actions the Remedies that match the cluster call for (TrafficControl), written by fed's remedy controller alone.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
 				},
 			},
 		},
 		Dependencies: []string{
 			v1alpha1.APIEnablement{}.OpenAPIModelName(), v1alpha1.NodeSummary{}.OpenAPIModelName(), v1alpha1.ResourceSummary{}.OpenAPIModelName(), metav1.Condition{}.OpenAPIModelName()},
+	}
+}
+
+func schema_fed_apis_cluster_v1alpha1_DecisionMatch(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "DecisionMatch is one condition under which the actions are taken.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"clusterConditionMatch": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ClusterConditionMatch matches a condition of the Cluster's status.",
+							Ref:         ref(v1alpha1.ClusterConditionRequirement{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.ClusterConditionRequirement{}.OpenAPIModelName()},
 	}
 }
 
@@ -1000,6 +1085,191 @@ func schema_fed_apis_cluster_v1alpha1_NodeSummary(ref common.ReferenceCallback) 
 				},
 			},
 		},
+	}
+}
+
+func schema_fed_apis_cluster_v1alpha1_Remedy(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "Remedy names actions for the member clusters whose conditions match: fed writes them into each such Cluster's status.remedyActions (the union of the actions of every Remedy that matches it), and takes them away once no Remedy matches. A cluster under TrafficControl has its endpoints withheld from the other clusters' imports of a multi-cluster service, and gets no Ingress of a MultiClusterIngress, while another cluster is not under it. fed writes a Remedy's actions only while its author may update the status of Clusters.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Standard object metadata.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(metav1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Spec says which clusters, on which conditions, and the actions.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.RemedySpec{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"spec"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.RemedySpec{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_fed_apis_cluster_v1alpha1_RemedyClusterAffinity(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "RemedyClusterAffinity names clusters.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"clusterNames": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "ClusterNames are the clusters' names.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
+func schema_fed_apis_cluster_v1alpha1_RemedyList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "RemedyList is a list of Remedies.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Standard list metadata.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(metav1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Items are the Remedies.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.Remedy{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.Remedy{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_fed_apis_cluster_v1alpha1_RemedySpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "RemedySpec says which clusters, on which conditions, and the actions.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"clusterAffinity": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ClusterAffinity names the clusters the remedy looks at; without it, every cluster.",
+							Ref:         ref(v1alpha1.RemedyClusterAffinity{}.OpenAPIModelName()),
+						},
+					},
+					"decisionMatches": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "DecisionMatches: the actions are taken on a cluster where any one of them matches. Empty: on every cluster the remedy looks at, at once.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha1.DecisionMatch{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"actions": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Actions are the actions taken: TrafficControl. Empty: none.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+										Enum:   []interface{}{"TrafficControl"},
+									},
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.DecisionMatch{}.OpenAPIModelName(), v1alpha1.RemedyClusterAffinity{}.OpenAPIModelName()},
 	}
 }
 

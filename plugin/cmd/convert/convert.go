@@ -54,7 +54,7 @@ var groups = map[string]string{
 	"cluster.karmada.io":     clusterv1alpha1.GroupName,
 	"search.karmada.io":      searchv1alpha1.GroupName,
 	"apps.karmada.io":        federationv1alpha1.GroupName,
-	"remedy.karmada.io":      "",
+	"remedy.karmada.io":      clusterv1alpha1.GroupName,
 }
 
 // keys are Karmada's labels, annotations and taint keys that users write, and fed's.

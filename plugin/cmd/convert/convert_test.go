@@ -34,6 +34,10 @@ kind: Remedy
 metadata: {name: dns}
 spec: {actions: [TrafficControl]}
 ---
+apiVersion: operator.karmada.io/v1alpha1
+kind: Karmada
+metadata: {name: karmada-demo, namespace: karmada-system}
+---
 apiVersion: apps.karmada.io/v1alpha1
 kind: WorkloadRebalancer
 metadata: {name: demo}
@@ -54,8 +58,8 @@ spec:
 	cmd.SetArgs([]string{"-f", "../../../test/e2e/testdata/karmada/nginx.yaml", "-f", "-"})
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true
 	err := cmd.Execute()
-	if err == nil || !strings.Contains(err.Error(), "Remedy dns: fed serves no remedy.karmada.io Remedy yet: left out") {
-		t.Errorf("error %v, want the Remedy left out", err)
+	if err == nil || !strings.Contains(err.Error(), "Karmada karmada-system/karmada-demo: fed serves no operator.karmada.io Karmada yet: left out") {
+		t.Errorf("error %v, want Karmada's operator object left out", err)
 	}
 	got := out.String()
 	for _, want := range []string{
@@ -66,13 +70,14 @@ spec:
 		"- apiVersion: federation.fedhq.io/v1alpha1\n  kind: FederatedHPA",
 		"kind: ClusterPropagationPolicy",
 		"- apiVersion: federation.fedhq.io/v1alpha1\n  kind: WorkloadRebalancer",
+		"- apiVersion: cluster.fedhq.io/v1alpha1\n  kind: Remedy",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output without %q:\n%s", want, got)
 		}
 	}
-	if strings.Contains(got, "karmada.io/name") || strings.Contains(got, "kind: Remedy") {
-		t.Errorf("output holds Karmada's claim label or the Remedy:\n%s", got)
+	if strings.Contains(got, "karmada.io/name") || strings.Contains(got, "kind: Karmada") {
+		t.Errorf("output holds Karmada's claim label or its operator object:\n%s", got)
 	}
 	for _, want := range []string{
 		"Warning: Deployment nginx: label propagationpolicy.karmada.io/name is Karmada's own: left out",

@@ -59,6 +59,7 @@ var karmadaKinds = []schema.GroupResource{
 	{Group: "autoscaling.karmada.io", Resource: "cronfederatedhpas"},
 	{Group: "networking.karmada.io", Resource: "multiclusterservices"},
 	{Group: "networking.karmada.io", Resource: "multiclusteringresses"},
+	{Group: "remedy.karmada.io", Resource: "remedies"},
 }
 
 // MigrateOptions are the options of `kubectl fed migrate`.

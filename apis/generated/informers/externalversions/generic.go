@@ -57,6 +57,8 @@ func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource
 	// Group=cluster.fedhq.io, Version=v1alpha1
 	case v1alpha1.SchemeGroupVersion.WithResource("clusters"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Cluster().V1alpha1().Clusters().Informer()}, nil
+	case v1alpha1.SchemeGroupVersion.WithResource("remedies"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Cluster().V1alpha1().Remedies().Informer()}, nil
 
 		// Group=federation.fedhq.io, Version=v1alpha1
 	case federationv1alpha1.SchemeGroupVersion.WithResource("clusteroverridepolicies"):

@@ -40,6 +40,9 @@ type ClusterStatusApplyConfiguration struct {
 	NodeSummary *NodeSummaryApplyConfiguration `json:"nodeSummary,omitempty"`
 	// ResourceSummary sums the compute resources of the member's nodes and pods.
 	ResourceSummary *ResourceSummaryApplyConfiguration `json:"resourceSummary,omitempty"`
+	// RemedyActions are the actions the Remedies that match the cluster call
+	// for (TrafficControl), written by fed's remedy controller alone.
+	RemedyActions []string `json:"remedyActions,omitempty"`
 }
 
 // ClusterStatusApplyConfiguration constructs a declarative configuration of the ClusterStatus type for use with
@@ -95,5 +98,15 @@ func (b *ClusterStatusApplyConfiguration) WithNodeSummary(value *NodeSummaryAppl
 // If called multiple times, the ResourceSummary field is set to the value of the last call.
 func (b *ClusterStatusApplyConfiguration) WithResourceSummary(value *ResourceSummaryApplyConfiguration) *ClusterStatusApplyConfiguration {
 	b.ResourceSummary = value
+	return b
+}
+
+// WithRemedyActions adds the given value to the RemedyActions field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the RemedyActions field.
+func (b *ClusterStatusApplyConfiguration) WithRemedyActions(values ...string) *ClusterStatusApplyConfiguration {
+	for i := range values {
+		b.RemedyActions = append(b.RemedyActions, values[i])
+	}
 	return b
 }

@@ -21,3 +21,7 @@ package v1alpha1
 // ClusterListerExpansion allows custom methods to be added to
 // ClusterLister.
 type ClusterListerExpansion interface{}
+
+// RemedyListerExpansion allows custom methods to be added to
+// RemedyLister.
+type RemedyListerExpansion interface{}

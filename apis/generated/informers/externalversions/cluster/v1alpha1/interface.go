@@ -26,6 +26,8 @@ import (
 type Interface interface {
 	// Clusters returns a ClusterInformer.
 	Clusters() TypedClusterInformer
+	// Remedies returns a RemedyInformer.
+	Remedies() TypedRemedyInformer
 }
 
 type version struct {
@@ -42,4 +44,9 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 // Clusters returns a TypedClusterInformer.
 func (v *version) Clusters() TypedClusterInformer {
 	return &clusterInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
+}
+
+// Remedies returns a TypedRemedyInformer.
+func (v *version) Remedies() TypedRemedyInformer {
+	return &remedyInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
 }

@@ -29,6 +29,7 @@ import (
 type ClusterV1alpha1Interface interface {
 	RESTClient() rest.Interface
 	ClustersGetter
+	RemediesGetter
 }
 
 // ClusterV1alpha1Client is used to interact with features provided by the cluster.fedhq.io group.
@@ -38,6 +39,10 @@ type ClusterV1alpha1Client struct {
 
 func (c *ClusterV1alpha1Client) Clusters() ClusterInterface {
 	return newClusters(c)
+}
+
+func (c *ClusterV1alpha1Client) Remedies() RemedyInterface {
+	return newRemedies(c)
 }
 
 // NewForConfig creates a new ClusterV1alpha1Client for the given config.
