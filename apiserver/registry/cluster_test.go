@@ -36,7 +36,7 @@ func TestClusterStorage(t *testing.T) {
 	m := storageMap(t, func(o generic.RESTOptionsGetter) (*genericapiserver.APIGroupInfo, error) {
 		return NewClusterGroupInfo(o, nil, tunnel.New())
 	})
-	expectPaths(t, m, "clusters", "clusters/status", "clusters/proxy", "clusters/attach")
+	expectPaths(t, m, "clusters", "clusters/status", "clusters/proxy", "clusters/attach", "remedies")
 	if _, _, err := scheme.Scheme.ConvertFieldLabel(clusterv1alpha1.SchemeGroupVersion.WithKind("Cluster"), "spec.syncMode", "Push"); err != nil {
 		t.Errorf("field selector on spec.syncMode: %v", err)
 	}
