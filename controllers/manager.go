@@ -74,6 +74,7 @@ import (
 	"github.com/fedhq/fed/internal/hostvalidation"
 	"github.com/fedhq/fed/interpreter"
 	"github.com/fedhq/fed/interpreter/lua"
+	"github.com/fedhq/fed/interpreter/webhook"
 	"github.com/fedhq/fed/search/store"
 )
 
@@ -219,7 +220,7 @@ var table = []controller{
 		return detector.NewController(detector.Deps{Templates: d.Templates, Bindings: d.Bindings,
 			PropagationPolicies: fed.PropagationPolicies(), ClusterPropagationPolicies: fed.ClusterPropagationPolicies(),
 			OverridePolicies: fed.OverridePolicies(), ClusterOverridePolicies: fed.ClusterOverridePolicies(),
-			Customizations: fed.ResourceInterpreterCustomizations(), Interpreter: d.Interpreter, Recorder: d.Recorder})
+			Customizations: fed.ResourceInterpreterCustomizations(), Webhooks: fed.ResourceInterpreterWebhookConfigurations(), Interpreter: d.Interpreter, Recorder: d.Recorder})
 	}},
 	{name: "scheduler", workers: 16, interprets: true, build: func(d *Deps) (runner, error) {
 		return scheduler.NewController(d.Fed, d.clusters(), d.Bindings, d.Rooms,
@@ -356,6 +357,7 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 	}
 	d.Templates.Start(ctx)
 	customizations := d.FedInformers.Federation().V1alpha1().ResourceInterpreterCustomizations().Informer()
+	webhooks := d.FedInformers.Federation().V1alpha1().ResourceInterpreterWebhookConfigurations().Informer()
 	run := func(ctx context.Context, everyReplica bool) {
 		var interpreting []built
 		for _, b := range all {
@@ -368,8 +370,9 @@ func Start(ctx context.Context, cfg Config) (*Members, error) {
 			}
 		}
 		go func() {
-			// These ask the interpreter, which needs the customizations read first.
-			if !cache.WaitForCacheSync(ctx.Done(), customizations.HasSynced) {
+			// These ask the interpreter, which needs the customizations and the
+			// webhook configurations read first.
+			if !cache.WaitForCacheSync(ctx.Done(), customizations.HasSynced, webhooks.HasSynced) {
 				return
 			}
 			for _, b := range interpreting {
@@ -466,8 +469,10 @@ func newDeps(ctx context.Context, cfg Config) (*Deps, error) {
 	if d.Works, err = works.New(fedClient, fed.Works()); err != nil {
 		return nil, err
 	}
-	// One interpreter for every controller: the built-in kinds and the customizations.
-	d.Interpreter = interpreter.New(interpreter.Listed{Lister: fed.ResourceInterpreterCustomizations().Lister()}, lua.DefaultLimits)
+	// One interpreter for every controller: the built-in kinds, the customizations and
+	// the interpreter webhooks.
+	d.Interpreter = interpreter.New(interpreter.Listed{Lister: fed.ResourceInterpreterCustomizations().Lister()}, lua.DefaultLimits).
+		WithWebhooks(webhook.Listed{Lister: fed.ResourceInterpreterWebhookConfigurations().Lister()})
 	if d.Scales, d.ScaleTargets, err = scaletargets.New(fleet.Config(cfg.Fed)); err != nil {
 		return nil, err
 	}

@@ -63,6 +63,7 @@ k8s_openapi_pkgs=(
     k8s.io/api/core/v1
     k8s.io/api/autoscaling/v2
     k8s.io/api/networking/v1
+    k8s.io/api/admissionregistration/v1
     k8s.io/metrics/pkg/apis/metrics/v1beta1
     k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1
 )
@@ -88,6 +89,8 @@ add_external k8s.io/api/autoscaling/v2 k8s.io/client-go/applyconfigurations/auto
     HorizontalPodAutoscalerStatus MetricSpec
 add_external k8s.io/api/networking/v1 k8s.io/client-go/applyconfigurations/networking/v1 \
     IngressSpec
+add_external k8s.io/api/admissionregistration/v1 k8s.io/client-go/applyconfigurations/admissionregistration/v1 \
+    WebhookClientConfig
 
 echo "Removing previously generated code"
 find apis -name 'zz_generated.*.go' -not -path "${GENERATED}/*" -delete
@@ -199,6 +202,7 @@ proto_peers=(
     k8s.io/api/core/v1
     k8s.io/api/autoscaling/v2
     k8s.io/api/networking/v1
+    k8s.io/api/admissionregistration/v1
     k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1
 )
 PATH="${PROTO_TREE}/bin:${PATH}" go-to-protobuf \

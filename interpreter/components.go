@@ -45,6 +45,17 @@ func (i *Interpreter) Components(obj *unstructured.Unstructured) ([]federationv1
 	}
 	var components []federationv1alpha1.Component
 	if by == "" {
+		resp, err := i.hook(OpComponentResource, obj, nil)
+		switch {
+		case err != nil:
+			return nil, err
+		case resp != nil:
+			components = resp.Components
+			if err := checkComponents(components); err != nil {
+				return nil, hookWrong(OpComponentResource, obj, "answered %v", err)
+			}
+			return components, nil
+		}
 		components = builtinComponents(obj)
 	} else {
 		switch v := out[0].(type) {

@@ -19,6 +19,7 @@ package interpreter
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -30,11 +31,13 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/federation/validation"
 	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
 	"github.com/fedhq/fed/interpreter/lua"
+	"github.com/fedhq/fed/interpreter/webhook"
 )
 
 // Customizations finds the ResourceInterpreterCustomizations of a kind.
@@ -48,11 +51,13 @@ type Customizations interface {
 // keep, which part of its status to record, its health, its fleet-wide status and what
 // it depends on. For each operation, a customization's script for the object's kind
 // answers when there is one (the first by name that has one, when several target the
-// kind), fed's built-in knowledge of the kind otherwise. A nil *Interpreter, or one
-// without customizations, answers with the built-in knowledge alone.
+// kind); else an interpreter webhook whose rules match the kind and the operation (see
+// WithWebhooks); fed's built-in knowledge of the kind otherwise. A nil *Interpreter, or
+// one without customizations, answers with the built-in knowledge alone.
 type Interpreter struct {
 	customizations Customizations
 	limits         lua.Limits
+	webhooks       *webhook.Caller
 
 	mu       sync.Mutex
 	compiled map[string]compiled // by script source
@@ -66,6 +71,13 @@ type compiled struct {
 // New is an Interpreter that runs the scripts of customizations within limits.
 func New(customizations Customizations, limits lua.Limits) *Interpreter {
 	return &Interpreter{customizations: customizations, limits: limits, compiled: map[string]compiled{}}
+}
+
+// WithWebhooks has the interpreter ask the webhooks of configurations, where no script
+// answers, before its built-in knowledge; it returns i.
+func (i *Interpreter) WithWebhooks(configurations webhook.Configurations) *Interpreter {
+	i.webhooks = webhook.NewCaller(configurations)
+	return i
 }
 
 // Operation names a customization's script.
@@ -98,6 +110,71 @@ var Functions = map[Operation][]string{
 	OpHealthInterpretation:     {"InterpretHealth"},
 	OpDependencyInterpretation: {"GetDependencies"},
 	OpComponentResource:        {"GetComponents"},
+}
+
+// hookOperations are the operations as interpreter webhooks name them.
+var hookOperations = map[Operation]federationv1alpha1.InterpreterOperation{
+	OpReplicaResource:          federationv1alpha1.InterpreterOperationInterpretReplica,
+	OpReplicaRevision:          federationv1alpha1.InterpreterOperationReviseReplica,
+	OpRetention:                federationv1alpha1.InterpreterOperationRetain,
+	OpStatusReflection:         federationv1alpha1.InterpreterOperationInterpretStatus,
+	OpStatusAggregation:        federationv1alpha1.InterpreterOperationAggregateStatus,
+	OpHealthInterpretation:     federationv1alpha1.InterpreterOperationInterpretHealth,
+	OpDependencyInterpretation: federationv1alpha1.InterpreterOperationInterpretDependency,
+	OpComponentResource:        federationv1alpha1.InterpreterOperationInterpretComponent,
+}
+
+// hook asks the interpreter webhook that answers op for obj's kind, with the request
+// fill completes; nil, nil when none does.
+func (i *Interpreter) hook(op Operation, obj *unstructured.Unstructured, fill func(*webhook.Request) error) (*webhook.Response, error) {
+	if i == nil {
+		return nil, nil
+	}
+	return i.webhooks.Call(hookOperations[op], obj, fill)
+}
+
+// FromWebhook tells whether err is an interpreter webhook's failure to answer (down,
+// late, unsuccessful), which may pass: the step is worth trying again.
+func FromWebhook(err error) bool {
+	var hookErr *webhook.Error
+	return errors.As(err, &hookErr)
+}
+
+// hookWrong is an answer of a webhook that fed cannot use.
+func hookWrong(op Operation, obj *unstructured.Unstructured, format string, args ...any) error {
+	return fmt.Errorf("interpreter webhook for %s, %s: %s", obj.GetKind(), hookOperations[op], fmt.Sprintf(format, args...))
+}
+
+// patched is obj with a webhook's JSON patch applied (obj itself without a patch).
+func patched(op Operation, obj *unstructured.Unstructured, resp *webhook.Response) (*unstructured.Unstructured, error) {
+	if len(resp.Patch) == 0 {
+		return obj, nil
+	}
+	p, err := jsonpatch.DecodePatch(resp.Patch)
+	if err != nil {
+		return nil, hookWrong(op, obj, "answered a patch fed cannot read: %v", err)
+	}
+	doc, err := obj.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	if doc, err = p.Apply(doc); err != nil {
+		return nil, hookWrong(op, obj, "answered a patch that does not apply: %v", err)
+	}
+	out := &unstructured.Unstructured{}
+	if err := out.UnmarshalJSON(doc); err != nil {
+		return nil, hookWrong(op, obj, "answered a patch that makes no object: %v", err)
+	}
+	return out, nil
+}
+
+// raw is obj's JSON, for a webhook's request.
+func raw(obj *unstructured.Unstructured) (*runtime.RawExtension, error) {
+	data, err := obj.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	return &runtime.RawExtension{Raw: data}, nil
 }
 
 // ScriptOf is a customization's script for an operation, "" when it has none.
@@ -252,6 +329,10 @@ func (i *Interpreter) Replicas(obj *unstructured.Unstructured) (int32, *federati
 		return 0, nil, err
 	}
 	if by == "" {
+		resp, err := i.hook(OpReplicaResource, obj, nil)
+		if err != nil || resp != nil {
+			return hookReplicas(obj, resp, err)
+		}
 		n, req := Replicas(obj)
 		return n, req, nil
 	}
@@ -272,9 +353,33 @@ func (i *Interpreter) Replicas(obj *unstructured.Unstructured) (int32, *federati
 	return int32(n), &req, nil
 }
 
+// hookReplicas reads a webhook's answer to InterpretReplica.
+func hookReplicas(obj *unstructured.Unstructured, resp *webhook.Response, err error) (int32, *federationv1alpha1.ReplicaRequirements, error) {
+	if err != nil {
+		return 0, nil, err
+	}
+	if resp.Replicas == nil || *resp.Replicas < 0 {
+		return 0, nil, hookWrong(OpReplicaResource, obj, "answered replicas %v, want a whole number", resp.Replicas)
+	}
+	req := resp.ReplicaRequirements
+	if req != nil && apiequality.Semantic.DeepEqual(*req, federationv1alpha1.ReplicaRequirements{}) {
+		req = nil
+	}
+	return *resp.Replicas, req, nil
+}
+
 // ReviseReplica sets a workload's replicas to n (for a cluster's share).
 func (i *Interpreter) ReviseReplica(obj *unstructured.Unstructured, n int32) (*unstructured.Unstructured, error) {
 	by, fn, out, err := i.call(obj, OpReplicaRevision, 1, obj.Object, int64(n))
+	if err == nil && by == "" {
+		resp, err := i.hook(OpReplicaRevision, obj, func(r *webhook.Request) error { r.DesiredReplicas = &n; return nil })
+		if err != nil || resp != nil {
+			if err != nil {
+				return obj, err
+			}
+			return patched(OpReplicaRevision, obj, resp)
+		}
+	}
 	if err != nil || by == "" {
 		if err == nil {
 			reviseReplica(obj, n)
@@ -292,6 +397,13 @@ func (i *Interpreter) Retain(desired, observed *unstructured.Unstructured) (*uns
 		return desired, nil
 	}
 	by, fn, out, err := i.call(desired, OpRetention, 1, desired.Object, observed.Object)
+	if err == nil && by == "" {
+		resp, err := i.hook(OpRetention, desired, func(r *webhook.Request) (err error) { r.ObservedObject, err = raw(observed); return err })
+		if err != nil || resp == nil {
+			return desired, err
+		}
+		return patched(OpRetention, desired, resp)
+	}
 	if err != nil || by == "" {
 		return desired, err
 	}
@@ -311,6 +423,13 @@ func (i *Interpreter) ReflectStatus(obj *unstructured.Unstructured) (*runtime.Ra
 		return nil, err
 	}
 	if by == "" {
+		resp, err := i.hook(OpStatusReflection, obj, nil)
+		if err != nil || resp != nil {
+			if err != nil {
+				return nil, err
+			}
+			return resp.RawStatus, nil
+		}
 		return ReflectStatus(obj), nil
 	}
 	if out[0] == nil {
@@ -330,7 +449,18 @@ func (i *Interpreter) Health(obj *unstructured.Unstructured) (federationv1alpha1
 		return unknown, err
 	}
 	if by == "" {
-		return Health(obj), nil
+		resp, err := i.hook(OpHealthInterpretation, obj, nil)
+		switch {
+		case err != nil:
+			return unknown, err
+		case resp == nil:
+			return Health(obj), nil
+		case resp.Healthy == nil:
+			return unknown, hookWrong(OpHealthInterpretation, obj, "answered no healthy")
+		case *resp.Healthy:
+			return federationv1alpha1.ResourceHealthy, nil
+		}
+		return federationv1alpha1.ResourceUnhealthy, nil
 	}
 	healthy, ok := out[0].(bool)
 	if !ok {
@@ -354,8 +484,23 @@ func (i *Interpreter) AggregateStatus(template *unstructured.Unstructured, items
 		return nil, false, err
 	}
 	if by == "" {
-		status, ok := AggregateStatus(template, items, perCluster)
-		return status, ok, nil
+		resp, err := i.hook(OpStatusAggregation, template, func(r *webhook.Request) error { r.AggregatedStatus = items; return nil })
+		if err != nil {
+			return nil, false, err
+		}
+		if resp == nil {
+			status, ok := AggregateStatus(template, items, perCluster)
+			return status, ok, nil
+		}
+		obj, err := patched(OpStatusAggregation, template, resp)
+		if err != nil {
+			return nil, false, err
+		}
+		status, _, _ := unstructured.NestedMap(obj.Object, "status")
+		if status == nil {
+			status = map[string]any{}
+		}
+		return status, true, nil
 	}
 	obj, ok := conformLike(out[0], template.Object).(map[string]any)
 	if !ok {
@@ -374,11 +519,22 @@ func (i *Interpreter) Dependencies(obj *unstructured.Unstructured) ([]federation
 	if err != nil {
 		return nil, err
 	}
-	if by == "" {
-		return Dependencies(obj), nil
-	}
 	var refs []federationv1alpha1.ObjectReference
-	if out[0] != nil {
+	if by == "" {
+		resp, err := i.hook(OpDependencyInterpretation, obj, nil)
+		if err != nil {
+			return nil, err
+		}
+		if resp == nil {
+			return Dependencies(obj), nil
+		}
+		for _, d := range resp.Dependencies {
+			if d.LabelSelector != nil || d.Name == "" {
+				return nil, hookWrong(OpDependencyInterpretation, obj, "answered a dependency %s without a name: fed follows dependencies by name, not by label selector", d.Kind)
+			}
+			refs = append(refs, federationv1alpha1.ObjectReference{APIVersion: d.APIVersion, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name})
+		}
+	} else if out[0] != nil {
 		if err := fromValue(out[0], &refs); err != nil {
 			return nil, wrong(by, OpDependencyInterpretation, "GetDependencies returned references fed cannot read: %v", err)
 		}

@@ -56,6 +56,8 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&ClusterOverridePolicyList{},
 		&ResourceInterpreterCustomization{},
 		&ResourceInterpreterCustomizationList{},
+		&ResourceInterpreterWebhookConfiguration{},
+		&ResourceInterpreterWebhookConfigurationList{},
 		&ReplicaSchedulingPolicy{},
 		&ReplicaSchedulingPolicyList{},
 		&FederatedResourceQuota{},

@@ -134,10 +134,11 @@ func allowed(cluster string, a authorizer.Attributes) (bool, string) {
 			return false, "an agent reads and reports only the Works of its execution namespace " + ns
 		}
 		return a.GetSubresource() == "" || a.GetSubresource() == "status", "an agent uses no other subresource of Works"
-	case a.GetAPIGroup() == federationv1alpha1.GroupName && a.GetResource() == "resourceinterpretercustomizations":
-		return a.GetSubresource() == "" && slices.Contains(reads, verb), "an agent only reads the interpreter's customizations"
+	case a.GetAPIGroup() == federationv1alpha1.GroupName &&
+		(a.GetResource() == "resourceinterpretercustomizations" || a.GetResource() == "resourceinterpreterwebhookconfigurations"):
+		return a.GetSubresource() == "" && slices.Contains(reads, verb), "an agent only reads the interpreter's customizations and webhooks"
 	}
-	return false, "an agent uses only its Cluster, its Works and the interpreter's customizations, gets the fleet's Namespaces by name and records events there"
+	return false, "an agent uses only its Cluster, its Works and the interpreter's customizations and webhooks, gets the fleet's Namespaces by name and records events there"
 }
 
 // fleetRequest says why an agent may make a request of the fleet, "" when it may not: get

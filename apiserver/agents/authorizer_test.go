@@ -84,6 +84,8 @@ func TestAuthorize(t *testing.T) {
 		{"every Work", resource(agent, "list", federation, "works", "", "", ""), authorizer.DecisionDeny},
 		{"customizations", resource(agent, "list", federation, "resourceinterpretercustomizations", "", "", ""), authorizer.DecisionNoOpinion},
 		{"writing customizations", resource(agent, "create", federation, "resourceinterpretercustomizations", "", "", ""), authorizer.DecisionDeny},
+		{"webhook configurations", resource(agent, "watch", federation, "resourceinterpreterwebhookconfigurations", "", "", ""), authorizer.DecisionNoOpinion},
+		{"writing webhook configurations", resource(agent, "update", federation, "resourceinterpreterwebhookconfigurations", "", "", ""), authorizer.DecisionDeny},
 		{"bindings", resource(agent, "list", federation, "resourcebindings", "", "", ""), authorizer.DecisionDeny},
 		{"the fleet", resource(agent, "get", federation, "fleets", "proxy", "", "default"), authorizer.DecisionDeny},
 		{"a namespace of the fleet", resource(agent, "get", "", "namespaces", "", "", "apps"), authorizer.DecisionAllow},

@@ -29,7 +29,7 @@ import (
 func TestFederationStorage(t *testing.T) {
 	m := storageMap(t, NewFederationGroupInfo)
 	expectPaths(t, m, "propagationpolicies", "clusterpropagationpolicies", "overridepolicies", "clusteroverridepolicies",
-		"resourceinterpretercustomizations", "replicaschedulingpolicies", "replicaschedulingpolicies/status",
+		"resourceinterpretercustomizations", "resourceinterpreterwebhookconfigurations", "replicaschedulingpolicies", "replicaschedulingpolicies/status",
 		"federatedresourcequotas", "federatedresourcequotas/status", "clustertaintpolicies",
 		"workloadrebalancers", "workloadrebalancers/status",
 		"resourcebindings", "resourcebindings/status", "clusterresourcebindings", "clusterresourcebindings/status",

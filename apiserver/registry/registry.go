@@ -45,6 +45,7 @@ import (
 	"github.com/fedhq/fed/apiserver/registry/federation/replicaschedulingpolicies"
 	"github.com/fedhq/fed/apiserver/registry/federation/resourcebindings"
 	"github.com/fedhq/fed/apiserver/registry/federation/resourceinterpretercustomizations"
+	"github.com/fedhq/fed/apiserver/registry/federation/resourceinterpreterwebhookconfigurations"
 	"github.com/fedhq/fed/apiserver/registry/federation/workloadrebalancers"
 	"github.com/fedhq/fed/apiserver/registry/federation/works"
 	"github.com/fedhq/fed/apiserver/registry/metrics"
@@ -84,6 +85,7 @@ func NewFederationGroupInfo(optsGetter generic.RESTOptionsGetter) (*genericapise
 		overridepolicies.NewStorage,
 		clusteroverridepolicies.NewStorage,
 		resourceinterpretercustomizations.NewStorage,
+		resourceinterpreterwebhookconfigurations.NewStorage,
 		replicaschedulingpolicies.NewStorage,
 		federatedresourcequotas.NewStorage,
 		clustertaintpolicies.NewStorage,

@@ -133,7 +133,14 @@ func (c *Controller) report(ctx context.Context, b *bindings.Binding, tmpl *unst
 			return ignoreNotFound(err)
 		}
 	}
-	if !ok || failed != nil {
+	if failed != nil {
+		// A webhook down or late may answer later; a script that failed fails again.
+		if interpreter.FromWebhook(failed) {
+			return failed
+		}
+		return nil
+	}
+	if !ok {
 		return nil
 	}
 	interpreter.Refused(tmpl, sum, Refusals(b.Spec.Clusters, ws, tmpl.GetGeneration()))

@@ -92,7 +92,10 @@ type Deps struct {
 	// Customizations are watched for the kinds whose replicas they count, read through
 	// Interpreter.
 	Customizations fedinformers.ResourceInterpreterCustomizationInformer
-	Interpreter    *interpreter.Interpreter
+	// Webhooks are watched likewise: a configuration's rules that name kinds look again
+	// at their templates.
+	Webhooks    fedinformers.ResourceInterpreterWebhookConfigurationInformer
+	Interpreter *interpreter.Interpreter
 	// Recorder records events on the templates.
 	Recorder record.EventRecorder
 }
@@ -203,6 +206,16 @@ func NewController(d Deps) (*Controller, error) {
 		},
 	}); err != nil {
 		return nil, err
+	}
+	if d.Webhooks != nil {
+		c.synced = append(c.synced, d.Webhooks.Informer().HasSynced)
+		if _, err := d.Webhooks.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    c.webhooksChanged,
+			UpdateFunc: func(old, obj any) { c.webhooksChanged(old); c.webhooksChanged(obj) },
+			DeleteFunc: c.webhooksChanged,
+		}); err != nil {
+			return nil, err
+		}
 	}
 	tmpls.AddHandler(func(gvr schema.GroupVersionResource, obj *unstructured.Unstructured) {
 		c.queue.Add(key{GVR: gvr, Namespace: obj.GetNamespace(), Name: obj.GetName()})

@@ -21,6 +21,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
@@ -49,6 +50,32 @@ func (c *Controller) customizationDeleted(obj any) {
 	for _, t := range c.templates.List(gvr) {
 		c.recorder.Eventf(t, corev1.EventTypeWarning, "InterpreterChanged",
 			"ResourceInterpreterCustomization %s, which counted this kind's replicas, was deleted: fed counts them with its built-in knowledge now (none for a kind it does not know: a Divided placement then sends the whole template to each cluster)", ric.Name)
+	}
+}
+
+// webhooksChanged looks again at the templates of the kinds an interpreter webhook
+// configuration's rules name (a rule of "*" names none: its templates are looked at when
+// they change, or at the next resync).
+func (c *Controller) webhooksChanged(obj any) {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	cfg, ok := obj.(*federationv1alpha1.ResourceInterpreterWebhookConfiguration)
+	if !ok {
+		return
+	}
+	for _, h := range cfg.Webhooks {
+		for _, r := range h.Rules {
+			for _, g := range r.APIGroups {
+				for _, v := range r.APIVersions {
+					for _, k := range r.Kinds {
+						if g != "*" && v != "*" && k != "*" {
+							c.kindChanged(schema.GroupVersion{Group: g, Version: v}.String(), k)
+						}
+					}
+				}
+			}
+		}
 	}
 }
 

@@ -50,6 +50,7 @@ import (
 	"github.com/fedhq/fed/controllers/workstatus"
 	"github.com/fedhq/fed/interpreter"
 	"github.com/fedhq/fed/interpreter/lua"
+	"github.com/fedhq/fed/interpreter/webhook"
 )
 
 // AgentConfig is what a pull cluster's agent needs to run.
@@ -110,7 +111,8 @@ func StartAgent(ctx context.Context, cfg AgentConfig) error {
 		return err
 	}
 	rics := fed.ResourceInterpreterCustomizations()
-	interp := interpreter.New(interpreter.Listed{Lister: rics.Lister()}, lua.DefaultLimits)
+	hooks := fed.ResourceInterpreterWebhookConfigurations()
+	interp := interpreter.New(interpreter.Listed{Lister: rics.Lister()}, lua.DefaultLimits).WithWebhooks(webhook.Listed{Lister: hooks.Lister()})
 	recorder, err := fleet.Recorder(ctx, cfg.Host, corev1.EventSource{Component: "fed-agent", Host: cfg.Cluster})
 	if err != nil {
 		return fmt.Errorf("fleet events: %w", err)
@@ -142,7 +144,7 @@ func StartAgent(ctx context.Context, cfg AgentConfig) error {
 	clusterFactory.Start(ctx.Done())
 	go clusterController.Run(ctx, 1)
 	go func() {
-		if !cache.WaitForCacheSync(ctx.Done(), rics.Informer().HasSynced) {
+		if !cache.WaitForCacheSync(ctx.Done(), rics.Informer().HasSynced, hooks.Informer().HasSynced) {
 			return
 		}
 		go workStatusController.Run(ctx, 4)

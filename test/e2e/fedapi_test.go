@@ -56,6 +56,7 @@ var fedKinds = map[string]fedKind{
 		columns: []string{"NAME", "REQUEST", "AGE"}},
 	"ClusterTaintPolicy": {resource: "clustertaintpolicies", shortName: "ctp", columns: []string{"NAME", "TAINTS", "AGE"}},
 	"Remedy":             {resource: "remedies", columns: []string{"NAME", "CLUSTERS", "ACTIONS", "AGE"}},
+	"ResourceInterpreterWebhookConfiguration": {resource: "resourceinterpreterwebhookconfigurations", columns: []string{"NAME", "WEBHOOKS", "AGE"}},
 	// The controller's result says observedGeneration 1 too.
 	"WorkloadRebalancer": {resource: "workloadrebalancers", statusPatch: `{"status":{"observedGeneration":1}}`,
 		statusPath: "{.status.observedGeneration}", statusValue: "1", columns: []string{"NAME", "WORKLOADS", "RESULTS", "AGE"}},

@@ -60,6 +60,7 @@ func fuzzerFuncs(runtimeserializer.CodecFactory) []interface{} {
 		defaulted[*federation.OverridePolicy](scheme),
 		defaulted[*federation.ClusterOverridePolicy](scheme),
 		defaulted[*federation.ResourceInterpreterCustomization](scheme),
+		defaulted[*federation.ResourceInterpreterWebhookConfiguration](scheme),
 		defaulted[*federation.ReplicaSchedulingPolicy](scheme),
 		defaulted[*federation.FederatedResourceQuota](scheme),
 		defaulted[*federation.ClusterTaintPolicy](scheme),

@@ -269,3 +269,14 @@ func SetDefaults_ReschedulePolicy(obj *ReschedulePolicy) {
 		obj.Interval = &metav1.Duration{Duration: DefaultRebalanceInterval}
 	}
 }
+
+// DefaultInterpreterWebhookTimeout is how long fed waits for an interpreter
+// webhook by default, in seconds.
+const DefaultInterpreterWebhookTimeout int32 = 10
+
+// SetDefaults_ResourceInterpreterWebhook gives a webhook the default timeout.
+func SetDefaults_ResourceInterpreterWebhook(obj *ResourceInterpreterWebhook) {
+	if obj.TimeoutSeconds == nil {
+		obj.TimeoutSeconds = ptr.To(DefaultInterpreterWebhookTimeout)
+	}
+}

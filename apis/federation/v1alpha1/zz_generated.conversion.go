@@ -496,6 +496,16 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
+	if err := s.AddGeneratedConversionFunc((*InterpreterRuleWithOperations)(nil), (*federation.InterpreterRuleWithOperations)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_InterpreterRuleWithOperations_To_federation_InterpreterRuleWithOperations(a.(*InterpreterRuleWithOperations), b.(*federation.InterpreterRuleWithOperations), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.InterpreterRuleWithOperations)(nil), (*InterpreterRuleWithOperations)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_InterpreterRuleWithOperations_To_v1alpha1_InterpreterRuleWithOperations(a.(*federation.InterpreterRuleWithOperations), b.(*InterpreterRuleWithOperations), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddGeneratedConversionFunc((*JSONPatchOperation)(nil), (*federation.JSONPatchOperation)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1alpha1_JSONPatchOperation_To_federation_JSONPatchOperation(a.(*JSONPatchOperation), b.(*federation.JSONPatchOperation), scope)
 	}); err != nil {
@@ -953,6 +963,36 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}
 	if err := s.AddGeneratedConversionFunc((*federation.ResourceInterpreterCustomizationSpec)(nil), (*ResourceInterpreterCustomizationSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_federation_ResourceInterpreterCustomizationSpec_To_v1alpha1_ResourceInterpreterCustomizationSpec(a.(*federation.ResourceInterpreterCustomizationSpec), b.(*ResourceInterpreterCustomizationSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ResourceInterpreterWebhook)(nil), (*federation.ResourceInterpreterWebhook)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ResourceInterpreterWebhook_To_federation_ResourceInterpreterWebhook(a.(*ResourceInterpreterWebhook), b.(*federation.ResourceInterpreterWebhook), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.ResourceInterpreterWebhook)(nil), (*ResourceInterpreterWebhook)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_ResourceInterpreterWebhook_To_v1alpha1_ResourceInterpreterWebhook(a.(*federation.ResourceInterpreterWebhook), b.(*ResourceInterpreterWebhook), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ResourceInterpreterWebhookConfiguration)(nil), (*federation.ResourceInterpreterWebhookConfiguration)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ResourceInterpreterWebhookConfiguration_To_federation_ResourceInterpreterWebhookConfiguration(a.(*ResourceInterpreterWebhookConfiguration), b.(*federation.ResourceInterpreterWebhookConfiguration), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.ResourceInterpreterWebhookConfiguration)(nil), (*ResourceInterpreterWebhookConfiguration)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_ResourceInterpreterWebhookConfiguration_To_v1alpha1_ResourceInterpreterWebhookConfiguration(a.(*federation.ResourceInterpreterWebhookConfiguration), b.(*ResourceInterpreterWebhookConfiguration), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ResourceInterpreterWebhookConfigurationList)(nil), (*federation.ResourceInterpreterWebhookConfigurationList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha1_ResourceInterpreterWebhookConfigurationList_To_federation_ResourceInterpreterWebhookConfigurationList(a.(*ResourceInterpreterWebhookConfigurationList), b.(*federation.ResourceInterpreterWebhookConfigurationList), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*federation.ResourceInterpreterWebhookConfigurationList)(nil), (*ResourceInterpreterWebhookConfigurationList)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_federation_ResourceInterpreterWebhookConfigurationList_To_v1alpha1_ResourceInterpreterWebhookConfigurationList(a.(*federation.ResourceInterpreterWebhookConfigurationList), b.(*ResourceInterpreterWebhookConfigurationList), scope)
 	}); err != nil {
 		return err
 	}
@@ -2215,6 +2255,26 @@ func Convert_federation_IngressTemplateMetadata_To_v1alpha1_IngressTemplateMetad
 	return autoConvert_federation_IngressTemplateMetadata_To_v1alpha1_IngressTemplateMetadata(in, out, s)
 }
 
+func autoConvert_v1alpha1_InterpreterRuleWithOperations_To_federation_InterpreterRuleWithOperations(in *InterpreterRuleWithOperations, out *federation.InterpreterRuleWithOperations, s conversion.Scope) error {
+	*out = *(*federation.InterpreterRuleWithOperations)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_InterpreterRuleWithOperations_To_federation_InterpreterRuleWithOperations is an autogenerated conversion function.
+func Convert_v1alpha1_InterpreterRuleWithOperations_To_federation_InterpreterRuleWithOperations(in *InterpreterRuleWithOperations, out *federation.InterpreterRuleWithOperations, s conversion.Scope) error {
+	return autoConvert_v1alpha1_InterpreterRuleWithOperations_To_federation_InterpreterRuleWithOperations(in, out, s)
+}
+
+func autoConvert_federation_InterpreterRuleWithOperations_To_v1alpha1_InterpreterRuleWithOperations(in *federation.InterpreterRuleWithOperations, out *InterpreterRuleWithOperations, s conversion.Scope) error {
+	*out = *(*InterpreterRuleWithOperations)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_InterpreterRuleWithOperations_To_v1alpha1_InterpreterRuleWithOperations is an autogenerated conversion function.
+func Convert_federation_InterpreterRuleWithOperations_To_v1alpha1_InterpreterRuleWithOperations(in *federation.InterpreterRuleWithOperations, out *InterpreterRuleWithOperations, s conversion.Scope) error {
+	return autoConvert_federation_InterpreterRuleWithOperations_To_v1alpha1_InterpreterRuleWithOperations(in, out, s)
+}
+
 func autoConvert_v1alpha1_JSONPatchOperation_To_federation_JSONPatchOperation(in *JSONPatchOperation, out *federation.JSONPatchOperation, s conversion.Scope) error {
 	*out = *(*federation.JSONPatchOperation)(unsafe.Pointer(in))
 	return nil
@@ -3213,6 +3273,70 @@ func autoConvert_federation_ResourceInterpreterCustomizationSpec_To_v1alpha1_Res
 // Convert_federation_ResourceInterpreterCustomizationSpec_To_v1alpha1_ResourceInterpreterCustomizationSpec is an autogenerated conversion function.
 func Convert_federation_ResourceInterpreterCustomizationSpec_To_v1alpha1_ResourceInterpreterCustomizationSpec(in *federation.ResourceInterpreterCustomizationSpec, out *ResourceInterpreterCustomizationSpec, s conversion.Scope) error {
 	return autoConvert_federation_ResourceInterpreterCustomizationSpec_To_v1alpha1_ResourceInterpreterCustomizationSpec(in, out, s)
+}
+
+func autoConvert_v1alpha1_ResourceInterpreterWebhook_To_federation_ResourceInterpreterWebhook(in *ResourceInterpreterWebhook, out *federation.ResourceInterpreterWebhook, s conversion.Scope) error {
+	*out = *(*federation.ResourceInterpreterWebhook)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha1_ResourceInterpreterWebhook_To_federation_ResourceInterpreterWebhook is an autogenerated conversion function.
+func Convert_v1alpha1_ResourceInterpreterWebhook_To_federation_ResourceInterpreterWebhook(in *ResourceInterpreterWebhook, out *federation.ResourceInterpreterWebhook, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ResourceInterpreterWebhook_To_federation_ResourceInterpreterWebhook(in, out, s)
+}
+
+func autoConvert_federation_ResourceInterpreterWebhook_To_v1alpha1_ResourceInterpreterWebhook(in *federation.ResourceInterpreterWebhook, out *ResourceInterpreterWebhook, s conversion.Scope) error {
+	*out = *(*ResourceInterpreterWebhook)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_federation_ResourceInterpreterWebhook_To_v1alpha1_ResourceInterpreterWebhook is an autogenerated conversion function.
+func Convert_federation_ResourceInterpreterWebhook_To_v1alpha1_ResourceInterpreterWebhook(in *federation.ResourceInterpreterWebhook, out *ResourceInterpreterWebhook, s conversion.Scope) error {
+	return autoConvert_federation_ResourceInterpreterWebhook_To_v1alpha1_ResourceInterpreterWebhook(in, out, s)
+}
+
+func autoConvert_v1alpha1_ResourceInterpreterWebhookConfiguration_To_federation_ResourceInterpreterWebhookConfiguration(in *ResourceInterpreterWebhookConfiguration, out *federation.ResourceInterpreterWebhookConfiguration, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	out.Webhooks = *(*[]federation.ResourceInterpreterWebhook)(unsafe.Pointer(&in.Webhooks))
+	return nil
+}
+
+// Convert_v1alpha1_ResourceInterpreterWebhookConfiguration_To_federation_ResourceInterpreterWebhookConfiguration is an autogenerated conversion function.
+func Convert_v1alpha1_ResourceInterpreterWebhookConfiguration_To_federation_ResourceInterpreterWebhookConfiguration(in *ResourceInterpreterWebhookConfiguration, out *federation.ResourceInterpreterWebhookConfiguration, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ResourceInterpreterWebhookConfiguration_To_federation_ResourceInterpreterWebhookConfiguration(in, out, s)
+}
+
+func autoConvert_federation_ResourceInterpreterWebhookConfiguration_To_v1alpha1_ResourceInterpreterWebhookConfiguration(in *federation.ResourceInterpreterWebhookConfiguration, out *ResourceInterpreterWebhookConfiguration, s conversion.Scope) error {
+	out.ObjectMeta = in.ObjectMeta
+	out.Webhooks = *(*[]ResourceInterpreterWebhook)(unsafe.Pointer(&in.Webhooks))
+	return nil
+}
+
+// Convert_federation_ResourceInterpreterWebhookConfiguration_To_v1alpha1_ResourceInterpreterWebhookConfiguration is an autogenerated conversion function.
+func Convert_federation_ResourceInterpreterWebhookConfiguration_To_v1alpha1_ResourceInterpreterWebhookConfiguration(in *federation.ResourceInterpreterWebhookConfiguration, out *ResourceInterpreterWebhookConfiguration, s conversion.Scope) error {
+	return autoConvert_federation_ResourceInterpreterWebhookConfiguration_To_v1alpha1_ResourceInterpreterWebhookConfiguration(in, out, s)
+}
+
+func autoConvert_v1alpha1_ResourceInterpreterWebhookConfigurationList_To_federation_ResourceInterpreterWebhookConfigurationList(in *ResourceInterpreterWebhookConfigurationList, out *federation.ResourceInterpreterWebhookConfigurationList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]federation.ResourceInterpreterWebhookConfiguration)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_v1alpha1_ResourceInterpreterWebhookConfigurationList_To_federation_ResourceInterpreterWebhookConfigurationList is an autogenerated conversion function.
+func Convert_v1alpha1_ResourceInterpreterWebhookConfigurationList_To_federation_ResourceInterpreterWebhookConfigurationList(in *ResourceInterpreterWebhookConfigurationList, out *federation.ResourceInterpreterWebhookConfigurationList, s conversion.Scope) error {
+	return autoConvert_v1alpha1_ResourceInterpreterWebhookConfigurationList_To_federation_ResourceInterpreterWebhookConfigurationList(in, out, s)
+}
+
+func autoConvert_federation_ResourceInterpreterWebhookConfigurationList_To_v1alpha1_ResourceInterpreterWebhookConfigurationList(in *federation.ResourceInterpreterWebhookConfigurationList, out *ResourceInterpreterWebhookConfigurationList, s conversion.Scope) error {
+	out.ListMeta = in.ListMeta
+	out.Items = *(*[]ResourceInterpreterWebhookConfiguration)(unsafe.Pointer(&in.Items))
+	return nil
+}
+
+// Convert_federation_ResourceInterpreterWebhookConfigurationList_To_v1alpha1_ResourceInterpreterWebhookConfigurationList is an autogenerated conversion function.
+func Convert_federation_ResourceInterpreterWebhookConfigurationList_To_v1alpha1_ResourceInterpreterWebhookConfigurationList(in *federation.ResourceInterpreterWebhookConfigurationList, out *ResourceInterpreterWebhookConfigurationList, s conversion.Scope) error {
+	return autoConvert_federation_ResourceInterpreterWebhookConfigurationList_To_v1alpha1_ResourceInterpreterWebhookConfigurationList(in, out, s)
 }
 
 func autoConvert_v1alpha1_ResourceSelector_To_federation_ResourceSelector(in *ResourceSelector, out *federation.ResourceSelector, s conversion.Scope) error {

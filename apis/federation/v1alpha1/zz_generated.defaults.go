@@ -47,6 +47,12 @@ func RegisterDefaults(scheme *runtime.Scheme) error {
 	})
 	scheme.AddTypeDefaultingFunc(&ResourceBinding{}, func(obj interface{}) { SetObjectDefaults_ResourceBinding(obj.(*ResourceBinding)) })
 	scheme.AddTypeDefaultingFunc(&ResourceBindingList{}, func(obj interface{}) { SetObjectDefaults_ResourceBindingList(obj.(*ResourceBindingList)) })
+	scheme.AddTypeDefaultingFunc(&ResourceInterpreterWebhookConfiguration{}, func(obj interface{}) {
+		SetObjectDefaults_ResourceInterpreterWebhookConfiguration(obj.(*ResourceInterpreterWebhookConfiguration))
+	})
+	scheme.AddTypeDefaultingFunc(&ResourceInterpreterWebhookConfigurationList{}, func(obj interface{}) {
+		SetObjectDefaults_ResourceInterpreterWebhookConfigurationList(obj.(*ResourceInterpreterWebhookConfigurationList))
+	})
 	return nil
 }
 
@@ -185,5 +191,19 @@ func SetObjectDefaults_ResourceBindingList(in *ResourceBindingList) {
 	for i := range in.Items {
 		a := &in.Items[i]
 		SetObjectDefaults_ResourceBinding(a)
+	}
+}
+
+func SetObjectDefaults_ResourceInterpreterWebhookConfiguration(in *ResourceInterpreterWebhookConfiguration) {
+	for i := range in.Webhooks {
+		a := &in.Webhooks[i]
+		SetDefaults_ResourceInterpreterWebhook(a)
+	}
+}
+
+func SetObjectDefaults_ResourceInterpreterWebhookConfigurationList(in *ResourceInterpreterWebhookConfigurationList) {
+	for i := range in.Items {
+		a := &in.Items[i]
+		SetObjectDefaults_ResourceInterpreterWebhookConfiguration(a)
 	}
 }

@@ -252,6 +252,11 @@ func (in IngressTemplateMetadata) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in InterpreterRuleWithOperations) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.InterpreterRuleWithOperations"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in JSONPatchOperation) OpenAPIModelName() string {
 	return "com.github.fedhq.fed.apis.federation.v1alpha1.JSONPatchOperation"
 }
@@ -479,6 +484,21 @@ func (in ResourceInterpreterCustomizationList) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ResourceInterpreterCustomizationSpec) OpenAPIModelName() string {
 	return "com.github.fedhq.fed.apis.federation.v1alpha1.ResourceInterpreterCustomizationSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ResourceInterpreterWebhook) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.ResourceInterpreterWebhook"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ResourceInterpreterWebhookConfiguration) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.ResourceInterpreterWebhookConfiguration"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ResourceInterpreterWebhookConfigurationList) OpenAPIModelName() string {
+	return "com.github.fedhq.fed.apis.federation.v1alpha1.ResourceInterpreterWebhookConfigurationList"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.

@@ -142,6 +142,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationfederationv1alpha1.IngressTemplateApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("IngressTemplateMetadata"):
 		return &applyconfigurationfederationv1alpha1.IngressTemplateMetadataApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("InterpreterRuleWithOperations"):
+		return &applyconfigurationfederationv1alpha1.InterpreterRuleWithOperationsApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("JSONPatchOperation"):
 		return &applyconfigurationfederationv1alpha1.JSONPatchOperationApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("LabelAnnotationOverrider"):
@@ -220,6 +222,10 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationfederationv1alpha1.ResourceInterpreterCustomizationApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("ResourceInterpreterCustomizationSpec"):
 		return &applyconfigurationfederationv1alpha1.ResourceInterpreterCustomizationSpecApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("ResourceInterpreterWebhook"):
+		return &applyconfigurationfederationv1alpha1.ResourceInterpreterWebhookApplyConfiguration{}
+	case federationv1alpha1.SchemeGroupVersion.WithKind("ResourceInterpreterWebhookConfiguration"):
+		return &applyconfigurationfederationv1alpha1.ResourceInterpreterWebhookConfigurationApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("ResourceSelector"):
 		return &applyconfigurationfederationv1alpha1.ResourceSelectorApplyConfiguration{}
 	case federationv1alpha1.SchemeGroupVersion.WithKind("ResourcesOverrider"):

@@ -34,6 +34,15 @@ kind: Remedy
 metadata: {name: dns}
 spec: {actions: [TrafficControl]}
 ---
+apiVersion: config.karmada.io/v1alpha1
+kind: ResourceInterpreterWebhookConfiguration
+metadata: {name: examples}
+webhooks:
+- name: workloads.example.com
+  clientConfig: {url: "https://karmada-interpreter-webhook-example.karmada-system.svc:443/interpreter-workload"}
+  rules: [{operations: [InterpretReplica], apiGroups: [workload.example.io], apiVersions: [v1alpha1], kinds: [Workload]}]
+  interpreterContextVersions: [v1alpha1]
+---
 apiVersion: operator.karmada.io/v1alpha1
 kind: Karmada
 metadata: {name: karmada-demo, namespace: karmada-system}
@@ -71,6 +80,7 @@ spec:
 		"kind: ClusterPropagationPolicy",
 		"- apiVersion: federation.fedhq.io/v1alpha1\n  kind: WorkloadRebalancer",
 		"- apiVersion: cluster.fedhq.io/v1alpha1\n  kind: Remedy",
+		"- apiVersion: federation.fedhq.io/v1alpha1\n  kind: ResourceInterpreterWebhookConfiguration",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output without %q:\n%s", want, got)

@@ -49,6 +49,7 @@ import (
 // order it applies them: what the policies need first.
 var karmadaKinds = []schema.GroupResource{
 	{Group: "config.karmada.io", Resource: "resourceinterpretercustomizations"},
+	{Group: "config.karmada.io", Resource: "resourceinterpreterwebhookconfigurations"},
 	{Group: "policy.karmada.io", Resource: "overridepolicies"},
 	{Group: "policy.karmada.io", Resource: "clusteroverridepolicies"},
 	{Group: "policy.karmada.io", Resource: "propagationpolicies"},

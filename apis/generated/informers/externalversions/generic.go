@@ -89,6 +89,8 @@ func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Federation().V1alpha1().ResourceBindings().Informer()}, nil
 	case federationv1alpha1.SchemeGroupVersion.WithResource("resourceinterpretercustomizations"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Federation().V1alpha1().ResourceInterpreterCustomizations().Informer()}, nil
+	case federationv1alpha1.SchemeGroupVersion.WithResource("resourceinterpreterwebhookconfigurations"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Federation().V1alpha1().ResourceInterpreterWebhookConfigurations().Informer()}, nil
 	case federationv1alpha1.SchemeGroupVersion.WithResource("works"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Federation().V1alpha1().Works().Informer()}, nil
 	case federationv1alpha1.SchemeGroupVersion.WithResource("workloadrebalancers"):

@@ -106,6 +106,10 @@ type ResourceBindingNamespaceListerExpansion interface{}
 // ResourceInterpreterCustomizationLister.
 type ResourceInterpreterCustomizationListerExpansion interface{}
 
+// ResourceInterpreterWebhookConfigurationListerExpansion allows custom methods to be added to
+// ResourceInterpreterWebhookConfigurationLister.
+type ResourceInterpreterWebhookConfigurationListerExpansion interface{}
+
 // WorkListerExpansion allows custom methods to be added to
 // WorkLister.
 type WorkListerExpansion interface{}

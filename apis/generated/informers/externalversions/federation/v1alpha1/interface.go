@@ -52,6 +52,8 @@ type Interface interface {
 	ResourceBindings() TypedResourceBindingInformer
 	// ResourceInterpreterCustomizations returns a ResourceInterpreterCustomizationInformer.
 	ResourceInterpreterCustomizations() TypedResourceInterpreterCustomizationInformer
+	// ResourceInterpreterWebhookConfigurations returns a ResourceInterpreterWebhookConfigurationInformer.
+	ResourceInterpreterWebhookConfigurations() TypedResourceInterpreterWebhookConfigurationInformer
 	// Works returns a WorkInformer.
 	Works() TypedWorkInformer
 	// WorkloadRebalancers returns a WorkloadRebalancerInformer.
@@ -137,6 +139,11 @@ func (v *version) ResourceBindings() TypedResourceBindingInformer {
 // ResourceInterpreterCustomizations returns a TypedResourceInterpreterCustomizationInformer.
 func (v *version) ResourceInterpreterCustomizations() TypedResourceInterpreterCustomizationInformer {
 	return &resourceInterpreterCustomizationInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
+}
+
+// ResourceInterpreterWebhookConfigurations returns a TypedResourceInterpreterWebhookConfigurationInformer.
+func (v *version) ResourceInterpreterWebhookConfigurations() TypedResourceInterpreterWebhookConfigurationInformer {
+	return &resourceInterpreterWebhookConfigurationInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
 }
 
 // Works returns a TypedWorkInformer.

@@ -42,6 +42,7 @@ type FederationV1alpha1Interface interface {
 	ReplicaSchedulingPoliciesGetter
 	ResourceBindingsGetter
 	ResourceInterpreterCustomizationsGetter
+	ResourceInterpreterWebhookConfigurationsGetter
 	WorksGetter
 	WorkloadRebalancersGetter
 }
@@ -105,6 +106,10 @@ func (c *FederationV1alpha1Client) ResourceBindings(namespace string) ResourceBi
 
 func (c *FederationV1alpha1Client) ResourceInterpreterCustomizations() ResourceInterpreterCustomizationInterface {
 	return newResourceInterpreterCustomizations(c)
+}
+
+func (c *FederationV1alpha1Client) ResourceInterpreterWebhookConfigurations() ResourceInterpreterWebhookConfigurationInterface {
+	return newResourceInterpreterWebhookConfigurations(c)
 }
 
 func (c *FederationV1alpha1Client) Works(namespace string) WorkInterface {

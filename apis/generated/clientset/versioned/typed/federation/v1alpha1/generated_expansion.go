@@ -46,6 +46,8 @@ type ResourceBindingExpansion interface{}
 
 type ResourceInterpreterCustomizationExpansion interface{}
 
+type ResourceInterpreterWebhookConfigurationExpansion interface{}
+
 type WorkExpansion interface{}
 
 type WorkloadRebalancerExpansion interface{}

@@ -84,6 +84,10 @@ func (c *FakeFederationV1alpha1) ResourceInterpreterCustomizations() v1alpha1.Re
 	return newFakeResourceInterpreterCustomizations(c)
 }
 
+func (c *FakeFederationV1alpha1) ResourceInterpreterWebhookConfigurations() v1alpha1.ResourceInterpreterWebhookConfigurationInterface {
+	return newFakeResourceInterpreterWebhookConfigurations(c)
+}
+
 func (c *FakeFederationV1alpha1) Works(namespace string) v1alpha1.WorkInterface {
 	return newFakeWorks(c, namespace)
 }
