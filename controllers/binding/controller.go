@@ -119,14 +119,8 @@ func NewController(d Deps) (*Controller, error) {
 	}
 	access, tmpls := d.Bindings, d.Templates
 	enqueue := func(obj any) {
-		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = d.Obj
-		}
-		switch o := obj.(type) {
-		case *federationv1alpha1.ResourceBinding:
-			c.queue.Add(key{Namespace: o.Namespace, Name: o.Name})
-		case *federationv1alpha1.ClusterResourceBinding:
-			c.queue.Add(key{Name: o.Name})
+		if k, _, ok := bindings.Of(obj); ok {
+			c.queue.Add(k)
 		}
 	}
 	// Only a binding's spec (and its deletion) says what its Works hold: its status, which

@@ -24,7 +24,6 @@ package clustertaint
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -48,6 +47,7 @@ import (
 	clusterlisters "github.com/fedhq/fed/apis/generated/listers/cluster/v1alpha1"
 	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
 	"github.com/fedhq/fed/controllers/internal/author"
+	"github.com/fedhq/fed/controllers/internal/clusterconditions"
 	"github.com/fedhq/fed/controllers/internal/reconciler"
 )
 
@@ -77,45 +77,11 @@ func NewController(fed versioned.Interface, host kubernetes.Interface, clusters 
 		synced: []cache.InformerSynced{clusters.Informer().HasSynced, policies.Informer().HasSynced},
 		queue:  reconciler.NewQueue[string]("cluster-taint"),
 		access: author.NewAccess(host)}
-	enqueue := reconciler.EnqueueKey(c.queue)
 	// A cluster's conditions, labels and taints are what a policy reads.
-	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: enqueue,
-		UpdateFunc: func(old, obj any) {
-			o, n := old.(*clusterv1alpha1.Cluster), obj.(*clusterv1alpha1.Cluster)
-			if !apiequality.Semantic.DeepEqual(conditions(o), conditions(n)) || o.Generation != n.Generation ||
-				!apiequality.Semantic.DeepEqual(o.Labels, n.Labels) {
-				enqueue(obj)
-			}
-		},
-	}); err != nil {
-		return nil, err
-	}
-	all := func(any) {
-		cls, err := c.clusters.List(labels.Everything())
-		if err != nil {
-			return
-		}
-		for _, cl := range cls {
-			c.queue.Add(cl.Name)
-		}
-	}
-	if _, err := policies.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: all, UpdateFunc: func(_, obj any) { all(obj) }, DeleteFunc: all,
-	}); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-// conditions are a Cluster's conditions without their times: a probe that rewrites the
-// same condition changes nothing a policy reads.
-func conditions(c *clusterv1alpha1.Cluster) map[string]metav1.ConditionStatus {
-	out := make(map[string]metav1.ConditionStatus, len(c.Status.Conditions))
-	for _, cond := range c.Status.Conditions {
-		out[cond.Type] = cond.Status
-	}
-	return out
+	err := clusterconditions.Watch(c.queue, clusters, policies.Informer(), func(o, n *clusterv1alpha1.Cluster) bool {
+		return o.Generation != n.Generation || !apiequality.Semantic.DeepEqual(o.Labels, n.Labels)
+	})
+	return c, err
 }
 
 // Run keeps the taints with workers until ctx is done.
@@ -167,7 +133,8 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 		if apiequality.Semantic.DeepEqual(next, taints) {
 			continue
 		}
-		if refused, err := c.mayUpdateClusters(ctx, p); err != nil {
+		if refused, err := c.access.Refused(ctx, "ClusterTaintPolicy", p, authorizationv1.ResourceAttributes{Verb: "update",
+			Group: clusterv1alpha1.GroupName, Resource: "clusters"}, "update clusters."+clusterv1alpha1.GroupName); err != nil {
 			return err
 		} else if refused != nil {
 			c.recorder.Eventf(p, corev1.EventTypeWarning, ReasonRefused, "%v: the policy's taints are not written to %s", refused, cluster.Name)
@@ -238,20 +205,6 @@ func Holds(conditions []metav1.Condition, matches []federationv1alpha1.MatchCond
 		}
 	}
 	return true
-}
-
-// mayUpdateClusters asks the host whether the policy's author may update Clusters; a
-// refusal is returned as refused, a failure to ask as err.
-func (c *Controller) mayUpdateClusters(ctx context.Context, p *federationv1alpha1.ClusterTaintPolicy) (refused, err error) {
-	a, err := policy.AuthorOf(p)
-	if err != nil {
-		return fmt.Errorf("ClusterTaintPolicy %s: %v", p.Name, err), nil
-	}
-	ok, err := c.access.Allowed(ctx, a, authorizationv1.ResourceAttributes{Verb: "update", Group: clusterv1alpha1.GroupName, Resource: "clusters"})
-	if err != nil || ok {
-		return nil, err
-	}
-	return fmt.Errorf("ClusterTaintPolicy %s was written by %s, who may not update clusters.%s", p.Name, a.User, clusterv1alpha1.GroupName), nil
 }
 
 // describe writes taints as kubectl taint does: key=value:effect, comma-separated.

@@ -147,19 +147,9 @@ func NewController(d Deps) (*Controller, error) {
 	// looked at too: its template may have gone while fed was away, or before fed's
 	// informer of its kind listed, which no template event tells.
 	bindingChanged := func(obj any) {
-		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = d.Obj
+		if _, spec, ok := bindings.Of(obj); ok {
+			c.enqueueRef(spec.Resource)
 		}
-		var ref federationv1alpha1.ObjectReference
-		switch b := obj.(type) {
-		case *federationv1alpha1.ResourceBinding:
-			ref = b.Spec.Resource
-		case *federationv1alpha1.ClusterResourceBinding:
-			ref = b.Spec.Resource
-		default:
-			return
-		}
-		c.enqueueRef(ref)
 	}
 	for _, inf := range d.Bindings.Informers() {
 		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{

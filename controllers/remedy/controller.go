@@ -24,13 +24,11 @@ package remedy
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -43,11 +41,11 @@ import (
 	"k8s.io/client-go/util/workqueue"
 
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
-	"github.com/fedhq/fed/apis/federation/policy"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	clusterinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/cluster/v1alpha1"
 	clusterlisters "github.com/fedhq/fed/apis/generated/listers/cluster/v1alpha1"
 	"github.com/fedhq/fed/controllers/internal/author"
+	"github.com/fedhq/fed/controllers/internal/clusterconditions"
 	"github.com/fedhq/fed/controllers/internal/reconciler"
 )
 
@@ -77,45 +75,12 @@ func NewController(fed versioned.Interface, host kubernetes.Interface, clusters 
 		synced: []cache.InformerSynced{clusters.Informer().HasSynced, remedies.Informer().HasSynced},
 		queue:  reconciler.NewQueue[string]("remedy"),
 		access: author.NewAccess(host)}
-	enqueue := reconciler.EnqueueKey(c.queue)
 	// A cluster's conditions are what a remedy reads; its actions are what it writes (put
 	// back when someone else changed them).
-	if _, err := clusters.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: enqueue,
-		UpdateFunc: func(old, obj any) {
-			o, n := old.(*clusterv1alpha1.Cluster), obj.(*clusterv1alpha1.Cluster)
-			if !apiequality.Semantic.DeepEqual(statuses(o), statuses(n)) || !slices.Equal(o.Status.RemedyActions, n.Status.RemedyActions) {
-				enqueue(obj)
-			}
-		},
-	}); err != nil {
-		return nil, err
-	}
-	all := func(any) {
-		cls, err := c.clusters.List(labels.Everything())
-		if err != nil {
-			return
-		}
-		for _, cl := range cls {
-			c.queue.Add(cl.Name)
-		}
-	}
-	if _, err := remedies.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: all, UpdateFunc: func(_, obj any) { all(obj) }, DeleteFunc: all,
-	}); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-// statuses are a Cluster's conditions without their times: a probe that rewrites the
-// same condition changes nothing a remedy reads.
-func statuses(c *clusterv1alpha1.Cluster) map[string]metav1.ConditionStatus {
-	out := make(map[string]metav1.ConditionStatus, len(c.Status.Conditions))
-	for _, cond := range c.Status.Conditions {
-		out[cond.Type] = cond.Status
-	}
-	return out
+	err := clusterconditions.Watch(c.queue, clusters, remedies.Informer(), func(o, n *clusterv1alpha1.Cluster) bool {
+		return !slices.Equal(o.Status.RemedyActions, n.Status.RemedyActions)
+	})
+	return c, err
 }
 
 // Run keeps the actions with workers until ctx is done.
@@ -145,7 +110,8 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 		if r.DeletionTimestamp != nil || len(r.Spec.Actions) == 0 || !Matches(&r.Spec, cluster) {
 			continue
 		}
-		if refused, err := c.mayUpdateStatus(ctx, r); err != nil {
+		if refused, err := c.access.Refused(ctx, "Remedy", r, authorizationv1.ResourceAttributes{Verb: "update", Group: clusterv1alpha1.GroupName,
+			Resource: "clusters", Subresource: "status"}, "update clusters/status."+clusterv1alpha1.GroupName); err != nil {
 			return err
 		} else if refused != nil {
 			c.recorder.Eventf(r, corev1.EventTypeWarning, ReasonRefused, "%v: its actions are not written to %s", refused, cluster.Name)
@@ -219,18 +185,4 @@ func Matches(spec *clusterv1alpha1.RemedySpec, cluster *clusterv1alpha1.Cluster)
 		}
 	}
 	return false
-}
-
-// mayUpdateStatus asks the host whether the remedy's author may update the status of
-// Clusters; a refusal is returned as refused, a failure to ask as err.
-func (c *Controller) mayUpdateStatus(ctx context.Context, r *clusterv1alpha1.Remedy) (refused, err error) {
-	a, err := policy.AuthorOf(r)
-	if err != nil {
-		return fmt.Errorf("Remedy %s: %v", r.Name, err), nil
-	}
-	ok, err := c.access.Allowed(ctx, a, authorizationv1.ResourceAttributes{Verb: "update", Group: clusterv1alpha1.GroupName, Resource: "clusters", Subresource: "status"})
-	if err != nil || ok {
-		return nil, err
-	}
-	return fmt.Errorf("Remedy %s was written by %s, who may not update clusters/status.%s", r.Name, a.User, clusterv1alpha1.GroupName), nil
 }

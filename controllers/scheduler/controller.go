@@ -21,7 +21,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -372,7 +371,7 @@ func (c *Controller) reconcile(ctx context.Context, k key) error {
 		for _, e := range result.Evicted {
 			c.event(b.Spec.Resource, corev1.EventTypeWarning, "Evicted", "%s", evictionMessage(e, tasks))
 		}
-		c.event(b.Spec.Resource, corev1.EventTypeNormal, "Scheduled", "placed on %s", placed(result.Clusters))
+		c.event(b.Spec.Resource, corev1.EventTypeNormal, "Scheduled", "placed on %s", bindings.Placed(result.Clusters))
 	}
 	if !result.Recheck.IsZero() {
 		// A NoExecute taint tolerated for a while: its time runs out without an event.
@@ -421,20 +420,6 @@ func (c *Controller) event(ref federationv1alpha1.ObjectReference, eventType, re
 		eventType, reason, format, args...)
 }
 
-// placed says where a result puts a workload: "member1 (2), member2 (1)", or the names alone
-// for kinds without replicas.
-func placed(clusters []federationv1alpha1.TargetCluster) string {
-	parts := make([]string, 0, len(clusters))
-	for _, t := range clusters {
-		if t.Replicas > 0 {
-			parts = append(parts, fmt.Sprintf("%s (%d)", t.Name, t.Replicas))
-		} else {
-			parts = append(parts, t.Name)
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
 // ReasonQuotaExceeded is the Scheduled condition's reason for a binding whose placement
 // would take its namespace over a FederatedResourceQuota: it keeps where it was.
 const ReasonQuotaExceeded = "QuotaExceeded"
@@ -461,7 +446,7 @@ func heldMessage(spec *federationv1alpha1.ResourceBindingSpec, e *quota.Exceeded
 	if len(spec.Clusters) == 0 || len(spec.Components) == 0 && quota.Replicas(spec.Clusters) == 0 {
 		return e.Error() + "; the workload is not placed until the quota has room"
 	}
-	return fmt.Sprintf("%s; the workload stays on %s until the quota has room", e.Error(), placed(spec.Clusters))
+	return fmt.Sprintf("%s; the workload stays on %s until the quota has room", e.Error(), bindings.Placed(spec.Clusters))
 }
 
 // lockNamespace takes the admission lock of a namespace and returns its release.

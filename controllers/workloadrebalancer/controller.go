@@ -27,7 +27,6 @@ package workloadrebalancer
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -43,7 +42,6 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 
-	"github.com/fedhq/fed/apis/federation/policy"
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	"github.com/fedhq/fed/apis/generated/clientset/versioned"
 	fedinformers "github.com/fedhq/fed/apis/generated/informers/externalversions/federation/v1alpha1"
@@ -210,7 +208,7 @@ func (c *Controller) step(ctx context.Context, r *federationv1alpha1.WorkloadReb
 	t := b.Spec.RescheduleTriggeredAt
 	if asked && t != nil {
 		if last := b.Status.LastScheduledTime; last != nil && !last.Before(t) {
-			o.Result, o.Message = federationv1alpha1.RebalanceSuccessful, "placed on "+placed(b.Spec.Clusters)
+			o.Result, o.Message = federationv1alpha1.RebalanceSuccessful, "placed on "+bindings.Placed(b.Spec.Clusters)
 			return o, nil
 		}
 		if b.Status.SchedulerObservedGeneration == b.Meta.GetGeneration() {
@@ -245,20 +243,12 @@ func sameTemplate(ref federationv1alpha1.ObjectReference, w federationv1alpha1.W
 // mayUpdate asks the host whether the rebalancer's author may update the workload's
 // template; a refusal is returned as refused, a failure to ask as err.
 func (c *Controller) mayUpdate(ctx context.Context, r *federationv1alpha1.WorkloadRebalancer, w federationv1alpha1.WorkloadReference) (refused, err error) {
-	a, err := policy.AuthorOf(r)
-	if err != nil {
-		return fmt.Errorf("WorkloadRebalancer %s: %v", r.Name, err), nil
-	}
 	gvr, _, err := c.resources.Resource(w.APIVersion, w.Kind)
 	if err != nil {
 		return fmt.Errorf("the fleet does not serve %s %s: %v", w.APIVersion, w.Kind, err), nil
 	}
-	ok, err := c.access.Allowed(ctx, a, authorizationv1.ResourceAttributes{Verb: "update", Group: gvr.Group, Resource: gvr.Resource,
-		Namespace: w.Namespace, Name: w.Name})
-	if err != nil || ok {
-		return nil, err
-	}
-	return fmt.Errorf("WorkloadRebalancer %s was written by %s, who may not update %s %s", r.Name, a.User, w.Kind, describe(w)), nil
+	return c.access.Refused(ctx, "WorkloadRebalancer", r, authorizationv1.ResourceAttributes{Verb: "update", Group: gvr.Group, Resource: gvr.Resource,
+		Namespace: w.Namespace, Name: w.Name}, "update "+w.Kind+" "+describe(w))
 }
 
 func describe(w federationv1alpha1.WorkloadReference) string {
@@ -266,20 +256,6 @@ func describe(w federationv1alpha1.WorkloadReference) string {
 		return w.Name
 	}
 	return w.Namespace + "/" + w.Name
-}
-
-func placed(clusters []federationv1alpha1.TargetCluster) string {
-	parts := make([]string, len(clusters))
-	for i, t := range clusters {
-		parts[i] = t.Name
-		if t.Replicas > 0 {
-			parts[i] += fmt.Sprintf(" (%d)", t.Replicas)
-		}
-	}
-	if len(parts) == 0 {
-		return "no cluster"
-	}
-	return strings.Join(parts, ", ")
 }
 
 func summary(obs []federationv1alpha1.ObservedWorkload) string {

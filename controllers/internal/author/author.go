@@ -119,3 +119,19 @@ func (a *Access) Allowed(ctx context.Context, author policy.Author, attrs author
 	a.answers.Add(key, res.Status.Allowed, accessTTL)
 	return res.Status.Allowed, nil
 }
+
+// Refused asks whether the recorded author of obj, a kind's object (named so in the
+// message), may act as attrs say: refused says why not (no author recorded, or the host's
+// no, with what, the action refused, as "update clusters.cluster.fedhq.io"), err that the
+// host could not be asked.
+func (a *Access) Refused(ctx context.Context, kind string, obj metav1.Object, attrs authorizationv1.ResourceAttributes, what string) (refused, err error) {
+	author, err := policy.AuthorOf(obj)
+	if err != nil {
+		return fmt.Errorf("%s %s: %v", kind, obj.GetName(), err), nil
+	}
+	ok, err := a.Allowed(ctx, author, attrs)
+	if err != nil || ok {
+		return nil, err
+	}
+	return fmt.Errorf("%s %s was written by %s, who may not %s", kind, obj.GetName(), author.User, what), nil
+}

@@ -24,6 +24,8 @@ package bindings
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -252,6 +254,22 @@ func (a *Access) Keys(namespace string) []Key {
 		}
 	}
 	return out
+}
+
+// Placed writes a placement for events and messages: each cluster, with its replicas
+// when it has some ("member1 (2), member2 (1)"); "no cluster" for none.
+func Placed(clusters []federationv1alpha1.TargetCluster) string {
+	if len(clusters) == 0 {
+		return "no cluster"
+	}
+	parts := make([]string, len(clusters))
+	for i, t := range clusters {
+		parts[i] = t.Name
+		if t.Replicas > 0 {
+			parts[i] += fmt.Sprintf(" (%d)", t.Replicas)
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Of is the key and spec of a ResourceBinding or ClusterResourceBinding an informer hands

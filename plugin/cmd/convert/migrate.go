@@ -43,6 +43,7 @@ import (
 
 	"github.com/fedhq/fed/plugin/cmdline"
 	"github.com/fedhq/fed/plugin/fleet"
+	"github.com/fedhq/fed/plugin/portable"
 )
 
 // karmadaKinds are the resources of a Karmada control plane that migrate reads, in the
@@ -293,10 +294,7 @@ func (s *source) selected(ctx context.Context, p *unstructured.Unstructured, sel
 // clean drops what the source server wrote on an object: its identity there, its status
 // and its field managers.
 func clean(u *unstructured.Unstructured) {
-	for _, f := range []string{"uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "selfLink", "ownerReferences", "finalizers", "deletionTimestamp", "deletionGracePeriodSeconds"} {
-		unstructured.RemoveNestedField(u.Object, "metadata", f)
-	}
-	unstructured.RemoveNestedField(u.Object, "status")
+	portable.Strip(u)
 	annotations := u.GetAnnotations()
 	delete(annotations, "kubectl.kubernetes.io/last-applied-configuration")
 	if len(annotations) == 0 {

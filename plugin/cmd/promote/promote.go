@@ -40,6 +40,7 @@ import (
 	"github.com/fedhq/fed/plugin/cmdline"
 	"github.com/fedhq/fed/plugin/completing"
 	"github.com/fedhq/fed/plugin/fleet"
+	"github.com/fedhq/fed/plugin/portable"
 )
 
 // promoteFieldManager owns the fields kubectl fed promote writes.
@@ -344,11 +345,7 @@ var (
 func promotedTemplate(obj *unstructured.Unstructured, gvk schema.GroupVersionKind, cluster string) *unstructured.Unstructured {
 	t := obj.DeepCopy()
 	controlled := metav1.GetControllerOf(obj) != nil
-	for _, f := range []string{"uid", "resourceVersion", "creationTimestamp", "managedFields", "generation",
-		"ownerReferences", "finalizers", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds"} {
-		unstructured.RemoveNestedField(t.Object, "metadata", f)
-	}
-	delete(t.Object, "status")
+	portable.Strip(t)
 	annotations := t.GetAnnotations()
 	delete(annotations, "deployment.kubernetes.io/revision")
 	if annotations == nil {
