@@ -41,8 +41,9 @@ type ResourceInterpreterWebhookConfiguration struct {
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
-	// Webhooks are the webhooks and what each answers.
-	// +listType=atomic
+	// Webhooks are the webhooks and what each answers, each by its name.
+	// +listType=map
+	// +listMapKey=name
 	Webhooks []ResourceInterpreterWebhook `json:"webhooks" protobuf:"bytes,2,rep,name=webhooks"`
 }
 

@@ -6464,11 +6464,14 @@ func schema_fed_apis_federation_v1alpha1_ResourceInterpreterWebhookConfiguration
 					"webhooks": {
 						VendorExtensible: spec.VendorExtensible{
 							Extensions: spec.Extensions{
-								"x-kubernetes-list-type": "atomic",
+								"x-kubernetes-list-map-keys": []interface{}{
+									"name",
+								},
+								"x-kubernetes-list-type": "map",
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "Webhooks are the webhooks and what each answers.",
+							Description: "Webhooks are the webhooks and what each answers, each by its name.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{

@@ -41,7 +41,7 @@ type ResourceInterpreterWebhookConfigurationApplyConfiguration struct {
 	v1.TypeMetaApplyConfiguration `json:""`
 	// Standard object metadata.
 	*v1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
-	// Webhooks are the webhooks and what each answers.
+	// Webhooks are the webhooks and what each answers, each by its name.
 	Webhooks []ResourceInterpreterWebhookApplyConfiguration `json:"webhooks,omitempty"`
 }
 
