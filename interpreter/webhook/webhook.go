@@ -135,7 +135,9 @@ type Listed struct {
 // List lists the configurations that are not being deleted.
 func (l Listed) List() ([]*federationv1alpha1.ResourceInterpreterWebhookConfiguration, error) {
 	all, err := l.Lister.List(labels.Everything())
-	return slices.DeleteFunc(all, func(c *federationv1alpha1.ResourceInterpreterWebhookConfiguration) bool { return c.DeletionTimestamp != nil }), err
+	return slices.DeleteFunc(all, func(c *federationv1alpha1.ResourceInterpreterWebhookConfiguration) bool {
+		return c.DeletionTimestamp != nil
+	}), err
 }
 
 // Caller calls the webhooks of configurations.
@@ -173,8 +175,12 @@ func Find(configs []*federationv1alpha1.ResourceInterpreterWebhookConfiguration,
 	if !ok {
 		group, version = "", apiVersion
 	}
-	slices.SortFunc(configs, func(a, b *federationv1alpha1.ResourceInterpreterWebhookConfiguration) int { return strings.Compare(a.Name, b.Name) })
-	in := func(values []string, v string) bool { return slices.Contains(values, "*") || slices.Contains(values, v) }
+	slices.SortFunc(configs, func(a, b *federationv1alpha1.ResourceInterpreterWebhookConfiguration) int {
+		return strings.Compare(a.Name, b.Name)
+	})
+	in := func(values []string, v string) bool {
+		return slices.Contains(values, "*") || slices.Contains(values, v)
+	}
 	for _, c := range configs {
 		for i := range c.Webhooks {
 			h := &c.Webhooks[i]
