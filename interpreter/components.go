@@ -52,7 +52,7 @@ func (i *Interpreter) Components(obj *unstructured.Unstructured) ([]federationv1
 		case resp != nil:
 			components = resp.Components
 			if err := checkComponents(components); err != nil {
-				return nil, hookWrong(OpComponentResource, obj, "answered %v", err)
+				return nil, hookWrong(OpComponentResource, resp, "answered %v", err)
 			}
 			return components, nil
 		}

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -140,9 +141,10 @@ func FromWebhook(err error) bool {
 	return errors.As(err, &hookErr)
 }
 
-// hookWrong is an answer of a webhook that fed cannot use.
-func hookWrong(op Operation, obj *unstructured.Unstructured, format string, args ...any) error {
-	return fmt.Errorf("interpreter webhook for %s, %s: %s", obj.GetKind(), hookOperations[op], fmt.Sprintf(format, args...))
+// hookWrong is an answer of a webhook that fed cannot use: a webhook's error too, as the
+// webhook may answer better once fixed.
+func hookWrong(op Operation, resp *webhook.Response, format string, args ...any) error {
+	return &webhook.Error{Webhook: resp.Webhook, Operation: hookOperations[op], Err: fmt.Errorf(format, args...)}
 }
 
 // patched is obj with a webhook's JSON patch applied (obj itself without a patch).
@@ -152,18 +154,18 @@ func patched(op Operation, obj *unstructured.Unstructured, resp *webhook.Respons
 	}
 	p, err := jsonpatch.DecodePatch(resp.Patch)
 	if err != nil {
-		return nil, hookWrong(op, obj, "answered a patch fed cannot read: %v", err)
+		return nil, hookWrong(op, resp, "answered a patch fed cannot read: %v", err)
 	}
 	doc, err := obj.MarshalJSON()
 	if err != nil {
 		return nil, err
 	}
 	if doc, err = p.Apply(doc); err != nil {
-		return nil, hookWrong(op, obj, "answered a patch that does not apply: %v", err)
+		return nil, hookWrong(op, resp, "answered a patch that does not apply: %v", err)
 	}
 	out := &unstructured.Unstructured{}
 	if err := out.UnmarshalJSON(doc); err != nil {
-		return nil, hookWrong(op, obj, "answered a patch that makes no object: %v", err)
+		return nil, hookWrong(op, resp, "answered a patch that makes no object: %v", err)
 	}
 	return out, nil
 }
@@ -353,13 +355,21 @@ func (i *Interpreter) Replicas(obj *unstructured.Unstructured) (int32, *federati
 	return int32(n), &req, nil
 }
 
+// replicasOf writes a webhook's replicas for an error.
+func replicasOf(resp *webhook.Response) string {
+	if resp.Replicas == nil {
+		return "none"
+	}
+	return strconv.Itoa(int(*resp.Replicas))
+}
+
 // hookReplicas reads a webhook's answer to InterpretReplica.
 func hookReplicas(obj *unstructured.Unstructured, resp *webhook.Response, err error) (int32, *federationv1alpha1.ReplicaRequirements, error) {
 	if err != nil {
 		return 0, nil, err
 	}
 	if resp.Replicas == nil || *resp.Replicas < 0 {
-		return 0, nil, hookWrong(OpReplicaResource, obj, "answered replicas %v, want a whole number", resp.Replicas)
+		return 0, nil, hookWrong(OpReplicaResource, resp, "answered replicas %s, want a whole number", replicasOf(resp))
 	}
 	req := resp.ReplicaRequirements
 	if req != nil && apiequality.Semantic.DeepEqual(*req, federationv1alpha1.ReplicaRequirements{}) {
@@ -456,7 +466,7 @@ func (i *Interpreter) Health(obj *unstructured.Unstructured) (federationv1alpha1
 		case resp == nil:
 			return Health(obj), nil
 		case resp.Healthy == nil:
-			return unknown, hookWrong(OpHealthInterpretation, obj, "answered no healthy")
+			return unknown, hookWrong(OpHealthInterpretation, resp, "answered no healthy")
 		case *resp.Healthy:
 			return federationv1alpha1.ResourceHealthy, nil
 		}
@@ -530,7 +540,7 @@ func (i *Interpreter) Dependencies(obj *unstructured.Unstructured) ([]federation
 		}
 		for _, d := range resp.Dependencies {
 			if d.LabelSelector != nil || d.Name == "" {
-				return nil, hookWrong(OpDependencyInterpretation, obj, "answered a dependency %s without a name: fed follows dependencies by name, not by label selector", d.Kind)
+				return nil, hookWrong(OpDependencyInterpretation, resp, "answered a dependency %s without a name: fed follows dependencies by name, not by label selector", d.Kind)
 			}
 			refs = append(refs, federationv1alpha1.ObjectReference{APIVersion: d.APIVersion, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name})
 		}

@@ -327,11 +327,10 @@ func (c *Controller) reconcileService(ctx context.Context, k types.NamespacedNam
 	want := map[types.NamespacedName]federationv1alpha1.WorkSpec{}
 	var exporting []string
 	unread := map[string]bool{}
-	// A provider under TrafficControl is left out, its endpoints taken from the consumers.
-	providers, withheld := c.trafficControlled(imp.providers)
+	providers, withheld := imp.providers, []string(nil)
 	if len(imp.consumers) > 0 {
 		endpoints := map[string][]*unstructured.Unstructured{}
-		for _, p := range providers {
+		for _, p := range imp.providers {
 			slices, known, err := c.providerSlices(p, k, imp.ports)
 			if err != nil {
 				return err
@@ -339,9 +338,16 @@ func (c *Controller) reconcileService(ctx context.Context, k types.NamespacedNam
 			switch {
 			case !known:
 				unread[p] = true
-				exporting = append(exporting, p) // as far as fed knows
 			case len(slices) > 0:
 				endpoints[p] = slices
+			}
+		}
+		// A provider under TrafficControl is left out, its endpoints taken from the
+		// consumers, while another provider has endpoints (or cannot be read: as far as fed
+		// knows).
+		providers, withheld = c.trafficControlled(imp.providers, func(p string) bool { return unread[p] || len(endpoints[p]) > 0 })
+		for _, p := range providers {
+			if unread[p] || len(endpoints[p]) > 0 {
 				exporting = append(exporting, p)
 			}
 		}
@@ -450,8 +456,9 @@ func (c *Controller) placed(k types.NamespacedName, kind string) []string {
 
 // trafficControlled splits clusters into those fed sends traffic to and those it keeps
 // traffic from: a cluster whose status holds the remedy action TrafficControl is kept
-// from while one of clusters is not (traffic to a degraded cluster is better than none).
-func (c *Controller) trafficControlled(clusters []string) (kept, withheld []string) {
+// from while one of clusters that is not under it serves (traffic to a degraded cluster is
+// better than none).
+func (c *Controller) trafficControlled(clusters []string, serves func(string) bool) (kept, withheld []string) {
 	for _, name := range clusters {
 		if cl, err := c.clusters.Get(name); err == nil && slices.Contains(cl.Status.RemedyActions, string(clusterv1alpha1.TrafficControl)) {
 			withheld = append(withheld, name)
@@ -459,8 +466,8 @@ func (c *Controller) trafficControlled(clusters []string) (kept, withheld []stri
 			kept = append(kept, name)
 		}
 	}
-	if len(kept) == 0 {
-		return withheld, nil
+	if !slices.ContainsFunc(kept, serves) {
+		return clusters, nil
 	}
 	return kept, withheld
 }

@@ -198,7 +198,7 @@ func (c *Controller) reconcileIngress(ctx context.Context, k types.NamespacedNam
 	want := map[types.NamespacedName]federationv1alpha1.WorkSpec{}
 	var clusters []string
 	// A cluster under TrafficControl gets no Ingress while another one does.
-	kept, withheld := c.trafficControlled(slices.Sorted(maps.Keys(imported)))
+	kept, withheld := c.trafficControlled(slices.Sorted(maps.Keys(imported)), func(string) bool { return true })
 	for _, cl := range kept {
 		services := imported[cl]
 		ing := &networkingv1.Ingress{

@@ -26,6 +26,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -55,6 +56,10 @@ const (
 	ReasonRefused  = "AuthorRefused"
 	ReasonWriteErr = "RemedyActionsFailed"
 )
+
+// recheck is how often the rights of the authors of the Remedies that match a cluster are
+// asked again (the host's answers are kept as long).
+const recheck = time.Minute
 
 // Controller keeps the Clusters' remedy actions.
 type Controller struct {
@@ -106,10 +111,14 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 	slices.SortFunc(remedies, func(a, b *clusterv1alpha1.Remedy) int { return strings.Compare(a.Name, b.Name) })
 	actions := sets.New[string]()
 	var by []string
+	// While a Remedy matches, its author's rights are asked again each minute: actions
+	// are written, and kept, only while they hold.
+	var done error
 	for _, r := range remedies {
 		if r.DeletionTimestamp != nil || len(r.Spec.Actions) == 0 || !Matches(&r.Spec, cluster) {
 			continue
 		}
+		done = reconciler.RequeueAfter(recheck, nil)
 		if refused, err := c.access.Refused(ctx, "Remedy", r, authorizationv1.ResourceAttributes{Verb: "update", Group: clusterv1alpha1.GroupName,
 			Resource: "clusters", Subresource: "status"}, "update clusters/status."+clusterv1alpha1.GroupName); err != nil {
 			return err
@@ -124,7 +133,7 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 	}
 	want := sets.List(actions)
 	if slices.Equal(want, cluster.Status.RemedyActions) {
-		return nil
+		return done
 	}
 	clusters := c.fed.ClusterV1alpha1().Clusters()
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
@@ -147,11 +156,11 @@ func (c *Controller) reconcile(ctx context.Context, name string) error {
 		return err
 	}
 	if len(want) == 0 {
-		c.recorder.Eventf(cluster, corev1.EventTypeNormal, ReasonActions, "no remedy action: no Remedy matches the cluster")
+		c.recorder.Eventf(cluster, corev1.EventTypeNormal, ReasonActions, "no remedy action: no Remedy matches the cluster, or its author may not write it")
 	} else {
 		c.recorder.Eventf(cluster, corev1.EventTypeNormal, ReasonActions, "remedy actions now %s, by Remedy %s", strings.Join(want, ","), strings.Join(by, ", "))
 	}
-	return nil
+	return done
 }
 
 // Matches tells whether a Remedy looks at a cluster and one of its decision matches holds

@@ -132,6 +132,10 @@ func (c *Controller) reconcile(ctx context.Context, k types.NamespacedName) erro
 		// Perhaps the rest of the process grew the heap meanwhile: looked at again later.
 		return reconciler.RequeueAfter(30*time.Second, nil)
 	}
+	if interpreter.FromWebhook(failed) {
+		// An interpreter webhook down or late may answer later.
+		return reconciler.RequeueAfter(10*time.Second, nil)
+	}
 	return nil
 }
 
@@ -173,11 +177,30 @@ func (c *Controller) manifestStatuses(mb *members.Member, w *federationv1alpha1.
 				ms.Status, errStatus = c.interpreter.ReflectStatus(current)
 				ms.Health, errHealth = c.interpreter.Health(current)
 				failures = append(failures, errStatus, errHealth)
+				// A webhook that did not answer leaves what was recorded as it was.
+				if prev := recordedStatus(w, int32(i)); prev != nil {
+					if interpreter.FromWebhook(errStatus) {
+						ms.Status = prev.Status
+					}
+					if interpreter.FromWebhook(errHealth) {
+						ms.Health = prev.Health
+					}
+				}
 			}
 		}
 		out = append(out, ms)
 	}
 	return out, errors.Join(failures...), nil
+}
+
+// recordedStatus is the state a Work's status has of its ordinal-th object, nil when none.
+func recordedStatus(w *federationv1alpha1.Work, ordinal int32) *federationv1alpha1.ManifestStatus {
+	for i := range w.Status.ManifestStatuses {
+		if w.Status.ManifestStatuses[i].Identifier.Ordinal == ordinal {
+			return &w.Status.ManifestStatuses[i]
+		}
+	}
+	return nil
 }
 
 // writeStatus records the Applied and Available conditions and the objects' state; nil

@@ -82,6 +82,9 @@ type Request struct {
 
 // Response is what a webhook answers.
 type Response struct {
+	// Webhook names the webhook that answered, CONFIGURATION/WEBHOOK (not sent).
+	Webhook string `json:"-"`
+
 	UID types.UID `json:"uid"`
 	// Successful is false when the webhook could not answer; Status says why.
 	Successful bool           `json:"successful"`
@@ -195,19 +198,6 @@ func Find(configs []*federationv1alpha1.ResourceInterpreterWebhookConfiguration,
 	return nil, ""
 }
 
-// Handles tells whether some webhook answers op for the kind.
-func (c *Caller) Handles(op federationv1alpha1.InterpreterOperation, apiVersion, kind string) bool {
-	if c == nil {
-		return false
-	}
-	configs, err := c.configurations.List()
-	if err != nil {
-		return false
-	}
-	h, _ := Find(configs, op, apiVersion, kind)
-	return h != nil
-}
-
 // Call asks the webhook that answers op for obj's kind, with the request fill completes:
 // nil, nil when no webhook answers it. A webhook that cannot be reached, answers late or
 // not as asked, or answers successful: false, is an *Error.
@@ -223,10 +213,12 @@ func (c *Caller) Call(op federationv1alpha1.InterpreterOperation, obj *unstructu
 	if h == nil {
 		return nil, nil
 	}
+	name := config + "/" + h.Name
 	resp, err := c.call(h, op, obj, fill)
 	if err != nil {
-		return nil, &Error{Webhook: config + "/" + h.Name, Operation: op, Err: err}
+		return nil, &Error{Webhook: name, Operation: op, Err: err}
 	}
+	resp.Webhook = name
 	return resp, nil
 }
 

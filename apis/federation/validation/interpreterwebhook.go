@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -133,6 +134,9 @@ func validateWebhookClientConfig(h federation.ResourceInterpreterWebhook, fldPat
 			for _, msg := range validation.IsValidPortNum(int(*s.Port)) {
 				allErrs = append(allErrs, field.Invalid(sp.Child("port"), *s.Port, msg))
 			}
+		}
+		if s.Path != nil && !strings.HasPrefix(*s.Path, "/") {
+			allErrs = append(allErrs, field.Invalid(sp.Child("path"), *s.Path, "must start with /"))
 		}
 	}
 	return allErrs
