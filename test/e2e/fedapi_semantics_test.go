@@ -186,9 +186,13 @@ func TestExplain(t *testing.T) {
 		}
 	}
 	for _, kind := range fedKinds {
-		out := kubectl(t, theLab.Host.Kubeconfig, "explain", kind.resource+".spec")
+		field := kind.resource + ".spec"
+		if kind.topLevel != "" {
+			field = kind.resource + "." + kind.topLevel
+		}
+		out := kubectl(t, theLab.Host.Kubeconfig, "explain", field)
 		if !strings.Contains(out, "FIELDS") {
-			t.Errorf("kubectl explain %s.spec lists no fields:\n%s", kind.resource, out)
+			t.Errorf("kubectl explain %s lists no fields:\n%s", field, out)
 		}
 	}
 }

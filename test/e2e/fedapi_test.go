@@ -32,6 +32,8 @@ type fedKind struct {
 	// statusCheck is a JSONPath into the object and the value statusPatch sets.
 	statusPath, statusValue string
 	columns                 []string
+	// topLevel is the field that holds what the kind says, for a kind without a spec.
+	topLevel string
 }
 
 var fedKinds = map[string]fedKind{
@@ -56,7 +58,8 @@ var fedKinds = map[string]fedKind{
 		columns: []string{"NAME", "REQUEST", "AGE"}},
 	"ClusterTaintPolicy": {resource: "clustertaintpolicies", shortName: "ctp", columns: []string{"NAME", "TAINTS", "AGE"}},
 	"Remedy":             {resource: "remedies", columns: []string{"NAME", "CLUSTERS", "ACTIONS", "AGE"}},
-	"ResourceInterpreterWebhookConfiguration": {resource: "resourceinterpreterwebhookconfigurations", columns: []string{"NAME", "WEBHOOKS", "AGE"}},
+	"ResourceInterpreterWebhookConfiguration": {resource: "resourceinterpreterwebhookconfigurations", columns: []string{"NAME", "WEBHOOKS", "AGE"},
+		topLevel: "webhooks"},
 	// The controller's result says observedGeneration 1 too.
 	"WorkloadRebalancer": {resource: "workloadrebalancers", statusPatch: `{"status":{"observedGeneration":1}}`,
 		statusPath: "{.status.observedGeneration}", statusValue: "1", columns: []string{"NAME", "WORKLOADS", "RESULTS", "AGE"}},
