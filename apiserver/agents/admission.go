@@ -26,28 +26,59 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/admission"
 
+	clusterapi "github.com/fedhq/fed/apis/cluster"
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	"github.com/fedhq/fed/apis/federation"
 )
 
 // Admission lets an agent change nothing of its Works but their finalizers (execution's
 // own) and their status: their manifests, labels and annotations (which tie a Work to its
-// binding) are fed's, as a node's spec is not its kubelet's to change.
-func Admission() admission.ValidationInterface {
-	return &workRestriction{Handler: admission.NewHandler(admission.Update)}
+// binding) are fed's, as a node's spec is not its kubelet's to change. And it keeps a
+// Cluster's status.remedyActions as stored when an agent writes its Cluster's status: the
+// remedy controller is its one writer, and an agent built before the field existed writes
+// it empty.
+func Admission() interface {
+	admission.MutationInterface
+	admission.ValidationInterface
+} {
+	return &restriction{Handler: admission.NewHandler(admission.Update)}
 }
 
-type workRestriction struct{ *admission.Handler }
+type restriction struct{ *admission.Handler }
+
+var (
+	_ admission.MutationInterface   = &restriction{}
+	_ admission.ValidationInterface = &restriction{}
+)
+
+// isAgent says whether a request is an agent's.
+func isAgent(a admission.Attributes) bool {
+	u := a.GetUserInfo()
+	return u != nil && strings.HasPrefix(u.GetName(), clusterv1alpha1.AgentUserPrefix)
+}
+
+// Admit implements admission.MutationInterface.
+func (w *restriction) Admit(_ context.Context, a admission.Attributes, _ admission.ObjectInterfaces) error {
+	if a.GetResource().GroupResource() != clusterapi.Resource("clusters") || a.GetSubresource() != "status" || !isAgent(a) {
+		return nil
+	}
+	obj, ok1 := a.GetObject().(*clusterapi.Cluster)
+	old, ok2 := a.GetOldObject().(*clusterapi.Cluster)
+	if ok1 && ok2 {
+		obj.Status.RemedyActions = old.Status.RemedyActions
+	}
+	return nil
+}
 
 // Validate implements admission.ValidationInterface.
-func (w *workRestriction) Validate(_ context.Context, a admission.Attributes, _ admission.ObjectInterfaces) error {
+func (w *restriction) Validate(_ context.Context, a admission.Attributes, _ admission.ObjectInterfaces) error {
 	if a.GetResource().GroupResource() != federation.Resource("works") || a.GetSubresource() != "" {
 		return nil
 	}
-	u := a.GetUserInfo()
-	if u == nil || !strings.HasPrefix(u.GetName(), clusterv1alpha1.AgentUserPrefix) {
+	if !isAgent(a) {
 		return nil
 	}
+	u := a.GetUserInfo()
 	obj, ok1 := a.GetObject().(*federation.Work)
 	old, ok2 := a.GetOldObject().(*federation.Work)
 	if !ok1 || !ok2 {

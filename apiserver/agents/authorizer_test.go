@@ -18,6 +18,7 @@ package agents
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,6 +28,7 @@ import (
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/client-go/tools/cache"
 
+	clusterapi "github.com/fedhq/fed/apis/cluster"
 	clusterv1alpha1 "github.com/fedhq/fed/apis/cluster/v1alpha1"
 	"github.com/fedhq/fed/apis/federation"
 	clusterlisters "github.com/fedhq/fed/apis/generated/listers/cluster/v1alpha1"
@@ -172,6 +174,31 @@ func TestWorkRestriction(t *testing.T) {
 		err := Admission().Validate(context.Background(), tc.attrs, nil)
 		if (err == nil) != tc.ok {
 			t.Errorf("%s: %v, want allowed %v", tc.name, err, tc.ok)
+		}
+	}
+}
+
+// TestRemedyActionsKept: an agent's write of its Cluster's status keeps the remedy actions
+// stored (an agent older than the field writes none); fed's own writes set them.
+func TestRemedyActionsKept(t *testing.T) {
+	old := &clusterapi.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "edge"}, Status: clusterapi.ClusterStatus{RemedyActions: []string{"TrafficControl"}}}
+	for _, tc := range []struct {
+		name string
+		u    user.Info
+		want []string
+	}{
+		{"an agent", &user.DefaultInfo{Name: "system:fed:agent:edge", Groups: []string{"system:fed:agents"}}, []string{"TrafficControl"}},
+		{"fed's remedy controller", &user.DefaultInfo{Name: "system:apiserver"}, nil},
+	} {
+		obj := old.DeepCopy()
+		obj.Status.RemedyActions = nil
+		attrs := admission.NewAttributesRecord(obj, old, clusterapi.Kind("Cluster").WithVersion(""), "", "edge",
+			clusterapi.Resource("clusters").WithVersion(""), "status", admission.Update, nil, false, tc.u)
+		if err := Admission().Admit(context.Background(), attrs, nil); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(obj.Status.RemedyActions, tc.want) {
+			t.Errorf("%s writes no remedy actions: stored %v, want %v", tc.name, obj.Status.RemedyActions, tc.want)
 		}
 	}
 }
