@@ -127,7 +127,7 @@ var hookOperations = map[Operation]federationv1alpha1.InterpreterOperation{
 
 // hook asks the interpreter webhook that answers op for obj's kind, with the request
 // fill completes; nil, nil when none does.
-func (i *Interpreter) hook(op Operation, obj *unstructured.Unstructured, fill func(*webhook.Request) error) (*webhook.Response, error) {
+func (i *Interpreter) hook(op Operation, obj *unstructured.Unstructured, fill func(*webhook.Request)) (*webhook.Response, error) {
 	if i == nil {
 		return nil, nil
 	}
@@ -168,15 +168,6 @@ func patched(op Operation, obj *unstructured.Unstructured, resp *webhook.Respons
 		return nil, hookWrong(op, resp, "answered a patch that makes no object: %v", err)
 	}
 	return out, nil
-}
-
-// raw is obj's JSON, for a webhook's request.
-func raw(obj *unstructured.Unstructured) (*runtime.RawExtension, error) {
-	data, err := obj.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return &runtime.RawExtension{Raw: data}, nil
 }
 
 // ScriptOf is a customization's script for an operation, "" when it has none.
@@ -381,20 +372,19 @@ func hookReplicas(obj *unstructured.Unstructured, resp *webhook.Response, err er
 // ReviseReplica sets a workload's replicas to n (for a cluster's share).
 func (i *Interpreter) ReviseReplica(obj *unstructured.Unstructured, n int32) (*unstructured.Unstructured, error) {
 	by, fn, out, err := i.call(obj, OpReplicaRevision, 1, obj.Object, int64(n))
-	if err == nil && by == "" {
-		resp, err := i.hook(OpReplicaRevision, obj, func(r *webhook.Request) error { r.DesiredReplicas = &n; return nil })
-		if err != nil || resp != nil {
-			if err != nil {
-				return obj, err
-			}
+	if err != nil {
+		return obj, err
+	}
+	if by == "" {
+		resp, err := i.hook(OpReplicaRevision, obj, func(r *webhook.Request) { r.DesiredReplicas = &n })
+		switch {
+		case err != nil:
+			return obj, err
+		case resp != nil:
 			return patched(OpReplicaRevision, obj, resp)
 		}
-	}
-	if err != nil || by == "" {
-		if err == nil {
-			reviseReplica(obj, n)
-		}
-		return obj, err
+		reviseReplica(obj, n)
+		return obj, nil
 	}
 	return object(by, OpReplicaRevision, fn, conformLike(out[0], obj.Object))
 }
@@ -407,15 +397,15 @@ func (i *Interpreter) Retain(desired, observed *unstructured.Unstructured) (*uns
 		return desired, nil
 	}
 	by, fn, out, err := i.call(desired, OpRetention, 1, desired.Object, observed.Object)
-	if err == nil && by == "" {
-		resp, err := i.hook(OpRetention, desired, func(r *webhook.Request) (err error) { r.ObservedObject, err = raw(observed); return err })
+	if err != nil {
+		return desired, err
+	}
+	if by == "" {
+		resp, err := i.hook(OpRetention, desired, func(r *webhook.Request) { r.ObservedObject = &runtime.RawExtension{Object: observed} })
 		if err != nil || resp == nil {
 			return desired, err
 		}
 		return patched(OpRetention, desired, resp)
-	}
-	if err != nil || by == "" {
-		return desired, err
 	}
 	return object(by, OpRetention, fn, conformLike(out[0], desired.Object, observed.Object))
 }
@@ -434,10 +424,10 @@ func (i *Interpreter) ReflectStatus(obj *unstructured.Unstructured) (*runtime.Ra
 	}
 	if by == "" {
 		resp, err := i.hook(OpStatusReflection, obj, nil)
-		if err != nil || resp != nil {
-			if err != nil {
-				return nil, err
-			}
+		switch {
+		case err != nil:
+			return nil, err
+		case resp != nil:
 			return resp.RawStatus, nil
 		}
 		return ReflectStatus(obj), nil
@@ -494,7 +484,7 @@ func (i *Interpreter) AggregateStatus(template *unstructured.Unstructured, items
 		return nil, false, err
 	}
 	if by == "" {
-		resp, err := i.hook(OpStatusAggregation, template, func(r *webhook.Request) error { r.AggregatedStatus = items; return nil })
+		resp, err := i.hook(OpStatusAggregation, template, func(r *webhook.Request) { r.AggregatedStatus = items })
 		if err != nil {
 			return nil, false, err
 		}

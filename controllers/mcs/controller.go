@@ -327,7 +327,7 @@ func (c *Controller) reconcileService(ctx context.Context, k types.NamespacedNam
 	want := map[types.NamespacedName]federationv1alpha1.WorkSpec{}
 	var exporting []string
 	unread := map[string]bool{}
-	providers, withheld := imp.providers, []string(nil)
+	var withheld []string
 	if len(imp.consumers) > 0 {
 		endpoints := map[string][]*unstructured.Unstructured{}
 		for _, p := range imp.providers {
@@ -345,9 +345,11 @@ func (c *Controller) reconcileService(ctx context.Context, k types.NamespacedNam
 		// A provider under TrafficControl is left out, its endpoints taken from the
 		// consumers, while another provider has endpoints (or cannot be read: as far as fed
 		// knows).
-		providers, withheld = c.trafficControlled(imp.providers, func(p string) bool { return unread[p] || len(endpoints[p]) > 0 })
+		serves := func(p string) bool { return unread[p] || len(endpoints[p]) > 0 }
+		var providers []string
+		providers, withheld = c.trafficControlled(imp.providers, serves)
 		for _, p := range providers {
-			if unread[p] || len(endpoints[p]) > 0 {
+			if serves(p) {
 				exporting = append(exporting, p)
 			}
 		}

@@ -178,13 +178,16 @@ func (c *Controller) manifestStatuses(mb *members.Member, w *federationv1alpha1.
 				ms.Health, errHealth = c.interpreter.Health(current)
 				failures = append(failures, errStatus, errHealth)
 				// A webhook that did not answer leaves what was recorded as it was.
-				if prev := recordedStatus(w, int32(i)); prev != nil {
-					if interpreter.FromWebhook(errStatus) {
-						ms.Status = prev.Status
-					}
-					if interpreter.FromWebhook(errHealth) {
-						ms.Health = prev.Health
-					}
+				statusKept, healthKept := interpreter.FromWebhook(errStatus), interpreter.FromWebhook(errHealth)
+				var prev *federationv1alpha1.ManifestStatus
+				if statusKept || healthKept {
+					prev = recordedStatus(w, int32(i))
+				}
+				if prev != nil && statusKept {
+					ms.Status = prev.Status
+				}
+				if prev != nil && healthKept {
+					ms.Health = prev.Health
 				}
 			}
 		}

@@ -43,6 +43,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 
 	federationv1alpha1 "github.com/fedhq/fed/apis/federation/v1alpha1"
 	fedlisters "github.com/fedhq/fed/apis/generated/listers/federation/v1alpha1"
@@ -148,7 +149,7 @@ type Caller struct {
 	configurations Configurations
 
 	mu      sync.Mutex
-	clients map[string]*http.Client // by CA bundle and timeout
+	clients map[string]*http.Client // by CA bundle
 }
 
 // NewCaller calls the webhooks configurations lists.
@@ -201,7 +202,7 @@ func Find(configs []*federationv1alpha1.ResourceInterpreterWebhookConfiguration,
 // Call asks the webhook that answers op for obj's kind, with the request fill completes:
 // nil, nil when no webhook answers it. A webhook that cannot be reached, answers late or
 // not as asked, or answers successful: false, is an *Error.
-func (c *Caller) Call(op federationv1alpha1.InterpreterOperation, obj *unstructured.Unstructured, fill func(*Request) error) (*Response, error) {
+func (c *Caller) Call(op federationv1alpha1.InterpreterOperation, obj *unstructured.Unstructured, fill func(*Request)) (*Response, error) {
 	if c == nil || obj == nil {
 		return nil, nil
 	}
@@ -223,18 +224,12 @@ func (c *Caller) Call(op federationv1alpha1.InterpreterOperation, obj *unstructu
 }
 
 func (c *Caller) call(h *federationv1alpha1.ResourceInterpreterWebhook, op federationv1alpha1.InterpreterOperation,
-	obj *unstructured.Unstructured, fill func(*Request) error) (*Response, error) {
-	raw, err := obj.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
+	obj *unstructured.Unstructured, fill func(*Request)) (*Response, error) {
 	gvk := obj.GroupVersionKind()
 	req := &Request{UID: uuid.NewUUID(), Kind: metav1.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind},
-		Name: obj.GetName(), Namespace: obj.GetNamespace(), Operation: op, Object: runtime.RawExtension{Raw: raw}}
+		Name: obj.GetName(), Namespace: obj.GetNamespace(), Operation: op, Object: runtime.RawExtension{Object: obj}}
 	if fill != nil {
-		if err := fill(req); err != nil {
-			return nil, err
-		}
+		fill(req)
 	}
 	body, err := json.Marshal(&Context{TypeMeta: metav1.TypeMeta{APIVersion: federationv1alpha1.SchemeGroupVersion.String(), Kind: ContextKind}, Request: req})
 	if err != nil {
@@ -244,7 +239,7 @@ func (c *Caller) call(h *federationv1alpha1.ResourceInterpreterWebhook, op feder
 	if h.TimeoutSeconds != nil {
 		timeout = time.Duration(*h.TimeoutSeconds) * time.Second
 	}
-	client, err := c.client(h.ClientConfig.CABundle, timeout)
+	client, err := c.client(h.ClientConfig.CABundle)
 	if err != nil {
 		return nil, err
 	}
@@ -288,7 +283,7 @@ func (c *Caller) call(h *federationv1alpha1.ResourceInterpreterWebhook, op feder
 		}
 		return nil, fmt.Errorf("answered: %s", msg)
 	case len(resp.Patch) > 0 && (resp.PatchType == nil || *resp.PatchType != PatchTypeJSONPatch):
-		return nil, fmt.Errorf("answered a patch of type %v: want %s", resp.PatchType, PatchTypeJSONPatch)
+		return nil, fmt.Errorf("answered a patch of type %q: want %s", ptr.Deref(resp.PatchType, ""), PatchTypeJSONPatch)
 	}
 	return resp, nil
 }
@@ -315,16 +310,15 @@ func URL(cc admissionregistrationv1.WebhookClientConfig) string {
 }
 
 // client is an HTTPS client that trusts caBundle (the system's roots without one), from
-// client-go's transport, one per bundle and timeout.
-func (c *Caller) client(caBundle []byte, timeout time.Duration) (*http.Client, error) {
-	sum := sha256.Sum256(caBundle)
-	key := fmt.Sprintf("%x/%s", sum, timeout)
+// client-go's transport, one per bundle (each call has its deadline in its context).
+func (c *Caller) client(caBundle []byte) (*http.Client, error) {
+	key := fmt.Sprintf("%x", sha256.Sum256(caBundle))
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if cl, ok := c.clients[key]; ok {
 		return cl, nil
 	}
-	cl, err := rest.HTTPClientFor(&rest.Config{TLSClientConfig: rest.TLSClientConfig{CAData: caBundle}, Timeout: timeout})
+	cl, err := rest.HTTPClientFor(&rest.Config{TLSClientConfig: rest.TLSClientConfig{CAData: caBundle}})
 	if err != nil {
 		return nil, err
 	}
