@@ -218,7 +218,7 @@ func (c *propagationClients) run(ctx context.Context, b *testing.B, paused bool)
 			return r, err
 		}
 	}
-	profiled := c.profile(ctx, b)
+	profiled := c.profile(ctx, b, "")
 	b.StartTimer()
 	cpuBefore := markCPU()
 	policyCreated := time.Now()
@@ -283,17 +283,18 @@ func (c *propagationClients) timeout(d time.Duration) time.Duration {
 	return max(d, d*time.Duration(c.templates)/propagationTemplates)
 }
 
-// profile, when FED_BENCH_PROFILE names a file, writes there a CPU profile of
-// fed-apiserver over the propagation's first FED_BENCH_PROFILE_SECONDS (20 s unless set):
-// `go tool pprof -top bin/fed-apiserver FILE` says where fed's CPU goes. The channel it
-// returns is closed when the profile is written (at once without one).
-func (c *propagationClients) profile(ctx context.Context, b *testing.B) <-chan struct{} {
+// profile, when FED_BENCH_PROFILE names a file, writes there (its name followed by suffix)
+// a CPU profile of fed-apiserver over the propagation's first FED_BENCH_PROFILE_SECONDS
+// (20 s unless set): `go tool pprof -top bin/fed-apiserver FILE` says where fed's CPU goes.
+// The channel it returns is closed when the profile is written (at once without one).
+func (c *propagationClients) profile(ctx context.Context, b *testing.B, suffix string) <-chan struct{} {
 	done := make(chan struct{})
 	file := os.Getenv("FED_BENCH_PROFILE")
 	if file == "" {
 		close(done)
 		return done
 	}
+	file += suffix
 	seconds := os.Getenv("FED_BENCH_PROFILE_SECONDS")
 	if seconds == "" {
 		seconds = "20"
