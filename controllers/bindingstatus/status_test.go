@@ -22,6 +22,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -127,5 +128,22 @@ func TestFullyAppliedManyClusters(t *testing.T) {
 	}
 	if c := FullyApplied(items, 1); c.Message != "not applied yet in sim-0000; sim-0001; sim-0002; sim-0003; sim-0004; sim-0005; sim-0006; sim-0007; sim-0008; sim-0009; and 990 more" {
 		t.Errorf("pending: %q", c.Message)
+	}
+}
+
+func TestReportDelay(t *testing.T) {
+	for _, tc := range []struct {
+		clusters int
+		want     time.Duration
+	}{
+		{0, 500 * time.Millisecond}, // a binding not in the view yet
+		{3, 500 * time.Millisecond},
+		{100, 500 * time.Millisecond},
+		{101, 505 * time.Millisecond},
+		{1000, 5 * time.Second},
+	} {
+		if got := reportDelay(tc.clusters); got != tc.want {
+			t.Errorf("reportDelay(%d) = %s, want %s", tc.clusters, got, tc.want)
+		}
 	}
 }
