@@ -83,6 +83,9 @@ const DefaultHPASyncPeriod = federatedhpa.DefaultSyncPeriod
 
 // Failover tunes how workloads leave failed clusters and unschedulable replicas move.
 type Failover struct {
+	// StatusUpdateFrequency is how often each push member is probed, and its Cluster's
+	// status written, while it is healthy: how soon its failure is seen.
+	StatusUpdateFrequency time.Duration
 	// EvictionTimeout is how long a member stays not Ready before it gets a NoExecute
 	// taint.
 	EvictionTimeout time.Duration
@@ -97,8 +100,8 @@ type Failover struct {
 
 // DefaultFailover is the defaults of Failover.
 func DefaultFailover() Failover {
-	return Failover{EvictionTimeout: clustercontroller.DefaultEvictionTimeout, DeschedulingInterval: descheduler.DefaultInterval,
-		UnschedulableThreshold: descheduler.DefaultThreshold}
+	return Failover{StatusUpdateFrequency: clustercontroller.DefaultProbeInterval, EvictionTimeout: clustercontroller.DefaultEvictionTimeout,
+		DeschedulingInterval: descheduler.DefaultInterval, UnschedulableThreshold: descheduler.DefaultThreshold}
 }
 
 // Config is what the controllers need to run.
@@ -407,6 +410,9 @@ func newDeps(ctx context.Context, cfg Config) (*Deps, error) {
 	}
 	if cfg.Failover.EvictionTimeout > 0 {
 		cfg.Cluster.EvictionTimeout = cfg.Failover.EvictionTimeout
+	}
+	if cfg.Failover.StatusUpdateFrequency > 0 {
+		cfg.Cluster.ProbeInterval = cfg.Failover.StatusUpdateFrequency
 	}
 	// The controllers write many objects at once through the loopback; fed-apiserver's
 	// priority and fairness, not a client-side limit, decide how fast.

@@ -158,6 +158,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.Failover.DeschedulingInterval, "descheduling-interval", o.Failover.DeschedulingInterval, "How often the replicas of Divided workloads with dynamic weights (or Aggregated) that a member leaves unschedulable are moved to clusters with room.")
 	fs.DurationVar(&o.Failover.UnschedulableThreshold, "unschedulable-threshold", o.Failover.UnschedulableThreshold, "How long a pod must have been unschedulable in its member before the descheduler moves its replica.")
 	fs.DurationVar(&o.EventTTL, "event-ttl", o.EventTTL, "How long the fleet keeps an event after its last change (kube-apiserver's --event-ttl); 0 keeps events until they are deleted.")
+	fs.DurationVar(&o.Failover.StatusUpdateFrequency, "cluster-status-update-frequency", o.Failover.StatusUpdateFrequency, "How often fed probes each push member cluster while it is healthy and brings its Cluster's status up to date (Karmada's flag of this name, 10s there by default): a longer period costs fed less CPU in a large fleet, and a member's failure is seen later by as much. A pull member's agent has its own --probe-interval.")
 	fs.DurationVar(&o.Failover.EvictionTimeout, "failover-eviction-timeout", o.Failover.EvictionTimeout, "How long a member cluster stays not Ready before fed taints it cluster.fedhq.io/not-ready or /unreachable with the effect NoExecute, which moves its workloads to other clusters (a placement's clusterTolerations may wait longer).")
 	fs.Float64Var(&o.Failover.EvictionRate, "resource-eviction-rate", o.Failover.EvictionRate, "How many workloads a second, across the fleet, NoExecute taints of failed clusters may evict (Karmada's flag of this name, 0.5 there by default); the others keep their placement until their turn. 0, fed's default, does not limit them.")
 	fs.DurationVar(&o.Metrics.Timeout, "metrics-member-timeout", o.Metrics.Timeout, "How long the fleet's metrics wait for a member's metrics.k8s.io before leaving it out with a warning.")
@@ -207,9 +208,9 @@ func (o *Options) Validate() error {
 	if o.EventTTL < 0 {
 		errs = append(errs, errors.New("--event-ttl must not be negative (0 keeps events until they are deleted)"))
 	}
-	if o.Metrics.TTL <= 0 || o.Metrics.Timeout <= 0 || o.HPASyncPeriod <= 0 ||
+	if o.Metrics.TTL <= 0 || o.Metrics.Timeout <= 0 || o.HPASyncPeriod <= 0 || o.Failover.StatusUpdateFrequency <= 0 ||
 		o.Failover.EvictionTimeout <= 0 || o.Failover.DeschedulingInterval <= 0 || o.Failover.UnschedulableThreshold <= 0 {
-		errs = append(errs, errors.New("--metrics-cache-ttl, --metrics-member-timeout, --federatedhpa-sync-period, --failover-eviction-timeout, --descheduling-interval and --unschedulable-threshold must be positive"))
+		errs = append(errs, errors.New("--metrics-cache-ttl, --metrics-member-timeout, --federatedhpa-sync-period, --cluster-status-update-frequency, --failover-eviction-timeout, --descheduling-interval and --unschedulable-threshold must be positive"))
 	}
 	if le := o.LeaderElection; le.LeaderElect && o.backend() == BackendEtcd3 {
 		if le.ResourceLock != "leases" {

@@ -21,7 +21,9 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -92,5 +94,38 @@ func TestValidateStorageMediaType(t *testing.T) {
 	}
 	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), `--storage-media-type="application/xml"`) {
 		t.Errorf("Validate() = %v, want an error naming --storage-media-type", err)
+	}
+}
+
+func TestClusterStatusUpdateFrequency(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want time.Duration
+		err  string
+	}{
+		{nil, 5 * time.Second, ""},
+		{[]string{"--cluster-status-update-frequency=30s"}, 30 * time.Second, ""},
+		{[]string{"--cluster-status-update-frequency=0s"}, 0, "--cluster-status-update-frequency"},
+	} {
+		o := NewOptions(io.Discard, io.Discard)
+		o.DataDir = t.TempDir()
+		fs := pflag.NewFlagSet("fed-apiserver", pflag.ContinueOnError)
+		o.AddFlags(fs)
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		if got := o.Failover.StatusUpdateFrequency; got != tc.want {
+			t.Errorf("%v: the frequency is %s, want %s", tc.args, got, tc.want)
+		}
+		if err := o.Complete(); err != nil {
+			t.Fatal(err)
+		}
+		err := o.Validate()
+		if tc.err == "" && err != nil {
+			t.Errorf("%v: Validate() = %v", tc.args, err)
+		}
+		if tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("%v: Validate() = %v, want an error naming %s", tc.args, err, tc.err)
+		}
 	}
 }

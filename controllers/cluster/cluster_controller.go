@@ -42,7 +42,8 @@ import (
 
 // Options tune the controller; zero values take the defaults.
 type Options struct {
-	// ProbeInterval is how often each member is probed while it is healthy (default 5s).
+	// ProbeInterval is how often each member is probed while it is healthy (default
+	// DefaultProbeInterval).
 	ProbeInterval time.Duration
 	// RetryInterval is how soon a member is probed again after a failed probe that did not
 	// yet change its condition (default 1s).
@@ -62,6 +63,9 @@ type Options struct {
 	AgentGracePeriod time.Duration
 }
 
+// DefaultProbeInterval is how often a healthy member is probed, by default.
+const DefaultProbeInterval = 5 * time.Second
+
 // DefaultAgentGracePeriod is how long a pull cluster's agent may be silent, by default: as
 // long as a kubelet's node lease lasts.
 const DefaultAgentGracePeriod = 40 * time.Second
@@ -72,7 +76,7 @@ const DefaultEvictionTimeout = 5 * time.Minute
 
 func (o *Options) defaults() {
 	if o.ProbeInterval <= 0 {
-		o.ProbeInterval = 5 * time.Second
+		o.ProbeInterval = DefaultProbeInterval
 	}
 	if o.RetryInterval <= 0 {
 		o.RetryInterval = time.Second
