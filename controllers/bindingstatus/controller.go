@@ -46,8 +46,8 @@ import (
 // write of the binding says what several did. Half a second up to 100 clusters; past that,
 // 5 ms per cluster (5 s over 1,000), since a write costs fed-apiserver in proportion to the
 // clusters its status names (an entry of aggregatedStatus each, converted and compared for
-// managedFields at every write): the status of a binding over many clusters is written as
-// often as the cost per Work stays the same, as kube-controller-manager's
+// managedFields at every write): the status of a binding over many clusters is written less
+// often, so that what its writes cost per Work stays the same, as kube-controller-manager's
 // --endpointslice-updates-batch-period gathers an EndpointSlice's changes.
 func reportDelay(clusters int) time.Duration {
 	return max(500*time.Millisecond, time.Duration(clusters)*5*time.Millisecond)
